@@ -1,0 +1,36 @@
+package io.bloomguard.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Adds a key to the named filter when the method writes a record, so that the filter stays complete. The key
+ * is in the filter no later than the commit of the transaction the method runs in.
+ *
+ * <pre>{@code
+ * @BloomPut(filter = "users", key = "#result.id")
+ * <S extends User> S save(S user);
+ * }</pre>
+ *
+ * A key that can be computed from the parameters alone is put before the method runs; a key that uses
+ * {@code #result} is put when it returns, and while such a write is under way the filter does not reject.
+ * A key that yields a collection or an array puts each element. A method that throws puts nothing (a key
+ * put before it ran stays: a false positive, never a false negative).
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface BloomPut {
+
+    /** Name of a filter declared under {@code bloom-guard.filters}. */
+    String filter();
+
+    /**
+     * SpEL expression over the parameters and {@code #result} that yields the key. Empty: the method's single
+     * parameter.
+     */
+    String key() default "";
+}

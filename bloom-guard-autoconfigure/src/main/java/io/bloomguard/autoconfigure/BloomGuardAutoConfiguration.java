@@ -1,0 +1,155 @@
+package io.bloomguard.autoconfigure;
+
+import io.bloomguard.guard.BloomGuardAdvisor;
+import io.bloomguard.guard.BloomGuardInterceptor;
+import io.bloomguard.guard.BloomOperationSource;
+import io.bloomguard.preload.BloomKeySource;
+import io.bloomguard.preload.FilterPreloader;
+import io.bloomguard.preload.KeyReadScope;
+import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterSpec;
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import javax.sql.DataSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Auto-configuration for bloom-guard: the filter registry and one bean per filter, the guard that applies
+ * {@code @BloomGuarded} / {@code @BloomPut}, and the startup preload.
+ */
+@AutoConfiguration
+@EnableConfigurationProperties(BloomGuardProperties.class)
+public final class BloomGuardAutoConfiguration {
+
+    @Bean
+    static FilterBeanRegistrar bloomFilterBeanRegistrar() {
+        return new FilterBeanRegistrar();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    BloomFilterRegistry bloomFilterRegistry(BloomGuardProperties properties) {
+        return BloomFilterRegistryFactory.create(properties);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
+    @Import(AutoProxyCreatorRegistrar.class)
+    static final class GuardConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        BloomOperationSource bloomOperationSource(BloomFilterRegistry registry) {
+            return new BloomOperationSource(registry);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        BloomGuardInterceptor bloomGuardInterceptor(BloomOperationSource source) {
+            return new BloomGuardInterceptor(source);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        BloomGuardAdvisor bloomGuardAdvisor(BloomOperationSource source, BloomGuardInterceptor interceptor) {
+            return new BloomGuardAdvisor(source, interceptor);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
+    static final class PreloadConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        FilterPreloader bloomFilterPreloader(BloomFilterRegistry registry, BloomGuardProperties properties,
+                ObjectProvider<BloomKeySource> keySources, ObjectProvider<SqlKeySourceFactory> sqlKeySources,
+                ObjectProvider<KeyReadScope> readScope, ObjectProvider<BloomOperationSource> operations) {
+            List<BloomKeySource> sources = new ArrayList<>(keySources.orderedStream().toList());
+            List<FilterSpec> specs = FilterSpecResolver.resolve(properties);
+            SqlKeySourceFactory sqlFactory = sqlKeySources.getIfAvailable();
+            if (sqlFactory != null) {
+                sources.addAll(sqlFactory.create(specs));
+            }
+            else {
+                specs.stream().filter(spec -> spec.preloadSql() != null).findFirst().ifPresent(spec -> {
+                    throw SqlKeySourceFactory.noDataSource(spec.name(), spec.preloadSql());
+                });
+            }
+            return new FilterPreloader(registry, sources, readScope.getIfAvailable(() -> KeyReadScope.DIRECT), () -> {
+                BloomOperationSource source = operations.getIfAvailable();
+                return (source != null) ? source.guardedMethodsByFilter() : Map.of();
+            });
+        }
+
+        @Bean
+        FilterPreloadRunner bloomFilterPreloadRunner(FilterPreloader preloader) {
+            return new FilterPreloadRunner(preloader);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ JdbcTemplate.class, DataSource.class })
+    static final class JdbcPreloadConfiguration {
+
+        @Bean
+        SqlKeySourceFactory bloomSqlKeySourceFactory(ObjectProvider<DataSource> dataSource) {
+            return new SqlKeySourceFactory(dataSource);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(TransactionTemplate.class)
+    static final class TransactionalPreloadConfiguration {
+
+        /** Reads key sources in a read-only transaction when there is a transaction manager, as streams need. */
+        @Bean
+        @ConditionalOnMissingBean
+        KeyReadScope bloomKeyReadScope(ObjectProvider<PlatformTransactionManager> transactionManager) {
+            return new KeyReadScope() {
+                @Override
+                public <T> T run(java.util.function.Supplier<T> read) {
+                    PlatformTransactionManager manager = transactionManager.getIfUnique();
+                    if (manager == null) {
+                        return read.get();
+                    }
+                    TransactionTemplate template = new TransactionTemplate(manager);
+                    template.setReadOnly(true);
+                    return template.execute(status -> read.get());
+                }
+            };
+        }
+    }
+
+    /** Makes sure an auto-proxy creator exists, so the advisor applies (as {@code @EnableCaching} does). */
+    static final class AutoProxyCreatorRegistrar implements ImportBeanDefinitionRegistrar {
+
+        @Override
+        public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+            AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+        }
+    }
+}

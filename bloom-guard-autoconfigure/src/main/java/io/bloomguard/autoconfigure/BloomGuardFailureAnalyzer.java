@@ -1,0 +1,29 @@
+package io.bloomguard.autoconfigure;
+
+import io.bloomguard.guard.InvalidBloomAnnotationException;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+
+/**
+ * Explains a startup failure caused by a bloom-guard annotation or property: what is wrong, where, and what
+ * to change.
+ */
+final class BloomGuardFailureAnalyzer implements FailureAnalyzer {
+
+    @Override
+    public @Nullable FailureAnalysis analyze(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof InvalidBloomAnnotationException annotation) {
+                return new FailureAnalysis(annotation.annotation() + " on " + annotation.method() + ": "
+                        + annotation.problem(), annotation.action(), annotation);
+            }
+            if (cause instanceof InvalidBloomGuardPropertyException property) {
+                return new FailureAnalysis("Invalid value '" + property.value() + "' for property "
+                        + property.property() + ": " + property.allowed() + ".",
+                        "Update " + property.property() + " in your application's configuration.", property);
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,203 @@
+package io.bloomguard.autoconfigure;
+
+import io.bloomguard.registry.BackendFailurePolicy;
+import io.bloomguard.registry.BackendType;
+import io.bloomguard.registry.GuardMode;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code bloom-guard.*}: named filters, and defaults every filter inherits.
+ *
+ * <pre>
+ * bloom-guard:
+ *   defaults:
+ *     expected-size: 1000000
+ *   filters:
+ *     users:
+ *       error-rate: 0.001
+ *       preload:
+ *         sql: "SELECT id FROM users"
+ * </pre>
+ */
+@ConfigurationProperties("bloom-guard")
+public class BloomGuardProperties {
+
+    /**
+     * Whether annotated methods are guarded and filters preloaded. When false, methods run as written and
+     * filter beans still exist but answer "might contain" for every key.
+     */
+    private boolean enabled = true;
+
+    /** Settings every filter inherits unless it sets its own. */
+    private final Defaults defaults = new Defaults();
+
+    /** Filters by name (lowercase letters, digits and '-'). */
+    private Map<String, Filter> filters = new LinkedHashMap<>();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public Defaults getDefaults() {
+        return defaults;
+    }
+
+    public Map<String, Filter> getFilters() {
+        return filters;
+    }
+
+    public void setFilters(Map<String, Filter> filters) {
+        this.filters = filters;
+    }
+
+    /** Defaults for every filter. */
+    public static class Defaults {
+
+        /** Where filter bits live: local (this JVM) or redis (shared by every instance). */
+        private BackendType backend = BackendType.LOCAL;
+
+        /** Number of keys a filter is sized for. */
+        private long expectedSize = 1_000_000;
+
+        /** False-positive probability a filter is sized for at its expected size, between 0 and 1. */
+        private double errorRate = 0.01;
+
+        /** What the guard does with absent keys: enforce (reject), shadow (record only) or off. */
+        private GuardMode mode = GuardMode.ENFORCE;
+
+        /** What a guarded call does when the backend fails: allow (call through), reject or throw. */
+        private BackendFailurePolicy onBackendFailure = BackendFailurePolicy.ALLOW;
+
+        public BackendType getBackend() {
+            return backend;
+        }
+
+        public void setBackend(BackendType backend) {
+            this.backend = backend;
+        }
+
+        public long getExpectedSize() {
+            return expectedSize;
+        }
+
+        public void setExpectedSize(long expectedSize) {
+            this.expectedSize = expectedSize;
+        }
+
+        public double getErrorRate() {
+            return errorRate;
+        }
+
+        public void setErrorRate(double errorRate) {
+            this.errorRate = errorRate;
+        }
+
+        public GuardMode getMode() {
+            return mode;
+        }
+
+        public void setMode(GuardMode mode) {
+            this.mode = mode;
+        }
+
+        public BackendFailurePolicy getOnBackendFailure() {
+            return onBackendFailure;
+        }
+
+        public void setOnBackendFailure(BackendFailurePolicy onBackendFailure) {
+            this.onBackendFailure = onBackendFailure;
+        }
+    }
+
+    /** One filter; every unset value comes from {@code bloom-guard.defaults}. */
+    public static class Filter {
+
+        /** Where this filter's bits live: local or redis. */
+        private @Nullable BackendType backend;
+
+        /** Number of keys this filter is sized for. */
+        private @Nullable Long expectedSize;
+
+        /** False-positive probability at the expected size, between 0 and 1. */
+        private @Nullable Double errorRate;
+
+        /** What the guard does with absent keys: enforce, shadow or off. */
+        private @Nullable GuardMode mode;
+
+        /** What a guarded call does when the backend fails: allow, reject or throw. */
+        private @Nullable BackendFailurePolicy onBackendFailure;
+
+        /** How this filter is filled at startup. */
+        private final Preload preload = new Preload();
+
+        public @Nullable BackendType getBackend() {
+            return backend;
+        }
+
+        public void setBackend(@Nullable BackendType backend) {
+            this.backend = backend;
+        }
+
+        public @Nullable Long getExpectedSize() {
+            return expectedSize;
+        }
+
+        public void setExpectedSize(@Nullable Long expectedSize) {
+            this.expectedSize = expectedSize;
+        }
+
+        public @Nullable Double getErrorRate() {
+            return errorRate;
+        }
+
+        public void setErrorRate(@Nullable Double errorRate) {
+            this.errorRate = errorRate;
+        }
+
+        public @Nullable GuardMode getMode() {
+            return mode;
+        }
+
+        public void setMode(@Nullable GuardMode mode) {
+            this.mode = mode;
+        }
+
+        public @Nullable BackendFailurePolicy getOnBackendFailure() {
+            return onBackendFailure;
+        }
+
+        public void setOnBackendFailure(@Nullable BackendFailurePolicy onBackendFailure) {
+            this.onBackendFailure = onBackendFailure;
+        }
+
+        public Preload getPreload() {
+            return preload;
+        }
+    }
+
+    /** Zero-code preload. */
+    public static class Preload {
+
+        /**
+         * Query whose first column yields every key, run through the application's DataSource at startup,
+         * e.g. "SELECT id FROM users".
+         */
+        private @Nullable String sql;
+
+        public @Nullable String getSql() {
+            return sql;
+        }
+
+        public void setSql(@Nullable String sql) {
+            this.sql = sql;
+        }
+    }
+}

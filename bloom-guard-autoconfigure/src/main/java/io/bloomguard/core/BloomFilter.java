@@ -1,0 +1,67 @@
+package io.bloomguard.core;
+
+import java.util.List;
+
+/**
+ * A Bloom filter over canonical keys (see {@link KeyCanonicalizer}): never answers "absent" for a key that
+ * was put, and answers "might contain" for an absent key with about the configured probability.
+ *
+ * <p>Usage: {@code if (!users.mightContain(id)) return Optional.empty();}
+ *
+ * <p>Implementations are safe for any number of threads putting and checking at once.
+ */
+public interface BloomFilter {
+
+    /** {@code false} only if {@code key} was certainly never put. */
+    boolean mightContain(Object key);
+
+    /**
+     * Adds a key; it is visible to every {@link #mightContain} that starts after this returns.
+     *
+     * @return {@code true} if the filter changed, so the key was certainly new (useful for deduplication);
+     * {@code false} if it might have been put before
+     */
+    boolean put(Object key);
+
+    /**
+     * Adds every key.
+     *
+     * @return how many of them changed the filter
+     */
+    default long putAll(Iterable<?> keys) {
+        long changed = 0;
+        for (Object key : keys) {
+            if (put(key)) {
+                changed++;
+            }
+        }
+        return changed;
+    }
+
+    /** Checks many keys at once; the answer at {@code i} is {@code mightContain(keys.get(i))}. */
+    default boolean[] mightContainAll(List<?> keys) {
+        boolean[] answers = new boolean[keys.size()];
+        for (int i = 0; i < answers.length; i++) {
+            answers[i] = mightContain(keys.get(i));
+        }
+        return answers;
+    }
+
+    /** Estimated number of distinct keys put, from how many bits are set. */
+    long approximateElementCount();
+
+    /** False-positive probability expected now, at the current estimated number of keys. */
+    double expectedFpp();
+
+    /** Number of bits ({@code m}). */
+    long bitSize();
+
+    /** Bits set per key ({@code k}). */
+    int hashCount();
+
+    /** The sizing this filter was built with. */
+    FilterSizing sizing();
+
+    /** Seed of the key hash; part of the filter's identity, as the sizing is. */
+    int seed();
+}

@@ -1,0 +1,163 @@
+package io.bloomguard.core;
+
+/**
+ * Size of a filter: block count and hash count for an expected number of keys {@code n} and a target
+ * false-positive probability {@code ε}, for the {@link BlockedBloomLayout blocked layout}.
+ *
+ * <p>A classic Bloom filter needs {@code m = −n·ln ε / (ln 2)²} bits. A blocked filter needs a little more,
+ * because keys do not spread evenly over blocks; how much more is computed, not guessed: the false-positive
+ * probability of a blocked filter with {@code λ = n / blocks} keys per block on average is
+ * {@code Σ_j Poisson(j; λ)·(1 − q^{kj})^k} with {@code q = 1 − 1/512}. The smallest block count (and the best {@code k}
+ * for it) whose probability is at most {@code ε·}{@value #DESIGN_MARGIN} wins; the margin absorbs the
+ * sampling spread, so that the <em>measured</em> rate at {@code n} keys stays at or below {@code ε}.
+ *
+ * <p>Usage: {@code FilterSizing sizing = FilterSizing.of(1_000_000, 0.01);}
+ *
+ * @param expectedSize keys the filter is sized for ({@code n})
+ * @param errorRate    target false-positive probability at {@code n} keys ({@code ε})
+ * @param blockCount   number of {@value BlockedBloomLayout#BLOCK_BITS}-bit blocks
+ * @param hashCount    bits set per key ({@code k})
+ */
+public record FilterSizing(long expectedSize, double errorRate, long blockCount, int hashCount) {
+
+    /** Fraction of {@code ε} the model is sized for. */
+    public static final double DESIGN_MARGIN = 0.95;
+
+    static final int MAX_HASHES = 30;
+
+    private static final double Q = 1.0 - 1.0 / BlockedBloomLayout.BLOCK_BITS;
+
+    public FilterSizing {
+        if (blockCount < 1 || blockCount > BlockedBloomLayout.MAX_BLOCKS) {
+            throw new IllegalArgumentException("blockCount must be between 1 and " + BlockedBloomLayout.MAX_BLOCKS
+                    + ", was " + blockCount);
+        }
+        if (hashCount < 1 || hashCount > MAX_HASHES) {
+            throw new IllegalArgumentException("hashCount must be between 1 and " + MAX_HASHES + ", was " + hashCount);
+        }
+    }
+
+    /**
+     * Sizes a filter.
+     *
+     * @throws IllegalArgumentException when {@code n ≤ 0}, {@code ε} is not strictly between 0 and 1, or the
+     *                                  filter would need more than {@value BlockedBloomLayout#MAX_BLOCKS} blocks
+     */
+    public static FilterSizing of(long expectedSize, double errorRate) {
+        if (expectedSize <= 0) {
+            throw new IllegalArgumentException("expected size must be at least 1, was " + expectedSize);
+        }
+        if (!(errorRate > 0.0 && errorRate < 1.0)) {
+            throw new IllegalArgumentException("error rate must be greater than 0 and less than 1, was " + errorRate);
+        }
+        double target = errorRate * DESIGN_MARGIN;
+        // Start from the classic size (a lower bound) and double until the blocked model meets the target,
+        // then bisect down to the smallest block count that does.
+        double classicBits = -expectedSize * Math.log(errorRate) / (Math.log(2) * Math.log(2));
+        long low = Math.max(1, (long) (classicBits / BlockedBloomLayout.BLOCK_BITS) - 1);
+        long high = Math.max(low, 1);
+        while (bestFor(expectedSize, high).fpp > target) {
+            if (high >= BlockedBloomLayout.MAX_BLOCKS) {
+                throw new IllegalArgumentException("a filter for " + expectedSize + " keys at error rate " + errorRate
+                        + " needs more than " + BlockedBloomLayout.MAX_BLOCKS + " blocks of "
+                        + BlockedBloomLayout.BLOCK_BITS + " bits; lower expected-size or raise error-rate");
+            }
+            low = high;
+            high = Math.min(BlockedBloomLayout.MAX_BLOCKS, high * 2);
+        }
+        while (low < high) {
+            long mid = low + (high - low) / 2;
+            if (bestFor(expectedSize, mid).fpp <= target) {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
+        }
+        Choice best = bestFor(expectedSize, high);
+        return new FilterSizing(expectedSize, errorRate, high, best.hashCount);
+    }
+
+    /** Bits in the filter ({@code m}). */
+    public long bitSize() {
+        return blockCount * BlockedBloomLayout.BLOCK_BITS;
+    }
+
+    /** Bytes the bit array takes. */
+    public long byteSize() {
+        return bitSize() / 8;
+    }
+
+    /** Bits per expected key ({@code m/n}). */
+    public double bitsPerKey() {
+        return (double) bitSize() / expectedSize;
+    }
+
+    /** Expected false-positive probability once {@code keys} distinct keys are in the filter. */
+    public double falsePositiveProbability(double keys) {
+        return falsePositiveProbability(keys, blockCount, hashCount);
+    }
+
+    /** Expected number of set bits once {@code keys} distinct keys are in the filter. */
+    public double expectedSetBits(double keys) {
+        double lambda = keys / blockCount;
+        return bitSize() * -Math.expm1(lambda * (Math.pow(Q, hashCount) - 1.0));
+    }
+
+    /** Estimated number of distinct keys added, from the number of set bits (the inverse of the above). */
+    public double estimateKeys(long setBits) {
+        long m = bitSize();
+        if (setBits >= m) {
+            return Double.POSITIVE_INFINITY;
+        }
+        return blockCount * Math.log1p(-(double) setBits / m) / (Math.pow(Q, hashCount) - 1.0);
+    }
+
+    /**
+     * {@code Σ_j Poisson(j; λ)·(1 − q^{kj})^k}, summed directly over the likely block loads {@code j} (the
+     * binomial expansion has a closed form but cancels catastrophically for large {@code k}).
+     */
+    static double falsePositiveProbability(double keys, long blockCount, int hashCount) {
+        if (keys <= 0) {
+            return 0.0;
+        }
+        double lambda = keys / blockCount;
+        double logQ = Math.log(Q);
+        int last = (int) Math.ceil(lambda + 12 * Math.sqrt(lambda) + 30);
+        int first = (int) Math.max(0, Math.floor(lambda - 12 * Math.sqrt(lambda) - 30));
+        double logLambda = Math.log(lambda);
+        double sum = 0.0;
+        for (int j = first; j <= last; j++) {
+            double poisson = Math.exp(j * logLambda - lambda - logFactorial(j));
+            double blockFpp = Math.pow(-Math.expm1((double) hashCount * j * logQ), hashCount);
+            sum += poisson * blockFpp;
+        }
+        return sum;
+    }
+
+    private static double logFactorial(int j) {
+        double sum = 0.0;
+        if (j < 32) {
+            for (int i = 2; i <= j; i++) {
+                sum += Math.log(i);
+            }
+            return sum;
+        }
+        // Stirling's series: exact to double precision from 32 on.
+        double x = j;
+        return x * Math.log(x) - x + 0.5 * Math.log(2 * Math.PI * x) + 1 / (12 * x) - 1 / (360 * x * x * x);
+    }
+
+    private record Choice(int hashCount, double fpp) {
+    }
+
+    private static Choice bestFor(long keys, long blockCount) {
+        Choice best = new Choice(1, falsePositiveProbability(keys, blockCount, 1));
+        for (int k = 2; k <= MAX_HASHES; k++) {
+            double fpp = falsePositiveProbability(keys, blockCount, k);
+            if (fpp < best.fpp) {
+                best = new Choice(k, fpp);
+            }
+        }
+        return best;
+    }
+}

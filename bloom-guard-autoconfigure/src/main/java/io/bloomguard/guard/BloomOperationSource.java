@@ -1,0 +1,283 @@
+package io.bloomguard.guard;
+
+import io.bloomguard.annotation.BloomGuarded;
+import io.bloomguard.annotation.BloomPut;
+import io.bloomguard.core.KeyCanonicalizer;
+import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.registry.UnknownFilterException;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * Reads {@code @BloomGuarded} and {@code @BloomPut} off methods, validates them and resolves them into
+ * operations, once per method and target class.
+ *
+ * <p>Validation happens when a bean's proxy is being decided, for every annotated method of the class at
+ * once, so a mistake anywhere stops startup instead of surfacing on the first call: an unknown filter, a key
+ * expression that does not parse or names a missing parameter, a default key on a method that has no single
+ * parameter or whose parameter type has no canonical key form, and a return type with no empty value.
+ */
+public final class BloomOperationSource {
+
+    private static final Operations NONE = new Operations(null, null);
+
+    private final BloomFilterRegistry registry;
+    private final SpelExpressionParser parser = new SpelExpressionParser();
+    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+    private final Map<MethodClassKey, Operations> operations = new ConcurrentHashMap<>();
+    private final Set<Class<?>> validatedClasses = ConcurrentHashMap.newKeySet();
+    private final Map<String, Set<String>> guardedMethods = new ConcurrentHashMap<>();
+
+    public BloomOperationSource(BloomFilterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** The operations of one method; both null when the method carries neither annotation. */
+    record Operations(@Nullable GuardOperation guard, @Nullable PutOperation put) {
+
+        boolean isEmpty() {
+            return guard == null && put == null;
+        }
+    }
+
+    /**
+     * Whether the method carries an annotation. The first time a target class is seen, every annotated method
+     * of it is validated, and an invalid one throws {@link InvalidBloomAnnotationException}.
+     */
+    boolean matches(Method method, @Nullable Class<?> targetClass) {
+        if (targetClass != null && validatedClasses.add(targetClass)) {
+            validateAll(targetClass);
+        }
+        return !operationsFor(method, targetClass).isEmpty();
+    }
+
+    Operations operationsFor(Method method, @Nullable Class<?> targetClass) {
+        MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
+        Operations cached = operations.get(cacheKey);
+        if (cached != null) {
+            return cached;
+        }
+        Operations resolved = resolve(method, targetClass);
+        operations.put(cacheKey, resolved);
+        return resolved;
+    }
+
+    /**
+     * For every filter with guarded methods, the methods ({@code Type.method}) it guards: the preload warns
+     * about a guarded filter nothing loads.
+     */
+    public Map<String, Set<String>> guardedMethodsByFilter() {
+        Map<String, Set<String>> copy = new TreeMap<>();
+        guardedMethods.forEach((filter, methods) -> copy.put(filter, Collections.unmodifiableSet(methods)));
+        return copy;
+    }
+
+    private void validateAll(Class<?> targetClass) {
+        List<Class<?>> types = new ArrayList<>();
+        types.add(targetClass);
+        types.addAll(ClassUtils.getAllInterfacesForClassAsSet(targetClass));
+        for (Class<?> type : types) {
+            for (Method method : type.getMethods()) {
+                operationsFor(method, targetClass);
+            }
+        }
+    }
+
+    private Operations resolve(Method method, @Nullable Class<?> targetClass) {
+        Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+        BloomGuarded guarded = find(specific, method, BloomGuarded.class);
+        BloomPut put = find(specific, method, BloomPut.class);
+        if (guarded == null && put == null) {
+            return NONE;
+        }
+        String description = describe(method, targetClass);
+        GuardOperation guard = (guarded != null) ? guardOperation(guarded, method, targetClass, description) : null;
+        PutOperation putOperation = (put != null) ? putOperation(put, method, targetClass, description) : null;
+        return new Operations(guard, putOperation);
+    }
+
+    private static <A extends java.lang.annotation.Annotation> @Nullable A find(Method specific, Method method,
+            Class<A> type) {
+        A annotation = AnnotatedElementUtils.findMergedAnnotation(specific, type);
+        if (annotation == null && specific != method) {
+            annotation = AnnotatedElementUtils.findMergedAnnotation(method, type);
+        }
+        return annotation;
+    }
+
+    private GuardOperation guardOperation(BloomGuarded annotation, Method method, @Nullable Class<?> targetClass,
+            String description) {
+        String written = "@BloomGuarded(filter = \"" + annotation.filter() + "\""
+                + (annotation.key().isEmpty() ? "" : ", key = \"" + annotation.key() + "\"") + ")";
+        NamedBloomFilter filter = filter(annotation.filter(), written, description);
+        KeyExpression key = keyExpression(annotation.key(), false, method, targetClass, written, description);
+        Supplier<@Nullable Object> emptyValue = EmptyValues.forType(method.getReturnType());
+        if (emptyValue == null) {
+            throw new InvalidBloomAnnotationException(written, description,
+                    "return type " + method.getReturnType().getName() + " has no empty value to answer a rejected call with",
+                    "Return Optional, a collection, a stream, an entity (null), boolean or a number; or remove the annotation");
+        }
+        guardedMethods.computeIfAbsent(filter.name(), name -> Collections.synchronizedSet(new LinkedHashSet<>()))
+                .add(description);
+        return new GuardOperation(filter, key, emptyValue, description);
+    }
+
+    private PutOperation putOperation(BloomPut annotation, Method method, @Nullable Class<?> targetClass,
+            String description) {
+        String written = "@BloomPut(filter = \"" + annotation.filter() + "\""
+                + (annotation.key().isEmpty() ? "" : ", key = \"" + annotation.key() + "\"") + ")";
+        NamedBloomFilter filter = filter(annotation.filter(), written, description);
+        KeyExpression key = keyExpression(annotation.key(), true, method, targetClass, written, description);
+        return new PutOperation(filter, key, description);
+    }
+
+    private NamedBloomFilter filter(String name, String written, String description) {
+        try {
+            return registry.get(name);
+        }
+        catch (UnknownFilterException ex) {
+            List<String> known = registry.all().stream().map(NamedBloomFilter::name).toList();
+            throw new InvalidBloomAnnotationException(written, description,
+                    "no filter named '" + name + "'; configured: "
+                            + (known.isEmpty() ? "none" : String.join(", ", known)),
+                    "Use one of the configured names, or declare bloom-guard.filters." + name + " in your configuration",
+                    ex);
+        }
+    }
+
+    private KeyExpression keyExpression(String expression, boolean allowResult, Method method,
+            @Nullable Class<?> targetClass, String written, String description) {
+        int parameterCount = method.getParameterCount();
+        if (expression.isBlank()) {
+            if (parameterCount != 1) {
+                throw new InvalidBloomAnnotationException(written, description,
+                        "no key expression, and the method has " + parameterCount + " parameters instead of one",
+                        "Say which value is the key, e.g. key = \"#p0\" or key = \"#tenant + ':' + #id\"");
+            }
+            checkKeyType(method, targetClass, written, description);
+            return KeyExpression.argument(0);
+        }
+        SpelExpression parsed;
+        try {
+            parsed = (SpelExpression) parser.parseExpression(expression);
+        }
+        catch (ParseException ex) {
+            throw new InvalidBloomAnnotationException(written, description,
+                    "key expression does not parse: " + ex.getMessage(),
+                    "Write a SpEL expression over the parameters, e.g. key = \"#id\"", ex);
+        }
+        String[] names = parameterNames.getParameterNames(method);
+        List<String> variables = new ArrayList<>();
+        collectVariables(parsed.getAST(), variables);
+        boolean usesResult = false;
+        for (String variable : variables) {
+            if (variable.equals("result")) {
+                if (!allowResult) {
+                    throw new InvalidBloomAnnotationException(written, description,
+                            "#result is only known after the method ran, too late to guard it",
+                            "Compute the key from the parameters");
+                }
+                usesResult = true;
+                continue;
+            }
+            if (parameterIndex(variable, names, parameterCount) < 0 && !variable.equals("root")
+                    && !variable.equals("this")) {
+                throw new InvalidBloomAnnotationException(written, description,
+                        "key expression names #" + variable + ", which is not a parameter of the method"
+                                + (names == null ? " (parameter names are not compiled in)" : "; parameters: "
+                                        + String.join(", ", names)),
+                        names == null
+                                ? "Use #p0, #p1, … or compile with -parameters (Spring Boot's Maven and Gradle plugins do)"
+                                : "Use one of the parameter names, #p0, #p1, …" + (allowResult ? " or #result" : ""));
+            }
+        }
+        if (parsed.getAST() instanceof VariableReference && variables.size() == 1) {
+            int index = parameterIndex(variables.get(0), names, parameterCount);
+            if (index >= 0) {
+                return KeyExpression.argument(index);
+            }
+        }
+        return KeyExpression.spel(parsed, parameterNames, usesResult);
+    }
+
+    private static void checkKeyType(Method method, @Nullable Class<?> targetClass, String written,
+            String description) {
+        Class<?> type = (targetClass != null)
+                ? ResolvableType.forMethodParameter(method, 0, targetClass).resolve(method.getParameterTypes()[0])
+                : method.getParameterTypes()[0];
+        if (!KeyCanonicalizer.isSupportedType(type) && !KeyCanonicalizer.mayHoldSupportedType(type)) {
+            throw new InvalidBloomAnnotationException(written, description,
+                    "the key is the parameter of type " + type.getName() + ", which has no canonical key form",
+                    "Pass a whole number, String, UUID or enum, or add key = \"...\" that yields one (e.g. \"#p0.id\")");
+        }
+    }
+
+    private static int parameterIndex(String variable, String @Nullable [] names, int parameterCount) {
+        if (names != null) {
+            for (int i = 0; i < names.length; i++) {
+                if (names[i].equals(variable)) {
+                    return i;
+                }
+            }
+        }
+        if (variable.length() > 1 && (variable.charAt(0) == 'p' || variable.charAt(0) == 'a')) {
+            try {
+                int index = Integer.parseInt(variable.substring(1));
+                return (index >= 0 && index < parameterCount) ? index : -1;
+            }
+            catch (NumberFormatException ex) {
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    private static void collectVariables(SpelNode node, List<String> into) {
+        if (node instanceof VariableReference) {
+            into.add(node.toStringAST().substring(1));
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            collectVariables(node.getChild(i), into);
+        }
+    }
+
+    private static String describe(Method method, @Nullable Class<?> targetClass) {
+        Class<?> type = method.getDeclaringClass();
+        if (targetClass != null && java.lang.reflect.Proxy.isProxyClass(targetClass)) {
+            // A Spring Data repository: name the user's interface, not CrudRepository.
+            for (Class<?> candidate : targetClass.getInterfaces()) {
+                if (type.isAssignableFrom(candidate)) {
+                    type = candidate;
+                    break;
+                }
+            }
+        }
+        else if (targetClass != null && type.isAssignableFrom(targetClass)) {
+            type = targetClass;
+        }
+        return type.getSimpleName() + "." + method.getName();
+    }
+}

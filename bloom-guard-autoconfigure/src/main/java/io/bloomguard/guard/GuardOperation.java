@@ -1,0 +1,18 @@
+package io.bloomguard.guard;
+
+import io.bloomguard.registry.NamedBloomFilter;
+import org.jspecify.annotations.Nullable;
+
+import java.util.function.Supplier;
+
+/**
+ * A resolved {@code @BloomGuarded}: the filter, how to get the key, and what a rejected call returns.
+ *
+ * @param filter      the filter that decides
+ * @param key         how to compute the key from the arguments
+ * @param emptyValue  the rejected call's return value
+ * @param description {@code Type.method} for logs and errors
+ */
+record GuardOperation(NamedBloomFilter filter, KeyExpression key, Supplier<@Nullable Object> emptyValue,
+        String description) {
+}

@@ -1,0 +1,62 @@
+package io.bloomguard.local;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A fixed-size bit array that many threads may set and read at once without locks.
+ *
+ * <p>Setting uses an atomic OR on the 64-bit word, so two threads setting bits of the same word never lose
+ * one; reading uses acquire loads, so a bit set by a put that happened before the read is seen.
+ */
+final class LocalBitArray {
+
+    private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private final long[] words;
+    private final LongAdder setBits = new LongAdder();
+
+    LocalBitArray(long bitCount) {
+        if (bitCount % 64 != 0 || bitCount / 64 > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("bit count must be a multiple of 64 and at most 2^37, was " + bitCount);
+        }
+        this.words = new long[(int) (bitCount / 64)];
+    }
+
+    /** Whether bit {@code bit} of word {@code word} is set. */
+    boolean get(int word, int bit) {
+        return ((long) WORDS.getAcquire(words, word) & (1L << bit)) != 0;
+    }
+
+    /** Sets a bit; {@code true} if it was clear before. */
+    boolean set(int word, int bit) {
+        long mask = 1L << bit;
+        if (((long) WORDS.getAcquire(words, word) & mask) != 0) {
+            return false; // the common case once a filter is full: no write, no cache-line contention
+        }
+        long before = (long) WORDS.getAndBitwiseOr(words, word, mask);
+        if ((before & mask) == 0) {
+            setBits.increment();
+            return true;
+        }
+        return false;
+    }
+
+    long setBitCount() {
+        return setBits.sum();
+    }
+
+    long bitCount() {
+        return (long) words.length * 64;
+    }
+
+    /** A copy of the words, for export and for tests that compare two arrays bit for bit. */
+    long[] snapshot() {
+        long[] copy = new long[words.length];
+        for (int i = 0; i < copy.length; i++) {
+            copy[i] = (long) WORDS.getAcquire(words, i);
+        }
+        return copy;
+    }
+}

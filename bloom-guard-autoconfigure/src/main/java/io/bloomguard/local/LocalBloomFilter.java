@@ -1,0 +1,130 @@
+package io.bloomguard.local;
+
+import io.bloomguard.core.BlockedBloomLayout;
+import io.bloomguard.core.BloomFilter;
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.Hash128;
+import io.bloomguard.core.KeyCanonicalizer;
+
+import java.security.SecureRandom;
+
+/**
+ * The in-JVM backend: a {@link BlockedBloomLayout blocked} Bloom filter over a lock-free bit array.
+ *
+ * <p>Usage: {@code BloomFilter ids = LocalBloomFilter.create(FilterSizing.of(1_000_000, 0.01));}
+ *
+ * <p>Checks never lock and touch one 64-byte block; puts use one atomic OR per bit that was clear.
+ */
+public final class LocalBloomFilter implements BloomFilter {
+
+    private static final SecureRandom SEEDS = new SecureRandom();
+
+    private final FilterSizing sizing;
+    private final int seed;
+    private final int blockCount;
+    private final int hashCount;
+    private final LocalBitArray bits;
+
+    private LocalBloomFilter(FilterSizing sizing, int seed) {
+        if (sizing.blockCount() > Integer.MAX_VALUE / BlockedBloomLayout.BLOCK_WORDS) {
+            throw new IllegalArgumentException("a local filter holds at most " + (Integer.MAX_VALUE / 8)
+                    + " blocks (16 GiB); " + sizing + " needs " + sizing.blockCount());
+        }
+        this.sizing = sizing;
+        this.seed = seed;
+        this.blockCount = (int) sizing.blockCount();
+        this.hashCount = sizing.hashCount();
+        this.bits = new LocalBitArray(sizing.bitSize());
+    }
+
+    /** A filter with a random seed, so that nobody can precompute keys that pass it. */
+    public static LocalBloomFilter create(FilterSizing sizing) {
+        return new LocalBloomFilter(sizing, SEEDS.nextInt());
+    }
+
+    /** A filter with a chosen seed: for tests, and for filters that must match one stored elsewhere. */
+    public static LocalBloomFilter create(FilterSizing sizing, int seed) {
+        return new LocalBloomFilter(sizing, seed);
+    }
+
+    @Override
+    public boolean mightContain(Object key) {
+        Hash128 hash = KeyCanonicalizer.hash(key, seed);
+        long h1 = hash.h1();
+        int firstWord = BlockedBloomLayout.blockIndex(h1, blockCount) * BlockedBloomLayout.BLOCK_WORDS;
+        long step = BlockedBloomLayout.step(h1);
+        long probe = hash.h2();
+        for (int i = 0; i < hashCount; i++) {
+            int bit = BlockedBloomLayout.bitInBlock(probe);
+            if (!bits.get(firstWord + (bit >>> 6), bit & 63)) {
+                return false;
+            }
+            probe = BlockedBloomLayout.nextProbe(probe, step);
+        }
+        return true;
+    }
+
+    @Override
+    public boolean put(Object key) {
+        Hash128 hash = KeyCanonicalizer.hash(key, seed);
+        long h1 = hash.h1();
+        int firstWord = BlockedBloomLayout.blockIndex(h1, blockCount) * BlockedBloomLayout.BLOCK_WORDS;
+        long step = BlockedBloomLayout.step(h1);
+        long probe = hash.h2();
+        boolean changed = false;
+        for (int i = 0; i < hashCount; i++) {
+            int bit = BlockedBloomLayout.bitInBlock(probe);
+            changed |= bits.set(firstWord + (bit >>> 6), bit & 63);
+            probe = BlockedBloomLayout.nextProbe(probe, step);
+        }
+        return changed;
+    }
+
+    @Override
+    public long approximateElementCount() {
+        double estimate = sizing.estimateKeys(bits.setBitCount());
+        return Double.isInfinite(estimate) ? Long.MAX_VALUE : Math.round(estimate);
+    }
+
+    @Override
+    public double expectedFpp() {
+        double keys = sizing.estimateKeys(bits.setBitCount());
+        return Double.isInfinite(keys) ? 1.0 : sizing.falsePositiveProbability(keys);
+    }
+
+    @Override
+    public long bitSize() {
+        return bits.bitCount();
+    }
+
+    @Override
+    public int hashCount() {
+        return hashCount;
+    }
+
+    @Override
+    public FilterSizing sizing() {
+        return sizing;
+    }
+
+    @Override
+    public int seed() {
+        return seed;
+    }
+
+    /** Number of set bits. */
+    public long setBitCount() {
+        return bits.setBitCount();
+    }
+
+    /** The bit array as 64-bit words (bit {@code b} is bit {@code b % 64} of word {@code b / 64}). */
+    public long[] toWords() {
+        return bits.snapshot();
+    }
+
+    @Override
+    public String toString() {
+        return "LocalBloomFilter[m=" + bitSize() + ", k=" + hashCount + ", n=" + sizing.expectedSize()
+                + ", ε=" + sizing.errorRate() + "]";
+    }
+}

@@ -1,0 +1,7 @@
+/**
+ * The in-JVM backend: a lock-free blocked Bloom filter. Needs nothing installed.
+ */
+@NullMarked
+package io.bloomguard.local;
+
+import org.jspecify.annotations.NullMarked;

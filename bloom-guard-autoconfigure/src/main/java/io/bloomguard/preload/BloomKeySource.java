@@ -1,0 +1,46 @@
+package io.bloomguard.preload;
+
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/**
+ * Every key that exists for one filter, read at startup to fill it. The stream is consumed in batches and
+ * closed after use, so a database cursor (a Spring Data {@code Stream<Long>} query, a JDBC stream) is never
+ * held in memory whole. When the application has a transaction manager, the stream is opened and read inside
+ * a read-only transaction, as Spring Data's streaming queries require.
+ *
+ * <pre>{@code
+ * @Bean
+ * BloomKeySource userIds(UserRepository users) {
+ *     return BloomKeySource.of("users", users::streamAllIds);
+ * }
+ * }</pre>
+ */
+public interface BloomKeySource {
+
+    /** Name of the filter these keys fill. */
+    String filter();
+
+    /** Opens the keys; called once per preload, and the stream is closed after. */
+    Stream<?> keys();
+
+    /** A key source from a name and a stream supplier. */
+    static BloomKeySource of(String filter, Supplier<? extends Stream<?>> keys) {
+        return new BloomKeySource() {
+            @Override
+            public String filter() {
+                return filter;
+            }
+
+            @Override
+            public Stream<?> keys() {
+                return keys.get();
+            }
+
+            @Override
+            public String toString() {
+                return "BloomKeySource[" + filter + "]";
+            }
+        };
+    }
+}

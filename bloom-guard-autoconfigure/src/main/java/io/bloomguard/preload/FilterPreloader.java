@@ -1,0 +1,167 @@
+package io.bloomguard.preload;
+
+import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterState;
+import io.bloomguard.registry.NamedBloomFilter;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/**
+ * Fills every filter from its key sources, one filter after another, logging progress. A filter moves from
+ * {@code LOADING} to {@code READY} when all its sources were read, or to {@code FAILED} (it then lets every
+ * call through) when one of them threw. A filter with no key source is ready at once, empty: if methods are
+ * guarded with it, that is almost certainly a mistake, and a warning names them.
+ *
+ * <p>Usage (what the auto-configuration runs at startup): {@code new FilterPreloader(registry, sources,
+ * scope, guarded).preloadAll();}
+ */
+public final class FilterPreloader {
+
+    private static final Log logger = LogFactory.getLog(FilterPreloader.class);
+
+    /** Keys added per batch. */
+    static final int BATCH_SIZE = 10_000;
+
+    private static final long PROGRESS_INTERVAL_NANOS = Duration.ofSeconds(5).toNanos();
+
+    private final BloomFilterRegistry registry;
+    private final Map<String, List<BloomKeySource>> sourcesByFilter = new LinkedHashMap<>();
+    private final KeyReadScope scope;
+    private final Supplier<Map<String, Set<String>>> guardedMethods;
+    private final Map<String, PreloadResult> results = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * @param guardedMethods filter name → the guarded methods using it, for the warning about empty filters
+     * @throws IllegalArgumentException when a key source names a filter that is not configured
+     */
+    public FilterPreloader(BloomFilterRegistry registry, Collection<? extends BloomKeySource> sources,
+            KeyReadScope scope, Supplier<Map<String, Set<String>>> guardedMethods) {
+        this.registry = registry;
+        this.scope = scope;
+        this.guardedMethods = guardedMethods;
+        for (BloomKeySource source : sources) {
+            if (registry.find(source.filter()).isEmpty()) {
+                throw new IllegalArgumentException("Key source " + source + " is for filter '" + source.filter()
+                        + "', which is not configured; configured: " + String.join(", ",
+                        registry.all().stream().map(NamedBloomFilter::name).toList()));
+            }
+            sourcesByFilter.computeIfAbsent(source.filter(), name -> new ArrayList<>()).add(source);
+        }
+    }
+
+    /** Loads every filter that is {@code LOADING}; returns when all are done. */
+    public void preloadAll() {
+        Map<String, Set<String>> guarded = guardedMethods.get();
+        for (NamedBloomFilter filter : registry.all()) {
+            if (filter.state() != FilterState.LOADING) {
+                continue;
+            }
+            List<BloomKeySource> sources = sourcesByFilter.getOrDefault(filter.name(), List.of());
+            if (sources.isEmpty()) {
+                Set<String> methods = guarded.getOrDefault(filter.name(), Set.of());
+                if (!methods.isEmpty()) {
+                    logger.warn("Filter '" + filter.name() + "' guards " + String.join(", ", methods)
+                            + " but has no key source: it starts empty and rejects every key not added since."
+                            + " Declare a BloomKeySource bean for it or set bloom-guard.filters." + filter.name()
+                            + ".preload.sql");
+                }
+                filter.transitionTo(FilterState.READY);
+                continue;
+            }
+            preload(filter, sources);
+        }
+    }
+
+    /** Outcome of the last preload of each filter, by name. */
+    public Map<String, PreloadResult> results() {
+        return Map.copyOf(results);
+    }
+
+    private void preload(NamedBloomFilter filter, List<BloomKeySource> sources) {
+        long start = System.nanoTime();
+        Progress progress = new Progress(filter.name(), start);
+        logger.info("Preloading filter '" + filter.name() + "' from " + sources);
+        try {
+            for (BloomKeySource source : sources) {
+                scope.run(() -> {
+                    try (Stream<?> keys = source.keys()) {
+                        load(filter, keys.iterator(), progress);
+                    }
+                    return null;
+                });
+            }
+        }
+        catch (RuntimeException ex) {
+            filter.transitionTo(FilterState.FAILED);
+            results.put(filter.name(), PreloadResult.failed(progress.keys, System.nanoTime() - start, ex));
+            logger.error("Preload of filter '" + filter.name() + "' failed after " + progress.keys
+                    + " keys; it lets every call through until it is loaded again", ex);
+            return;
+        }
+        long elapsed = System.nanoTime() - start;
+        filter.transitionTo(FilterState.READY);
+        results.put(filter.name(), PreloadResult.completed(progress.keys, elapsed));
+        logger.info("Preloaded filter '" + filter.name() + "': " + progress.keys + " keys in "
+                + Duration.ofNanos(elapsed).toMillis() + " ms (" + Progress.rate(progress.keys, elapsed)
+                + " keys/s); ready");
+    }
+
+    private static void load(NamedBloomFilter filter, Iterator<?> keys, Progress progress) {
+        List<Object> batch = new ArrayList<>(BATCH_SIZE);
+        while (keys.hasNext()) {
+            Object key = keys.next();
+            if (key == null) {
+                continue;
+            }
+            batch.add(key);
+            if (batch.size() == BATCH_SIZE) {
+                filter.putAll(batch);
+                progress.add(batch.size());
+                batch.clear();
+            }
+        }
+        if (!batch.isEmpty()) {
+            filter.putAll(batch);
+            progress.add(batch.size());
+        }
+    }
+
+    private static final class Progress {
+
+        private final String filter;
+        private final long start;
+        private long keys;
+        private long lastLog;
+
+        Progress(String filter, long start) {
+            this.filter = filter;
+            this.start = start;
+            this.lastLog = start;
+        }
+
+        void add(int count) {
+            keys += count;
+            long now = System.nanoTime();
+            if (now - lastLog >= PROGRESS_INTERVAL_NANOS) {
+                lastLog = now;
+                logger.info("Preloading filter '" + filter + "': " + keys + " keys so far ("
+                        + rate(keys, now - start) + " keys/s)");
+            }
+        }
+
+        static long rate(long keys, long nanos) {
+            return nanos <= 0 ? keys : Math.round(keys * 1e9 / nanos);
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package io.bloomguard.preload;
+
+import java.util.function.Supplier;
+
+/** Where a key source is read: directly, or inside a read-only transaction when the application has one. */
+@FunctionalInterface
+public interface KeyReadScope {
+
+    /** Reads without any surrounding scope. */
+    KeyReadScope DIRECT = Supplier::get;
+
+    <T> T run(Supplier<T> read);
+}

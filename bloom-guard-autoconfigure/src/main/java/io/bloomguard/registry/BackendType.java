@@ -1,0 +1,11 @@
+package io.bloomguard.registry;
+
+/** Where a filter's bits live. */
+public enum BackendType {
+
+    /** In this JVM's memory. */
+    LOCAL,
+
+    /** In Redis, shared by every instance. */
+    REDIS
+}

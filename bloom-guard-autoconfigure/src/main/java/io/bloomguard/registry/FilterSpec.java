@@ -1,0 +1,18 @@
+package io.bloomguard.registry;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Everything configured for one filter, after defaults were applied and values validated.
+ *
+ * @param name             filter name ({@code [a-z0-9-]+})
+ * @param expectedSize     keys the filter is sized for
+ * @param errorRate        target false-positive probability at {@code expectedSize} keys
+ * @param backend          where its bits live
+ * @param mode             what the guard does with an absent key
+ * @param onBackendFailure what a guarded call does when the backend fails
+ * @param preloadSql       query whose first column yields every key, or {@code null}
+ */
+public record FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
+        BackendFailurePolicy onBackendFailure, @Nullable String preloadSql) {
+}

@@ -1,0 +1,27 @@
+package io.bloomguard.registry;
+
+/**
+ * What a filter has seen since it was created: one consistent-enough snapshot of its counters.
+ *
+ * @param rejected             guarded calls answered with an empty value (enforce mode)
+ * @param passed               guarded calls the filter let through because the key might exist
+ * @param skipped              guarded calls not checked (filter not ready, mode off, null key)
+ * @param falsePositives       calls let through whose method then returned an empty value: the measured
+ *                             false positives in enforce mode
+ * @param shadowRejections     calls shadow mode would have rejected
+ * @param shadowFalseNegatives of those, calls whose method returned a value: keys missing from the filter
+ * @param backendErrors        checks or puts that failed in the backend
+ * @param puts                 keys added through {@code @BloomPut} or the API
+ */
+public record FilterStats(long rejected, long passed, long skipped, long falsePositives, long shadowRejections,
+        long shadowFalseNegatives, long backendErrors, long puts) {
+
+    /**
+     * Measured false-positive rate, comparable to the configured error rate: of the checked keys that turned
+     * out absent (rejected, or let through and found empty), the share the filter let through.
+     */
+    public double measuredFalsePositiveRate() {
+        long absent = rejected + falsePositives;
+        return absent == 0 ? 0.0 : (double) falsePositives / absent;
+    }
+}

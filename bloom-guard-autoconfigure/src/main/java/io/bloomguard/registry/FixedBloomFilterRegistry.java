@@ -1,0 +1,42 @@
+package io.bloomguard.registry;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** A registry of filters fixed at startup (the configuration's). */
+public final class FixedBloomFilterRegistry implements BloomFilterRegistry {
+
+    private final Map<String, NamedBloomFilter> filters;
+
+    public FixedBloomFilterRegistry(Collection<NamedBloomFilter> filters) {
+        Map<String, NamedBloomFilter> byName = new LinkedHashMap<>();
+        for (NamedBloomFilter filter : filters) {
+            if (byName.putIfAbsent(filter.name(), filter) != null) {
+                throw new IllegalArgumentException("Two filters named '" + filter.name() + "'");
+            }
+        }
+        this.filters = Collections.unmodifiableMap(byName);
+    }
+
+    @Override
+    public Optional<NamedBloomFilter> find(String name) {
+        return Optional.ofNullable(filters.get(name));
+    }
+
+    @Override
+    public NamedBloomFilter get(String name) {
+        NamedBloomFilter filter = filters.get(name);
+        if (filter == null) {
+            throw new UnknownFilterException(name, filters.keySet());
+        }
+        return filter;
+    }
+
+    @Override
+    public Collection<NamedBloomFilter> all() {
+        return filters.values();
+    }
+}

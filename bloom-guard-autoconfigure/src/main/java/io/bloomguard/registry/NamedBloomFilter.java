@@ -1,0 +1,132 @@
+package io.bloomguard.registry;
+
+import io.bloomguard.core.BloomFilter;
+import io.bloomguard.core.FilterSizing;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A configured filter as the application sees it: its name and spec, its lifecycle {@link FilterState}, its
+ * counters, and the backend filter that holds its bits. This is the bean injected by filter name.
+ *
+ * <p>Usage: {@code @Qualifier("users") NamedBloomFilter users; ... if (users.put(url)) crawl(url);}
+ *
+ * <p>It answers "might contain" for every key until it is {@link FilterState#READY}: a filter that is still
+ * loading, failed to load or is disabled has not seen every key, and must not be trusted to reject one.
+ */
+public final class NamedBloomFilter implements BloomFilter {
+
+    private final FilterSpec spec;
+    private final BloomFilter backend;
+    private final FilterCounters counters = new FilterCounters();
+    private final AtomicInteger writesInFlight = new AtomicInteger();
+    private volatile FilterState state;
+
+    public NamedBloomFilter(FilterSpec spec, BloomFilter backend, FilterState initialState) {
+        this.spec = spec;
+        this.backend = backend;
+        this.state = initialState;
+    }
+
+    public String name() {
+        return spec.name();
+    }
+
+    public FilterSpec spec() {
+        return spec;
+    }
+
+    public FilterState state() {
+        return state;
+    }
+
+    /** Moves the filter to another lifecycle state; a disabled filter stays disabled. */
+    public void transitionTo(FilterState next) {
+        if (state != FilterState.DISABLED) {
+            state = next;
+        }
+    }
+
+    /** Whether a "no" from this filter may be acted on: it is ready and no unfinished write could be missing. */
+    public boolean trustedToReject() {
+        return state == FilterState.READY && writesInFlight.get() == 0;
+    }
+
+    /** Live counters, for the guard to record outcomes. */
+    public FilterCounters counters() {
+        return counters;
+    }
+
+    public FilterStats stats() {
+        return counters.snapshot();
+    }
+
+    /**
+     * Marks the start of a write whose key is known only when it completes (a {@code @BloomPut} keyed on the
+     * method's result): until {@link #endWrite()}, the filter does not reject, so a reader that sees the new
+     * record committed before the key reached the filter is not told it does not exist.
+     */
+    public void beginWrite() {
+        writesInFlight.incrementAndGet();
+    }
+
+    public void endWrite() {
+        writesInFlight.decrementAndGet();
+    }
+
+    /** The backend's own answer, whatever the state: for the guard, which checks the state itself. */
+    public boolean backendMightContain(Object key) {
+        return backend.mightContain(key);
+    }
+
+    @Override
+    public boolean mightContain(Object key) {
+        return state != FilterState.READY || backend.mightContain(key);
+    }
+
+    @Override
+    public boolean put(Object key) {
+        counters.put();
+        return backend.put(key);
+    }
+
+    @Override
+    public long approximateElementCount() {
+        return backend.approximateElementCount();
+    }
+
+    @Override
+    public double expectedFpp() {
+        return backend.expectedFpp();
+    }
+
+    @Override
+    public long bitSize() {
+        return backend.bitSize();
+    }
+
+    @Override
+    public int hashCount() {
+        return backend.hashCount();
+    }
+
+    @Override
+    public FilterSizing sizing() {
+        return backend.sizing();
+    }
+
+    @Override
+    public int seed() {
+        return backend.seed();
+    }
+
+    /** The backend filter holding the bits. */
+    public BloomFilter backend() {
+        return backend;
+    }
+
+    @Override
+    public String toString() {
+        return "NamedBloomFilter[" + spec.name() + ", " + state + ", " + backend + "]";
+    }
+}
