@@ -97,7 +97,10 @@ public final class BloomOperationSource {
 
     private void validateAll(Class<?> targetClass) {
         List<Class<?>> types = new ArrayList<>();
-        types.add(targetClass);
+        if (!java.lang.reflect.Proxy.isProxyClass(targetClass)) {
+            types.add(targetClass);
+        }
+        // A JDK proxy's own methods carry neither annotations nor parameter names: its interfaces do.
         types.addAll(ClassUtils.getAllInterfacesForClassAsSet(targetClass));
         for (Class<?> type : types) {
             for (Method method : type.getMethods()) {

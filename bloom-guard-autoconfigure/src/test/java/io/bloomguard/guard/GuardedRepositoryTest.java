@@ -1,0 +1,256 @@
+package io.bloomguard.guard;
+
+import io.bloomguard.registry.FilterState;
+import io.bloomguard.registry.FilterStats;
+import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.testapp.CountingCacheManager;
+import io.bloomguard.testapp.Customer;
+import io.bloomguard.testapp.CustomerRepository;
+import io.bloomguard.testapp.CustomerService;
+import io.bloomguard.testapp.Lookups;
+import io.bloomguard.testapp.TestApplication;
+import jakarta.persistence.EntityManagerFactory;
+import org.hibernate.SessionFactory;
+import org.hibernate.stat.Statistics;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The guard on a real Spring Data JPA repository over H2, beside a real cache manager and real transactions.
+ * "No database query" is measured with Hibernate's statement count, "no cache lookup" with the cache's own.
+ */
+@SpringBootTest(classes = TestApplication.class)
+class GuardedRepositoryTest {
+
+    private static final long ABSENT = 987_654_321L;
+
+    @Autowired
+    CustomerRepository customers;
+
+    @Autowired
+    CustomerService service;
+
+    @Autowired
+    Lookups lookups;
+
+    @Autowired
+    CountingCacheManager cacheManager;
+
+    @Autowired
+    JdbcTemplate jdbc;
+
+    @Autowired
+    @Qualifier("customers")
+    NamedBloomFilter customersFilter;
+
+    @Autowired
+    @Qualifier("codes")
+    NamedBloomFilter codesFilter;
+
+    @Autowired
+    @Qualifier("shadowed")
+    NamedBloomFilter shadowedFilter;
+
+    @Autowired
+    @Qualifier("tiny")
+    NamedBloomFilter tinyFilter;
+
+    @Autowired
+    EntityManagerFactory entityManagerFactory;
+
+    Statistics statistics;
+
+    @BeforeEach
+    void statistics() {
+        statistics = entityManagerFactory.unwrap(SessionFactory.class).getStatistics();
+    }
+
+    @Test
+    void preloadedFiltersAreReady() {
+        assertThat(customersFilter.state()).isEqualTo(FilterState.READY);
+        assertThat(customersFilter.approximateElementCount()).isBetween(980L, 1020L);
+        assertThat(codesFilter.state()).isEqualTo(FilterState.READY);
+    }
+
+    @Test
+    void existingKeysAreFound() {
+        for (long id = 1; id <= 1000; id += 37) {
+            assertThat(customers.findById(id)).as("customer %d", id).isPresent();
+            assertThat(customers.existsById(id)).isTrue();
+        }
+        assertThat(customers.findByTenantAndCode("t1", "sku-1")).isPresent();
+    }
+
+    @Test
+    void anAbsentKeyIsAnsweredWithoutTheCacheOrTheDatabase() {
+        long statements = statistics.getPrepareStatementCount();
+        long cacheLookups = cacheManager.lookups();
+        FilterStats before = customersFilter.stats();
+
+        assertThat(customers.findById(ABSENT)).isEmpty();
+
+        assertThat(statistics.getPrepareStatementCount()).isEqualTo(statements);
+        assertThat(cacheManager.lookups()).isEqualTo(cacheLookups);
+        assertThat(customersFilter.stats().rejected()).isEqualTo(before.rejected() + 1);
+    }
+
+    @Test
+    void aPresentKeyGoesThroughTheCacheAsBefore() {
+        long cacheLookups = cacheManager.lookups();
+        customers.findById(500L);
+        long statements = statistics.getPrepareStatementCount();
+        assertThat(customers.findById(500L)).isPresent();
+        assertThat(cacheManager.lookups()).isEqualTo(cacheLookups + 2);
+        assertThat(statistics.getPrepareStatementCount()).as("second lookup served by the cache").isEqualTo(statements);
+    }
+
+    @Test
+    void rejectedCallsReturnTheEmptyValueOfTheirReturnType() {
+        long statements = statistics.getPrepareStatementCount();
+        assertThat(customers.findById(ABSENT)).isEqualTo(Optional.empty());
+        assertThat(customers.existsById(ABSENT)).isFalse();
+        assertThat(customers.countById(ABSENT)).isZero();
+        assertThat(customers.listById(ABSENT)).isEqualTo(List.of());
+        try (Stream<Customer> stream = customers.streamById(ABSENT)) {
+            assertThat(stream).isEmpty();
+        }
+        assertThat(customers.findByTenantAndCode("t1", "no-such-sku")).isEmpty();
+        assertThat(statistics.getPrepareStatementCount()).isEqualTo(statements);
+    }
+
+    @Test
+    void textKeysFindRecordsPreloadedAsNumbers() {
+        assertThat(customers.findByIdText("42")).isPresent();
+        long statements = statistics.getPrepareStatementCount();
+        assertThat(customers.findByIdText(Long.toString(ABSENT))).isEmpty();
+        assertThat(statistics.getPrepareStatementCount()).isEqualTo(statements);
+    }
+
+    @Test
+    void aFilterThatIsNotReadyLetsEveryCallThrough() {
+        customersFilter.transitionTo(FilterState.LOADING);
+        try {
+            long statements = statistics.getPrepareStatementCount();
+            long skipped = customersFilter.stats().skipped();
+            assertThat(customers.existsById(ABSENT)).isFalse();
+            assertThat(statistics.getPrepareStatementCount()).isGreaterThan(statements);
+            assertThat(customersFilter.stats().skipped()).isEqualTo(skipped + 1);
+            assertThat(customersFilter.mightContain(ABSENT)).as("the API answers 'maybe' too").isTrue();
+        }
+        finally {
+            customersFilter.transitionTo(FilterState.READY);
+        }
+    }
+
+    /**
+     * A reader that runs right after the commit of a {@code @Transactional @BloomPut} method, before the
+     * method has even returned, must find the new record: the put cannot wait until after the commit.
+     */
+    @Test
+    void aRecordIsFindableTheMomentItsTransactionCommits() throws Exception {
+        AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
+        AtomicReference<Long> id = new AtomicReference<>();
+        Customer created = service.create("fresh-" + System.nanoTime(), () -> {
+            Long newId = jdbc.queryForObject("select max(id) from customer", Long.class);
+            id.set(newId);
+            seenByReader.set(CompletableFuture.supplyAsync(() -> customers.findById(newId)).join());
+        });
+        assertThat(id.get()).isEqualTo(created.getId());
+        assertThat(seenByReader.get()).as("concurrent reader after commit").isPresent();
+        assertThat(customers.findById(created.getId())).isPresent();
+        assertThat(customersFilter.mightContain(created.getId())).isTrue();
+    }
+
+    /** The repository's {@code @BloomPut} runs inside the caller's transaction: the key is in before commit. */
+    @Test
+    void aPutInsideASurroundingTransactionLandsBeforeItsCommit() {
+        String code = "code-" + System.nanoTime();
+        AtomicReference<Boolean> inFilterAtCommit = new AtomicReference<>();
+        AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
+        service.createWithCode("t7", code, () -> {
+            inFilterAtCommit.set(codesFilter.mightContain("t7:" + code));
+            seenByReader.set(CompletableFuture.supplyAsync(() -> customers.findByTenantAndCode("t7", code)).join());
+        });
+        assertThat(inFilterAtCommit.get()).isTrue();
+        assertThat(seenByReader.get()).isPresent();
+    }
+
+    /**
+     * A write that commits on its own before its key is known (the key is its result): a reader in between
+     * must not be told the record does not exist, so the filter stops rejecting until the key is in.
+     */
+    @Test
+    void aReaderBetweenCommitAndPutIsNotRejected() throws Exception {
+        String name = "raw-" + System.nanoTime();
+        AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
+        lookups.setAfterInsert(() -> {
+            Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
+            seenByReader.set(CompletableFuture.supplyAsync(() -> customers.findById(id)).join());
+        });
+        try {
+            long id = lookups.insertCommittedBeforeKeyIsKnown(name);
+            assertThat(seenByReader.get()).as("reader between commit and put").isPresent();
+            assertThat(customersFilter.mightContain(id)).isTrue();
+            assertThat(customersFilter.trustedToReject()).as("rejections resume after the put").isTrue();
+        }
+        finally {
+            lookups.setAfterInsert(() -> { });
+        }
+    }
+
+    @Test
+    void shadowModeNeverRejectsAndCountsFalseNegatives() {
+        FilterStats before = shadowedFilter.stats();
+        // Odd ids are in the filter, even ones were left out of its key source although they exist.
+        assertThat(lookups.shadowed(2L)).isPresent();
+        assertThat(lookups.shadowed(4L)).isPresent();
+        assertThat(lookups.shadowed(3L)).isPresent();
+        assertThat(lookups.shadowed(ABSENT)).isEmpty();
+        FilterStats after = shadowedFilter.stats();
+        assertThat(after.rejected() - before.rejected()).isZero();
+        assertThat(after.shadowFalseNegatives() - before.shadowFalseNegatives()).isEqualTo(2);
+        assertThat(after.shadowRejections() - before.shadowRejections()).isGreaterThanOrEqualTo(3);
+    }
+
+    /**
+     * Enforce mode counts calls it let through that came back empty: with ε = 0.5 at its 1,000 keys, close to
+     * half of 400 absent lookups pass (σ = 10), and every one of them is either rejected or counted as a false
+     * positive.
+     */
+    @Test
+    void enforceModeCountsMeasuredFalsePositives() {
+        FilterStats before = tinyFilter.stats();
+        int lookupsOfAbsentIds = 400;
+        for (long id = 2000; id < 2000 + lookupsOfAbsentIds; id++) {
+            assertThat(lookups.tiny(id)).isEmpty();
+        }
+        FilterStats after = tinyFilter.stats();
+        long falsePositives = after.falsePositives() - before.falsePositives();
+        long rejected = after.rejected() - before.rejected();
+        assertThat(falsePositives + rejected).isEqualTo(lookupsOfAbsentIds);
+        assertThat(falsePositives).isBetween(40L, 360L);
+        assertThat(lookups.tiny(5L)).isPresent();
+        assertThat(tinyFilter.stats().falsePositives()).isEqualTo(after.falsePositives());
+    }
+
+    @Test
+    void createdRecordsArePutThroughTheRepositoryToo() {
+        Customer saved = customers.save(new Customer("saved-" + System.nanoTime(), "t2", "x-" + System.nanoTime()));
+        assertThat(codesFilter.mightContain(saved.getTenant() + ":" + saved.getCode())).isTrue();
+        assertThat(customers.findByTenantAndCode(saved.getTenant(), saved.getCode())).isPresent();
+        CompletableFuture.runAsync(() -> { }).orTimeout(1, TimeUnit.SECONDS).join();
+    }
+}

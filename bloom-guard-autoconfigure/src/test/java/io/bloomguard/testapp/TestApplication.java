@@ -1,0 +1,34 @@
+package io.bloomguard.testapp;
+
+import io.bloomguard.preload.BloomKeySource;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.cache.annotation.EnableCaching;
+import org.springframework.context.annotation.Bean;
+
+import java.util.stream.LongStream;
+
+/** A Spring Boot application over H2 with a cache, used as a user's application would be. */
+@SpringBootApplication
+@EnableCaching
+public class TestApplication {
+
+    @Bean
+    BloomKeySource codeKeys(CustomerRepository customers) {
+        return BloomKeySource.of("codes", customers::streamCodes);
+    }
+
+    @Bean
+    BloomKeySource oddCustomerIds() {
+        return BloomKeySource.of("shadowed", () -> LongStream.rangeClosed(1, 1000).filter(id -> id % 2 == 1).boxed());
+    }
+
+    @Bean
+    BloomKeySource tinyIds() {
+        return BloomKeySource.of("tiny", () -> LongStream.rangeClosed(1, 1000).boxed());
+    }
+
+    @Bean
+    CountingCacheManager cacheManager() {
+        return new CountingCacheManager();
+    }
+}
