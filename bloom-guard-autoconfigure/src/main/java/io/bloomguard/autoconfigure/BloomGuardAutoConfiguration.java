@@ -41,6 +41,7 @@ import java.util.Map;
 public final class BloomGuardAutoConfiguration {
 
     @Bean
+    @ConditionalOnMissingBean
     static FilterBeanRegistrar bloomFilterBeanRegistrar() {
         return new FilterBeanRegistrar();
     }
@@ -106,6 +107,7 @@ public final class BloomGuardAutoConfiguration {
         }
 
         @Bean
+        @ConditionalOnMissingBean
         FilterPreloadRunner bloomFilterPreloadRunner(FilterPreloader preloader) {
             return new FilterPreloadRunner(preloader);
         }
@@ -116,6 +118,7 @@ public final class BloomGuardAutoConfiguration {
     static final class JdbcPreloadConfiguration {
 
         @Bean
+        @ConditionalOnMissingBean
         SqlKeySourceFactory bloomSqlKeySourceFactory(ObjectProvider<DataSource> dataSource) {
             return new SqlKeySourceFactory(dataSource);
         }

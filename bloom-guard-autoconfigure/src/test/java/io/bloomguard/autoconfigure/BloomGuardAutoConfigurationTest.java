@@ -1,0 +1,183 @@
+package io.bloomguard.autoconfigure;
+
+import io.bloomguard.core.BloomFilter;
+import io.bloomguard.guard.BloomGuardAdvisor;
+import io.bloomguard.preload.BloomKeySource;
+import io.bloomguard.preload.FilterPreloader;
+import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterState;
+import io.bloomguard.registry.FixedBloomFilterRegistry;
+import io.bloomguard.registry.GuardMode;
+import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.registry.UnknownFilterException;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class BloomGuardAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(BloomGuardAutoConfiguration.class));
+
+    @Test
+    void eachFilterIsABeanNamedAfterItAndInTheRegistry() {
+        runner.withPropertyValues("bloom-guard.filters.users.expected-size=5000", "bloom-guard.filters.user-ids.mode=shadow")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    NamedBloomFilter users = context.getBean("users", NamedBloomFilter.class);
+                    assertThat(context.getBean("user-ids", BloomFilter.class)).isInstanceOf(NamedBloomFilter.class);
+                    BloomFilterRegistry registry = context.getBean(BloomFilterRegistry.class);
+                    assertThat(registry.get("users")).isSameAs(users);
+                    assertThat(registry.all()).extracting(NamedBloomFilter::name).containsExactly("users", "user-ids");
+                    assertThat(registry.find("nope")).isEmpty();
+                    assertThatExceptionOfType(UnknownFilterException.class).isThrownBy(() -> registry.get("nope"))
+                            .withMessage("No Bloom filter named 'nope'; configured: users, user-ids");
+                    assertThat(users.state()).isEqualTo(FilterState.LOADING);
+                    assertThat(context).hasSingleBean(BloomGuardAdvisor.class).hasSingleBean(FilterPreloader.class);
+                });
+    }
+
+    @Test
+    void filtersInheritDefaultsAndOverrideThem() {
+        runner.withPropertyValues("bloom-guard.defaults.expected-size=2000", "bloom-guard.defaults.error-rate=0.05",
+                "bloom-guard.defaults.mode=shadow", "bloom-guard.filters.a.error-rate=0.001",
+                "bloom-guard.filters.b.expected-size=300", "bloom-guard.filters.b.mode=enforce",
+                "bloom-guard.filters.c.backend=local")
+                .run(context -> {
+                    BloomFilterRegistry registry = context.getBean(BloomFilterRegistry.class);
+                    assertThat(registry.get("a").spec().expectedSize()).isEqualTo(2000);
+                    assertThat(registry.get("a").spec().errorRate()).isEqualTo(0.001);
+                    assertThat(registry.get("a").spec().mode()).isEqualTo(GuardMode.SHADOW);
+                    assertThat(registry.get("b").spec().expectedSize()).isEqualTo(300);
+                    assertThat(registry.get("b").spec().errorRate()).isEqualTo(0.05);
+                    assertThat(registry.get("b").spec().mode()).isEqualTo(GuardMode.ENFORCE);
+                    assertThat(registry.get("c").sizing().expectedSize()).isEqualTo(2000);
+                });
+    }
+
+    @Test
+    void errorRateOutsideZeroToOneFailsStartup() {
+        assertInvalid("bloom-guard.filters.users.error-rate=1.5", "bloom-guard.filters.users.error-rate", "1.5",
+                "greater than 0 and less than 1");
+        assertInvalid("bloom-guard.defaults.error-rate=0", "bloom-guard.defaults.error-rate", "0.0",
+                "greater than 0 and less than 1");
+    }
+
+    @Test
+    void expectedSizeBelowOneFailsStartup() {
+        assertInvalid("bloom-guard.filters.users.expected-size=0", "bloom-guard.filters.users.expected-size", "0",
+                "at least 1");
+    }
+
+    @Test
+    void aFilterTooLargeForTheHeapFailsStartup() {
+        assertInvalid("bloom-guard.filters.users.expected-size=100000000000", "bloom-guard.filters.users.expected-size",
+                "100000000000", "");
+    }
+
+    @Test
+    void badFilterNameFailsStartup() {
+        assertInvalid("bloom-guard.filters.User_Ids.expected-size=10", "bloom-guard.filters", "User_Ids",
+                "lowercase letters, digits and '-'");
+    }
+
+    @Test
+    void redisIsNotAvailableYet() {
+        assertInvalid("bloom-guard.filters.users.backend=redis", "bloom-guard.filters.users.backend", "redis",
+                "not supported yet");
+    }
+
+    @Test
+    void preloadSqlWithoutADataSourceFailsStartup() {
+        runner.withPropertyValues("bloom-guard.filters.users.preload.sql=SELECT id FROM users").run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("bloom-guard.filters.users.preload.sql")
+                    .contains("DataSource");
+        });
+    }
+
+    @Test
+    void aKeySourceForAnUnknownFilterFailsStartup() {
+        runner.withPropertyValues("bloom-guard.filters.users.expected-size=10")
+                .withBean(BloomKeySource.class, () -> BloomKeySource.of("userz", Stream::of))
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("is for filter 'userz', which is not configured; configured: users"));
+    }
+
+    @Test
+    void disabledMeansNoGuardNoPreloadAndFiltersThatAnswerMaybe() {
+        runner.withPropertyValues("bloom-guard.enabled=false", "bloom-guard.filters.users.expected-size=10")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(BloomGuardAdvisor.class)
+                            .doesNotHaveBean(FilterPreloader.class);
+                    NamedBloomFilter users = context.getBean("users", NamedBloomFilter.class);
+                    assertThat(users.state()).isEqualTo(FilterState.DISABLED);
+                    assertThat(users.mightContain(12345L)).isTrue();
+                    users.transitionTo(FilterState.READY);
+                    assertThat(users.state()).isEqualTo(FilterState.DISABLED);
+                });
+    }
+
+    @Test
+    void worksWithoutJdbcTransactionsOrSpringData() {
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.jdbc", "org.springframework.transaction",
+                "org.springframework.data", "javax.sql"))
+                .withPropertyValues("bloom-guard.filters.users.expected-size=100")
+                .withBean(BloomKeySource.class, () -> BloomKeySource.of("users", () -> Stream.of(1L, 2L, 3L)))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    context.getBean(FilterPreloader.class).preloadAll();
+                    NamedBloomFilter users = context.getBean("users", NamedBloomFilter.class);
+                    assertThat(users.state()).isEqualTo(FilterState.READY);
+                    assertThat(users.mightContain("2")).isTrue();
+                });
+    }
+
+    @Test
+    void aUserRegistryReplacesOurs() {
+        runner.withBean(BloomFilterRegistry.class, () -> new FixedBloomFilterRegistry(List.of()))
+                .run(context -> assertThat(context).hasSingleBean(BloomFilterRegistry.class)
+                        .getBean(BloomFilterRegistry.class).isInstanceOf(FixedBloomFilterRegistry.class));
+    }
+
+    @Test
+    void everyBeanCanBeReplacedByTheUser() {
+        List<Method> beanMethods = new ArrayList<>();
+        List<Class<?>> configurations = new ArrayList<>(List.of(BloomGuardAutoConfiguration.class));
+        configurations.addAll(List.of(BloomGuardAutoConfiguration.class.getDeclaredClasses()));
+        for (Class<?> configuration : configurations) {
+            for (Method method : configuration.getDeclaredMethods()) {
+                if (method.isAnnotationPresent(Bean.class)) {
+                    beanMethods.add(method);
+                }
+            }
+        }
+        assertThat(beanMethods).hasSizeGreaterThan(5).allSatisfy(method -> assertThat(
+                method.isAnnotationPresent(ConditionalOnMissingBean.class)).as("%s is @ConditionalOnMissingBean", method)
+                .isTrue());
+    }
+
+    private void assertInvalid(String property, String name, String value, String allowed) {
+        runner.withPropertyValues(property).run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+            assertThat(analysis).as("failure analysis").isNotNull();
+            assertThat(analysis.getDescription()).contains("Invalid value '" + value + "' for property " + name)
+                    .contains(allowed);
+            assertThat(analysis.getAction()).contains("Update " + name);
+        });
+    }
+}

@@ -1,0 +1,50 @@
+package io.bloomguard.autoconfigure;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/** What a user sees in the log when the configuration is wrong: Spring Boot's failure report. */
+@ExtendWith(OutputCaptureExtension.class)
+class StartupFailureReportTest {
+
+    @Test
+    void unknownBackendListsTheValidOnes(CapturedOutput output) {
+        assertThatException().isThrownBy(() -> run("--bloom-guard.filters.users.backend=redsi"));
+        assertThat(output).contains("APPLICATION FAILED TO START").contains("bloom-guard.filters.users.backend")
+                .contains("redsi").contains("LOCAL").contains("REDIS");
+    }
+
+    @Test
+    void unknownModeListsTheValidOnes(CapturedOutput output) {
+        assertThatException().isThrownBy(() -> run("--bloom-guard.defaults.mode=strict"));
+        assertThat(output).contains("bloom-guard.defaults.mode").contains("ENFORCE").contains("SHADOW").contains("OFF");
+    }
+
+    @Test
+    void invalidErrorRateIsExplained(CapturedOutput output) {
+        assertThatException().isThrownBy(() -> run("--bloom-guard.filters.users.error-rate=2"));
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("Invalid value '2.0' for property bloom-guard.filters.users.error-rate")
+                .contains("Update bloom-guard.filters.users.error-rate in your application's configuration.");
+    }
+
+    private static void run(String... args) {
+        SpringApplication application = new SpringApplication(MinimalApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        application.run(args).close();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration(BloomGuardAutoConfiguration.class)
+    static class MinimalApplication {
+    }
+}

@@ -1,0 +1,189 @@
+package io.bloomguard.guard;
+
+import io.bloomguard.annotation.BloomGuarded;
+import io.bloomguard.annotation.BloomPut;
+import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
+import io.bloomguard.autoconfigure.BloomGuardFailureAnalyses;
+import io.bloomguard.preload.FilterPreloader;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A mistake in an annotation stops startup, and the failure analyzer says what and where. Each case is a
+ * bean with one bad method; the filter 'users' is configured.
+ */
+class AnnotationValidationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, BloomGuardAutoConfiguration.class))
+            .withPropertyValues("bloom-guard.filters.users.expected-size=1000", "bloom-guard.filters.skus.expected-size=1000");
+
+    @Test
+    void aValidBeanStarts() {
+        runner.withBean(ValidService.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            ValidService service = context.getBean(ValidService.class);
+            assertThat(service.find(1L)).as("still loading: passes through").contains("user 1");
+            context.getBean(FilterPreloader.class).preloadAll();
+            assertThat(service.find(1L)).as("ready and empty: rejected").isEmpty();
+            assertThat(service.save("bob")).isEqualTo(3L);
+            assertThat(service.find(3L)).contains("user 3");
+        });
+    }
+
+    @Test
+    void unknownFilterName() {
+        assertFailure(UnknownFilter.class,
+                "@BloomGuarded(filter = \"userz\") on UnknownFilter.find: no filter named 'userz'; configured: users, skus",
+                "declare bloom-guard.filters.userz");
+    }
+
+    @Test
+    void keyExpressionThatDoesNotParse() {
+        assertFailure(BadExpression.class, "on BadExpression.find: key expression does not parse", "SpEL");
+    }
+
+    @Test
+    void keyExpressionNamingAMissingParameter() {
+        assertFailure(MissingParameter.class,
+                "on MissingParameter.find: key expression names #userId, which is not a parameter of the method; parameters: id",
+                "Use one of the parameter names");
+    }
+
+    @Test
+    void resultInAGuard() {
+        assertFailure(ResultInGuard.class, "#result is only known after the method ran", "parameters");
+    }
+
+    @Test
+    void noKeyAndTwoParameters() {
+        assertFailure(TwoParameters.class, "no key expression, and the method has 2 parameters instead of one",
+                "key = \"#p0\"");
+    }
+
+    @Test
+    void parameterTypeWithNoCanonicalKeyForm() {
+        assertFailure(DoubleKey.class, "the key is the parameter of type java.lang.Double, which has no canonical key form",
+                "key = ");
+    }
+
+    @Test
+    void returnTypeWithNoEmptyValue() {
+        assertFailure(FutureResult.class,
+                "return type java.util.concurrent.CompletableFuture has no empty value to answer a rejected call with",
+                "Return Optional");
+    }
+
+    @Test
+    void putToAnUnknownFilter() {
+        assertFailure(PutUnknown.class, "@BloomPut(filter = \"nope\", key = \"#result\") on PutUnknown.save: no filter named 'nope'",
+                "bloom-guard.filters.nope");
+    }
+
+    private void assertFailure(Class<?> bean, String description, String action) {
+        runner.withBean(bean).run(context -> {
+            assertThat(context).hasFailed();
+            Throwable failure = context.getStartupFailure();
+            Throwable invalid = failure;
+            while (invalid != null && !(invalid instanceof InvalidBloomAnnotationException)) {
+                invalid = invalid.getCause();
+            }
+            assertThat(invalid).as("InvalidBloomAnnotationException in the causes of %s", failure).isNotNull()
+                    .hasMessageContaining(description);
+            FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(failure);
+            assertThat(analysis).as("failure analysis").isNotNull();
+            assertThat(analysis.getDescription()).contains(description);
+            assertThat(analysis.getAction()).contains(action);
+        });
+    }
+
+    static class ValidService {
+
+        @BloomGuarded(filter = "users")
+        public Optional<String> find(Long id) {
+            return Optional.of("user " + id);
+        }
+
+        @BloomGuarded(filter = "skus", key = "#tenant + ':' + #sku")
+        public String find(String tenant, String sku) {
+            return tenant + sku;
+        }
+
+        @BloomPut(filter = "users", key = "#result")
+        public long save(String name) {
+            return name.length();
+        }
+    }
+
+    static class UnknownFilter {
+
+        @BloomGuarded(filter = "userz")
+        public Optional<String> find(Long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class BadExpression {
+
+        @BloomGuarded(filter = "users", key = "#id +")
+        public Optional<String> find(Long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class MissingParameter {
+
+        @BloomGuarded(filter = "users", key = "#userId")
+        public Optional<String> find(Long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class ResultInGuard {
+
+        @BloomGuarded(filter = "users", key = "#result")
+        public Optional<String> find(Long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class TwoParameters {
+
+        @BloomGuarded(filter = "users")
+        public Optional<String> find(String tenant, Long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class DoubleKey {
+
+        @BloomGuarded(filter = "users")
+        public Optional<String> find(Double price) {
+            return Optional.empty();
+        }
+    }
+
+    static class FutureResult {
+
+        @BloomGuarded(filter = "users")
+        public CompletableFuture<String> find(Long id) {
+            return CompletableFuture.completedFuture("x");
+        }
+    }
+
+    static class PutUnknown {
+
+        @BloomPut(filter = "nope", key = "#result")
+        public long save(String name) {
+            return 1;
+        }
+    }
+}
