@@ -1,0 +1,28 @@
+package io.bloomguard.sample;
+
+import io.bloomguard.annotation.BloomGuarded;
+import org.hibernate.jpa.HibernateHints;
+import org.springframework.data.jpa.repository.JpaRepository;
+import org.springframework.data.jpa.repository.Query;
+import org.springframework.data.jpa.repository.QueryHints;
+
+import jakarta.persistence.QueryHint;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/** Products by their natural key; the filter key joins tenant and SKU the way {@link #streamAllKeys()} does. */
+public interface ProductRepository extends JpaRepository<Product, ProductId> {
+
+    // #p0/#p1 rather than #tenant/#sku: bloom-guard 0.1.0-SNAPSHOT validates key expressions against the
+    // repository's JDK proxy class, whose methods carry no parameter names, and refuses named parameters.
+    @BloomGuarded(filter = "products", key = "#p0 + ':' + #p1")
+    Optional<Product> findByTenantAndSku(String tenant, String sku);
+
+    /**
+     * Every product's filter key, {@code tenant:sku}, streamed from a cursor for the preload (which reads it in
+     * a read-only transaction, as a streaming query needs).
+     */
+    @Query("select p.tenant || ':' || p.sku from Product p")
+    @QueryHints(@QueryHint(name = HibernateHints.HINT_FETCH_SIZE, value = "1000"))
+    Stream<String> streamAllKeys();
+}

@@ -1,0 +1,89 @@
+package io.bloomguard.sample;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.RestClient;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/** The sample as a client sees it: real HTTP against the running service, on its seeded H2 database. */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+class SampleApplicationTest {
+
+    @LocalServerPort
+    int port;
+
+    RestClient http;
+
+    @BeforeEach
+    void connect() {
+        http = RestClient.create("http://localhost:" + port);
+    }
+
+    @Test
+    void existingUserIsFound() {
+        UserJson user = http.get().uri("/users/42").retrieve().body(UserJson.class);
+
+        assertThat(user).isEqualTo(new UserJson(42, "User 42", "user42@example.com"));
+    }
+
+    @Test
+    void absentUserIsNotFound() {
+        assertThatExceptionOfType(HttpClientErrorException.NotFound.class)
+                .isThrownBy(() -> http.get().uri("/users/987654321").retrieve().toBodilessEntity());
+    }
+
+    @Test
+    void productIsFoundByTenantAndSku() {
+        ProductJson product = http.get().uri("/products/acme/SKU-00042").retrieve().body(ProductJson.class);
+
+        assertThat(product).isEqualTo(new ProductJson("acme", "SKU-00042", "Product 42 of acme"));
+        assertThatExceptionOfType(HttpClientErrorException.NotFound.class)
+                .isThrownBy(() -> http.get().uri("/products/acme/SKU-99999").retrieve().toBodilessEntity());
+    }
+
+    @Test
+    void createdUserIsFoundRightAway() {
+        // A new id was not preloaded: without the @BloomPut on save, the guard would answer 404 for it.
+        ResponseEntity<UserJson> created = http.post().uri("/users").contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("name", "Ada", "email", "ada@example.com")).retrieve().toEntity(UserJson.class);
+        assertThat(created.getStatusCode()).isEqualTo(HttpStatus.CREATED);
+        UserJson user = created.getBody();
+        assertThat(user.id()).isGreaterThan(SeedData.USER_COUNT);
+
+        UserJson found = http.get().uri("/users/{id}", user.id()).retrieve().body(UserJson.class);
+
+        assertThat(found).isEqualTo(new UserJson(user.id(), "Ada", "ada@example.com"));
+    }
+
+    @Test
+    void absentLookupsRunFarFewerQueriesThanLookups() {
+        int count = 2_000;
+
+        LookupRun run = http.get().uri("/demo/absent?count={count}", count).retrieve().body(LookupRun.class);
+
+        assertThat(run.lookups()).isEqualTo(count);
+        assertThat(run.empty()).isEqualTo(count);
+        // Only false positives reach the database. The filter is sized for error rate 0.01 at 100,000 keys and
+        // holds ~5,000, so it lets through far fewer than count * 0.01 = 20 absent ids; 100 leaves room for
+        // noise while still failing if the guard let absent ids through.
+        assertThat(run.databaseStatements()).isLessThan(100);
+        assertThat(run.rejectedByGuard()).isGreaterThan(count - 100);
+    }
+
+    record UserJson(long id, String name, String email) {
+    }
+
+    record ProductJson(String tenant, String sku, String name) {
+    }
+}
