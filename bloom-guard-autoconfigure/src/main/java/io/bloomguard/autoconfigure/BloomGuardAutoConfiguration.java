@@ -22,6 +22,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -46,16 +47,22 @@ public final class BloomGuardAutoConfiguration {
         return new FilterBeanRegistrar();
     }
 
+    /**
+     * Static, and bound from the environment rather than injected with the properties bean: the guard's
+     * advisor needs the registry while bean post-processors are still being created, and anything it pulls
+     * in then misses post-processing.
+     */
     @Bean
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    BloomFilterRegistry bloomFilterRegistry(BloomGuardProperties properties) {
-        return BloomFilterRegistryFactory.create(properties);
+    static BloomFilterRegistry bloomFilterRegistry(Environment environment) {
+        return BloomFilterRegistryFactory.create(BloomGuardProperties.bind(environment));
     }
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
     @Import(AutoProxyCreatorRegistrar.class)
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static final class GuardConfiguration {
 
         @Bean

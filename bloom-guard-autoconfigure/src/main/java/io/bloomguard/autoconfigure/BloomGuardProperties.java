@@ -5,6 +5,8 @@ import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.GuardMode;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -37,6 +39,11 @@ public class BloomGuardProperties {
 
     /** Filters by name (lowercase letters, digits and '-'). */
     private Map<String, Filter> filters = new LinkedHashMap<>();
+
+    /** Binds {@code bloom-guard.*} straight from the environment, for code that runs before beans exist. */
+    static BloomGuardProperties bind(Environment environment) {
+        return Binder.get(environment).bindOrCreate("bloom-guard", BloomGuardProperties.class);
+    }
 
     public boolean isEnabled() {
         return enabled;

@@ -126,13 +126,13 @@ public final class FilterPreloader {
             }
             batch.add(key);
             if (batch.size() == BATCH_SIZE) {
-                filter.putAll(batch);
+                filter.backend().putAll(batch);
                 progress.add(batch.size());
                 batch.clear();
             }
         }
         if (!batch.isEmpty()) {
-            filter.putAll(batch);
+            filter.backend().putAll(batch);
             progress.add(batch.size());
         }
     }

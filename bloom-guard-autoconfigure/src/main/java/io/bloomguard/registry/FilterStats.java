@@ -11,7 +11,8 @@ package io.bloomguard.registry;
  * @param shadowRejections     calls shadow mode would have rejected
  * @param shadowFalseNegatives of those, calls whose method returned a value: keys missing from the filter
  * @param backendErrors        checks or puts that failed in the backend
- * @param puts                 keys added through {@code @BloomPut} or the API
+ * @param puts                 keys added through {@code @BloomPut} or the API (the preload's keys are counted
+ *                             in its own result, not here)
  */
 public record FilterStats(long rejected, long passed, long skipped, long falsePositives, long shadowRejections,
         long shadowFalseNegatives, long backendErrors, long puts) {

@@ -11,6 +11,8 @@ import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.registry.UnknownFilterException;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -36,8 +38,9 @@ class BloomGuardAutoConfigurationTest {
         runner.withPropertyValues("bloom-guard.filters.users.expected-size=5000", "bloom-guard.filters.user-ids.mode=shadow")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    NamedBloomFilter users = context.getBean("users", NamedBloomFilter.class);
-                    assertThat(context.getBean("user-ids", BloomFilter.class)).isInstanceOf(NamedBloomFilter.class);
+                    NamedBloomFilter users = filter(context, "users");
+                    assertThat(BeanFactoryAnnotationUtils.qualifiedBeanOfType(context.getBeanFactory(), BloomFilter.class,
+                            "user-ids")).isInstanceOf(NamedBloomFilter.class);
                     BloomFilterRegistry registry = context.getBean(BloomFilterRegistry.class);
                     assertThat(registry.get("users")).isSameAs(users);
                     assertThat(registry.all()).extracting(NamedBloomFilter::name).containsExactly("users", "user-ids");
@@ -47,6 +50,33 @@ class BloomGuardAutoConfigurationTest {
                     assertThat(users.state()).isEqualTo(FilterState.LOADING);
                     assertThat(context).hasSingleBean(BloomGuardAdvisor.class).hasSingleBean(FilterPreloader.class);
                 });
+    }
+
+    /** Users name their own beans after the filter (a key source called "users"): no clash. */
+    @Test
+    void filterBeansAreInjectedByQualifierAndLeaveTheFilterNameFree() {
+        runner.withPropertyValues("bloom-guard.filters.users.expected-size=10", "bloom-guard.filters.skus.expected-size=10")
+                .withBean("users", BloomKeySource.class, () -> BloomKeySource.of("users", Stream::of))
+                .withBean(UsesFilters.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    UsesFilters bean = context.getBean(UsesFilters.class);
+                    assertThat(bean.users.name()).isEqualTo("users");
+                    assertThat(bean.skus.name()).isEqualTo("skus");
+                    assertThat(context.getBean("usersBloomFilter")).isSameAs(bean.users);
+                });
+    }
+
+    static class UsesFilters {
+
+        final NamedBloomFilter users;
+
+        final NamedBloomFilter skus;
+
+        UsesFilters(@Qualifier("users") NamedBloomFilter users, @Qualifier("skus") NamedBloomFilter skus) {
+            this.users = users;
+            this.skus = skus;
+        }
     }
 
     @Test
@@ -123,7 +153,7 @@ class BloomGuardAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed().doesNotHaveBean(BloomGuardAdvisor.class)
                             .doesNotHaveBean(FilterPreloader.class);
-                    NamedBloomFilter users = context.getBean("users", NamedBloomFilter.class);
+                    NamedBloomFilter users = filter(context, "users");
                     assertThat(users.state()).isEqualTo(FilterState.DISABLED);
                     assertThat(users.mightContain(12345L)).isTrue();
                     users.transitionTo(FilterState.READY);
@@ -140,7 +170,7 @@ class BloomGuardAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     context.getBean(FilterPreloader.class).preloadAll();
-                    NamedBloomFilter users = context.getBean("users", NamedBloomFilter.class);
+                    NamedBloomFilter users = filter(context, "users");
                     assertThat(users.state()).isEqualTo(FilterState.READY);
                     assertThat(users.mightContain("2")).isTrue();
                 });
@@ -180,4 +210,10 @@ class BloomGuardAutoConfigurationTest {
             assertThat(analysis.getAction()).contains("Update " + name);
         });
     }
+
+    /** A filter bean, looked up the way {@code @Qualifier("name")} injects it. */
+    static NamedBloomFilter filter(org.springframework.context.ConfigurableApplicationContext context, String name) {
+        return BeanFactoryAnnotationUtils.qualifiedBeanOfType(context.getBeanFactory(), NamedBloomFilter.class, name);
+    }
+
 }

@@ -18,6 +18,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.TestPropertySource;
 
 import java.util.List;
 import java.util.Optional;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * "No database query" is measured with Hibernate's statement count, "no cache lookup" with the cache's own.
  */
 @SpringBootTest(classes = TestApplication.class)
+@TestPropertySource(locations = "classpath:testapp.properties")
 class GuardedRepositoryTest {
 
     private static final long ABSENT = 987_654_321L;

@@ -1,0 +1,264 @@
+package io.bloomguard.preload;
+
+import io.bloomguard.annotation.BloomGuarded;
+import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
+import io.bloomguard.registry.FilterState;
+import io.bloomguard.registry.NamedBloomFilter;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.availability.ApplicationAvailability;
+import org.springframework.boot.availability.ReadinessState;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The startup preload, run by a real SpringApplication with an H2 database. */
+@ExtendWith(OutputCaptureExtension.class)
+class PreloadTest {
+
+    private static final String[] BASE = { "--spring.main.banner-mode=off",
+            "--spring.datasource.url=jdbc:h2:mem:preload-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1",
+            "--spring.sql.init.mode=never", "--bloom-guard.defaults.expected-size=100000" };
+
+    @Test
+    void keySourcesAndSqlFillTheirFiltersBeforeTheApplicationIsReady(CapturedOutput output) {
+        try (ConfigurableApplicationContext context = run(KeySourceApplication.class,
+                "--bloom-guard.filters.numbers.expected-size=50000", "--bloom-guard.filters.ids.expected-size=1000",
+                "--bloom-guard.filters.rows.preload.sql=SELECT id FROM preload_rows")) {
+            NamedBloomFilter numbers = filter(context, "numbers");
+            NamedBloomFilter rows = filter(context, "rows");
+            assertThat(numbers.state()).isEqualTo(FilterState.READY);
+            assertThat(rows.state()).isEqualTo(FilterState.READY);
+            // More keys than one batch, from a stream read inside a read-only transaction.
+            for (long key = 0; key < 25_000; key++) {
+                assertThat(numbers.mightContain(key)).isTrue();
+            }
+            assertThat(KeySourceApplication.readInTransaction).isTrue();
+            for (long id = 1; id <= 30_000; id++) {
+                assertThat(rows.mightContain(id)).isTrue();
+            }
+            assertThat(rows.approximateElementCount()).isBetween(29_400L, 30_600L);
+            assertThat(context.getBean(FilterPreloader.class).results().get("rows").keys()).isEqualTo(30_000);
+            assertThat(output).contains("Preloaded filter 'numbers': 25000 keys in")
+                    .contains("Preloaded filter 'rows': 30000 keys in").contains("keys/s); ready");
+        }
+    }
+
+    /**
+     * While a filter loads, its guarded calls run as written and readiness says REFUSING_TRAFFIC; once loaded,
+     * absent keys are rejected and the application is ready.
+     */
+    @Test
+    void whileLoadingCallsPassThroughAndReadinessWaits() throws Exception {
+        CountDownLatch loading = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        BlockingApplication.loading = loading;
+        BlockingApplication.release = release;
+        AtomicReference<ConfigurableApplicationContext> contextRef = new AtomicReference<>();
+        SpringApplication application = application(BlockingApplication.class);
+        application.addInitializers((ApplicationContextInitializer<ConfigurableApplicationContext>) contextRef::set);
+        CompletableFuture<ConfigurableApplicationContext> started = CompletableFuture
+                .supplyAsync(() -> application.run(args("--bloom-guard.filters.ids.expected-size=1000")));
+        try {
+            assertThat(loading.await(30, TimeUnit.SECONDS)).as("preload started").isTrue();
+            ConfigurableApplicationContext context = contextRef.get();
+            NamedBloomFilter ids = filter(context, "ids");
+            Finder finder = context.getBean(Finder.class);
+            assertThat(ids.state()).isEqualTo(FilterState.LOADING);
+            assertThat(context.getBean(ApplicationAvailability.class).getReadinessState())
+                    .isNotEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
+            int callsBefore = finder.calls();
+            assertThat(finder.find(999_999L)).isEmpty();
+            assertThat(finder.calls()).as("the method ran").isEqualTo(callsBefore + 1);
+            release.countDown();
+            started.get(30, TimeUnit.SECONDS);
+            assertThat(ids.state()).isEqualTo(FilterState.READY);
+            assertThat(context.getBean(ApplicationAvailability.class).getReadinessState())
+                    .isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
+            assertThat(finder.find(999_999L)).isEmpty();
+            assertThat(finder.calls()).as("rejected without running").isEqualTo(callsBefore + 1);
+            assertThat(finder.find(7L)).contains("found 7");
+        }
+        finally {
+            release.countDown();
+            started.thenAccept(ConfigurableApplicationContext::close);
+        }
+    }
+
+    @Test
+    void aFailedPreloadLeavesTheFilterPassingEverythingAndSaysWhy(CapturedOutput output) {
+        try (ConfigurableApplicationContext context = run(FailingApplication.class,
+                "--bloom-guard.filters.ids.expected-size=1000")) {
+            NamedBloomFilter ids = filter(context, "ids");
+            assertThat(ids.state()).isEqualTo(FilterState.FAILED);
+            Finder finder = context.getBean(Finder.class);
+            int calls = finder.calls();
+            assertThat(finder.find(999_999L)).isEmpty();
+            assertThat(finder.calls()).isEqualTo(calls + 1);
+            assertThat(output).contains("Preload of filter 'ids' failed after 0 keys; it lets every call through")
+                    .contains("connection reset while reading ids");
+            assertThat(context.getBean(FilterPreloader.class).results().get("ids").succeeded()).isFalse();
+        }
+    }
+
+    @Test
+    void aGuardedFilterWithNoKeySourceIsReported(CapturedOutput output) {
+        try (ConfigurableApplicationContext context = run(NoSourceApplication.class,
+                "--bloom-guard.filters.ids.expected-size=1000")) {
+            assertThat(filter(context, "ids").state()).isEqualTo(FilterState.READY);
+            assertThat(output).contains("Filter 'ids' guards Finder.find but has no key source: it starts empty and"
+                    + " rejects every key not added since");
+        }
+    }
+
+    private static ConfigurableApplicationContext run(Class<?> source, String... extra) {
+        return application(source).run(args(extra));
+    }
+
+    private static SpringApplication application(Class<?> source) {
+        SpringApplication application = new SpringApplication(source);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        return application;
+    }
+
+    private static String[] args(String... extra) {
+        return Stream.concat(Stream.of(BASE), Stream.of(extra)).toArray(String[]::new);
+    }
+
+    /** A guarded class-based bean that counts how often its method really runs. */
+    static class Finder {
+
+        private final AtomicInteger calls = new AtomicInteger();
+
+        /** How often {@link #find} really ran (a method: the bean is a proxy, whose fields are not the target's). */
+        public int calls() {
+            return calls.get();
+        }
+
+        @BloomGuarded(filter = "ids")
+        public Optional<String> find(Long id) {
+            calls.incrementAndGet();
+            return (id < 100) ? Optional.of("found " + id) : Optional.empty();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({ AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
+            DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+            ApplicationAvailabilityAutoConfiguration.class, BloomGuardAutoConfiguration.class })
+    static class Base {
+
+        @Bean
+        Finder finder() {
+            return new Finder();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class KeySourceApplication extends Base {
+
+        static volatile boolean readInTransaction;
+
+        @Bean
+        BloomKeySource numbers() {
+            return BloomKeySource.of("numbers", () -> {
+                readInTransaction = TransactionSynchronizationManager.isActualTransactionActive();
+                return LongStream.range(0, 25_000).boxed();
+            });
+        }
+
+        @Bean
+        BloomKeySource ids() {
+            return BloomKeySource.of("ids", () -> LongStream.range(0, 100).boxed());
+        }
+
+        /** Creates the table before the preload reads it, as a schema.sql would. */
+        @Bean
+        static org.springframework.beans.factory.config.BeanPostProcessor createRows() {
+            AtomicBoolean created = new AtomicBoolean();
+            return new org.springframework.beans.factory.config.BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    if (bean instanceof javax.sql.DataSource dataSource && created.compareAndSet(false, true)) {
+                        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+                        jdbc.execute("CREATE TABLE preload_rows (id BIGINT PRIMARY KEY)");
+                        jdbc.execute("INSERT INTO preload_rows SELECT X FROM SYSTEM_RANGE(1, 30000)");
+                    }
+                    return bean;
+                }
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class BlockingApplication extends Base {
+
+        static volatile CountDownLatch loading;
+
+        static volatile CountDownLatch release;
+
+        @Bean
+        BloomKeySource ids() {
+            return BloomKeySource.of("ids", () -> {
+                loading.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+                return LongStream.range(0, 100).boxed();
+            });
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class FailingApplication extends Base {
+
+        @Bean
+        BloomKeySource ids() {
+            return BloomKeySource.of("ids", () -> Stream.of(1L, 2L, 3L).map(id -> {
+                if (id == 3L) {
+                    throw new IllegalStateException("connection reset while reading ids");
+                }
+                return id;
+            }));
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class NoSourceApplication extends Base {
+    }
+
+    /** A filter bean, looked up the way {@code @Qualifier("name")} injects it. */
+    static NamedBloomFilter filter(ConfigurableApplicationContext context, String name) {
+        return BeanFactoryAnnotationUtils.qualifiedBeanOfType(context.getBeanFactory(), NamedBloomFilter.class, name);
+    }
+
+}
