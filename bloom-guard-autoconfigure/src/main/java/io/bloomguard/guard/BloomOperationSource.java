@@ -133,8 +133,7 @@ public final class BloomOperationSource {
 
     private GuardOperation guardOperation(BloomGuarded annotation, Method method, @Nullable Class<?> targetClass,
             String description) {
-        String written = "@BloomGuarded(filter = \"" + annotation.filter() + "\""
-                + (annotation.key().isEmpty() ? "" : ", key = \"" + annotation.key() + "\"") + ")";
+        String written = asWritten("@BloomGuarded", annotation.filter(), annotation.key());
         NamedBloomFilter filter = filter(annotation.filter(), written, description);
         KeyExpression key = keyExpression(annotation.key(), false, method, targetClass, written, description);
         Supplier<@Nullable Object> emptyValue = EmptyValues.forType(method.getReturnType());
@@ -150,11 +149,15 @@ public final class BloomOperationSource {
 
     private PutOperation putOperation(BloomPut annotation, Method method, @Nullable Class<?> targetClass,
             String description) {
-        String written = "@BloomPut(filter = \"" + annotation.filter() + "\""
-                + (annotation.key().isEmpty() ? "" : ", key = \"" + annotation.key() + "\"") + ")";
+        String written = asWritten("@BloomPut", annotation.filter(), annotation.key());
         NamedBloomFilter filter = filter(annotation.filter(), written, description);
         KeyExpression key = keyExpression(annotation.key(), true, method, targetClass, written, description);
         return new PutOperation(filter, key, description);
+    }
+
+    /** The annotation as the user wrote it, for error messages. */
+    private static String asWritten(String annotation, String filter, String key) {
+        return annotation + "(filter = \"" + filter + "\"" + (key.isEmpty() ? "" : ", key = \"" + key + "\"") + ")";
     }
 
     private NamedBloomFilter filter(String name, String written, String description) {
@@ -180,7 +183,7 @@ public final class BloomOperationSource {
                         "no key expression, and the method has " + parameterCount + " parameters instead of one",
                         "Say which value is the key, e.g. key = \"#p0\" or key = \"#tenant + ':' + #id\"");
             }
-            checkKeyType(method, targetClass, written, description);
+            checkKeyType(method, 0, targetClass, written, description);
             return KeyExpression.argument(0);
         }
         SpelExpression parsed;
@@ -220,20 +223,23 @@ public final class BloomOperationSource {
         if (parsed.getAST() instanceof VariableReference && variables.size() == 1) {
             int index = parameterIndex(variables.get(0), names, parameterCount);
             if (index >= 0) {
+                checkKeyType(method, index, targetClass, written, description);
                 return KeyExpression.argument(index);
             }
         }
         return KeyExpression.spel(parsed, parameterNames, usesResult);
     }
 
-    private static void checkKeyType(Method method, @Nullable Class<?> targetClass, String written,
+    /** A key that is a parameter as it is must have a type with a canonical form (or one that may hold it). */
+    private static void checkKeyType(Method method, int index, @Nullable Class<?> targetClass, String written,
             String description) {
+        Class<?> declared = method.getParameterTypes()[index];
         Class<?> type = (targetClass != null)
-                ? ResolvableType.forMethodParameter(method, 0, targetClass).resolve(method.getParameterTypes()[0])
-                : method.getParameterTypes()[0];
+                ? ResolvableType.forMethodParameter(method, index, targetClass).resolve(declared)
+                : declared;
         if (!KeyCanonicalizer.isSupportedType(type) && !KeyCanonicalizer.mayHoldSupportedType(type)) {
             throw new InvalidBloomAnnotationException(written, description,
-                    "the key is the parameter of type " + type.getName() + ", which has no canonical key form",
+                    "the key is the parameter of type " + type.getTypeName() + ", which has no canonical key form",
                     "Pass a whole number, String, UUID or enum, or add key = \"...\" that yields one (e.g. \"#p0.id\")");
         }
     }

@@ -24,9 +24,9 @@ final class LocalBitArray {
         this.words = new long[(int) (bitCount / 64)];
     }
 
-    /** Whether bit {@code bit} of word {@code word} is set. */
-    boolean get(int word, int bit) {
-        return ((long) WORDS.getAcquire(words, word) & (1L << bit)) != 0;
+    /** The 64-bit word at {@code index}. */
+    long word(int index) {
+        return (long) WORDS.getAcquire(words, index);
     }
 
     /** Sets a bit; {@code true} if it was clear before. */

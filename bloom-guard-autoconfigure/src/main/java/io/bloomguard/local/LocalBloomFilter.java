@@ -54,14 +54,15 @@ public final class LocalBloomFilter implements BloomFilter {
         int firstWord = BlockedBloomLayout.blockIndex(h1, blockCount) * BlockedBloomLayout.BLOCK_WORDS;
         long step = BlockedBloomLayout.step(h1);
         long probe = hash.h2();
+        // No early exit: the k reads hit one cache line, and a loop without unpredictable branches measured
+        // faster than stopping at the first clear bit (half the checked keys are absent in a guard's traffic).
+        long missing = 0;
         for (int i = 0; i < hashCount; i++) {
             int bit = BlockedBloomLayout.bitInBlock(probe);
-            if (!bits.get(firstWord + (bit >>> 6), bit & 63)) {
-                return false;
-            }
+            missing |= ~bits.word(firstWord + (bit >>> 6)) & (1L << bit);
             probe = BlockedBloomLayout.nextProbe(probe, step);
         }
-        return true;
+        return missing == 0;
     }
 
     @Override

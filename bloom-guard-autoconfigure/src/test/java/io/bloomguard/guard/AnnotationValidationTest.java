@@ -76,6 +76,12 @@ class AnnotationValidationTest {
     }
 
     @Test
+    void keyExpressionThatIsAParameterWithNoCanonicalKeyForm() {
+        assertFailure(EntityKey.class, "the key is the parameter of type java.lang.Object[], which has no canonical key form",
+                "#p0.id");
+    }
+
+    @Test
     void returnTypeWithNoEmptyValue() {
         assertFailure(FutureResult.class,
                 "return type java.util.concurrent.CompletableFuture has no empty value to answer a rejected call with",
@@ -167,6 +173,14 @@ class AnnotationValidationTest {
 
         @BloomGuarded(filter = "users")
         public Optional<String> find(Double price) {
+            return Optional.empty();
+        }
+    }
+
+    static class EntityKey {
+
+        @BloomGuarded(filter = "users", key = "#tenant")
+        public Optional<String> find(Object[] tenant, Long id) {
             return Optional.empty();
         }
     }

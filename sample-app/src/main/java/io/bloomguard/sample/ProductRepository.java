@@ -13,9 +13,7 @@ import java.util.stream.Stream;
 /** Products by their natural key; the filter key joins tenant and SKU the way {@link #streamAllKeys()} does. */
 public interface ProductRepository extends JpaRepository<Product, ProductId> {
 
-    // #p0/#p1 rather than #tenant/#sku: bloom-guard 0.1.0-SNAPSHOT validates key expressions against the
-    // repository's JDK proxy class, whose methods carry no parameter names, and refuses named parameters.
-    @BloomGuarded(filter = "products", key = "#p0 + ':' + #p1")
+    @BloomGuarded(filter = "products", key = "#tenant + ':' + #sku")
     Optional<Product> findByTenantAndSku(String tenant, String sku);
 
     /**
