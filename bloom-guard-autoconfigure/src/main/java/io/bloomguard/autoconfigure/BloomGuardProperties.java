@@ -5,7 +5,10 @@ import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.GuardMode;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.core.env.Environment;
 
 import java.util.LinkedHashMap;
@@ -25,7 +28,7 @@ import java.util.Map;
  *         sql: "SELECT id FROM users"
  * </pre>
  */
-@ConfigurationProperties("bloom-guard")
+@ConfigurationProperties(prefix = "bloom-guard", ignoreUnknownFields = false)
 public class BloomGuardProperties {
 
     /**
@@ -40,9 +43,14 @@ public class BloomGuardProperties {
     /** Filters by name (lowercase letters, digits and '-'). */
     private Map<String, Filter> filters = new LinkedHashMap<>();
 
-    /** Binds {@code bloom-guard.*} straight from the environment, for code that runs before beans exist. */
+    /**
+     * Binds {@code bloom-guard.*} straight from the environment, for code that runs before beans exist. Strict:
+     * a property this version does not know (a typo such as {@code eror-rate}, or a setting from a later
+     * version) fails startup instead of silently leaving a filter on its defaults.
+     */
     static BloomGuardProperties bind(Environment environment) {
-        return Binder.get(environment).bindOrCreate("bloom-guard", BloomGuardProperties.class);
+        return Binder.get(environment).bindOrCreate("bloom-guard", Bindable.of(BloomGuardProperties.class),
+                new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
     }
 
     public boolean isEnabled() {

@@ -29,6 +29,13 @@ class StartupFailureReportTest {
         assertThat(output).contains("bloom-guard.defaults.mode").contains("ENFORCE").contains("SHADOW").contains("OFF");
     }
 
+    /** A typo would otherwise leave the filter on its defaults without a word. */
+    @Test
+    void anUnknownPropertyIsReported(CapturedOutput output) {
+        assertThatException().isThrownBy(() -> run("--bloom-guard.filters.users.eror-rate=0.001"));
+        assertThat(output).contains("APPLICATION FAILED TO START").contains("bloom-guard.filters.users.eror-rate");
+    }
+
     @Test
     void invalidErrorRateIsExplained(CapturedOutput output) {
         assertThatException().isThrownBy(() -> run("--bloom-guard.filters.users.error-rate=2"));
