@@ -15,10 +15,11 @@ import java.lang.annotation.Target;
  * <S extends User> S save(S user);
  * }</pre>
  *
- * A key that can be computed from the parameters alone is put before the method runs; a key that uses
- * {@code #result} is put when it returns, and while such a write is under way the filter does not reject.
- * A key that yields a collection or an array puts each element. A method that throws puts nothing (a key
- * put before it ran stays: a false positive, never a false negative).
+ * A key that can be computed from the parameters alone is put before the method runs. A key that uses
+ * {@code #result}, or that is still {@code null} before the method runs (such as {@code #user.id} when the
+ * database assigns the id), is put when it returns, and while such a write is under way outside a
+ * transaction the filter does not reject. A key that yields a collection or an array puts each element. If
+ * the method throws, a key put before it ran stays (a false positive, never a false negative).
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

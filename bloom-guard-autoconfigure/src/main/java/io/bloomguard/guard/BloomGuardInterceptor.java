@@ -122,9 +122,14 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         Object[] args = invocation.getArguments();
         NamedBloomFilter filter = put.filter();
         if (!put.key().usesResult()) {
-            // Known up front: put before the write, so no reader can see the record without the key.
-            putKeys(put, put.key().evaluate(method, args, null));
-            return invocation.proceed();
+            Object known = put.key().evaluate(method, args, null);
+            if (known != null) {
+                // Known up front: put before the write, so no reader can see the record without the key.
+                putKeys(put, known);
+                return invocation.proceed();
+            }
+            // Not known yet, e.g. #user.id before the database assigns it to the entity passed in: it is
+            // read again once the method returns, exactly like a key taken from the result.
         }
         if (SPRING_TX && TransactionSynchronizationManager.isActualTransactionActive()) {
             // The surrounding transaction commits after this returns, so the put lands before the commit.

@@ -34,6 +34,14 @@ public class CustomerService {
         });
     }
 
+    /** The key names the entity passed in, whose id the database assigns while the method runs. */
+    @Transactional
+    @BloomPut(filter = "customers", key = "#customer.id")
+    public Customer register(Customer customer) {
+        customers.save(customer);
+        return customer;
+    }
+
     /** The repository's own {@code @BloomPut} runs inside this transaction, before its commit. */
     @Transactional
     public Customer createWithCode(String tenant, String code, Runnable afterCommit) {
