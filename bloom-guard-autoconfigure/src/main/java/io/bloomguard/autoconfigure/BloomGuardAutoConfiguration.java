@@ -8,6 +8,7 @@ import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.preload.KeyReadScope;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterSpec;
+import io.bloomguard.registry.NamedBloomFilter;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -93,11 +94,12 @@ public final class BloomGuardAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        FilterPreloader bloomFilterPreloader(BloomFilterRegistry registry, BloomGuardProperties properties,
-                ObjectProvider<BloomKeySource> keySources, ObjectProvider<SqlKeySourceFactory> sqlKeySources,
-                ObjectProvider<KeyReadScope> readScope, ObjectProvider<BloomOperationSource> operations) {
+        FilterPreloader bloomFilterPreloader(BloomFilterRegistry registry, ObjectProvider<BloomKeySource> keySources,
+                ObjectProvider<SqlKeySourceFactory> sqlKeySources, ObjectProvider<KeyReadScope> readScope,
+                ObjectProvider<BloomOperationSource> operations) {
             List<BloomKeySource> sources = new ArrayList<>(keySources.orderedStream().toList());
-            List<FilterSpec> specs = FilterSpecResolver.resolve(properties);
+            // The registry's specs, already resolved and validated (and a user's own registry's, if there is one).
+            List<FilterSpec> specs = registry.all().stream().map(NamedBloomFilter::spec).toList();
             SqlKeySourceFactory sqlFactory = sqlKeySources.getIfAvailable();
             if (sqlFactory != null) {
                 sources.addAll(sqlFactory.create(specs));
