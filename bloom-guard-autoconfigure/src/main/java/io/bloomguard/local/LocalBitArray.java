@@ -24,6 +24,16 @@ final class LocalBitArray {
         this.words = new long[(int) (bitCount / 64)];
     }
 
+    /** An array holding a copy of {@code words}. */
+    LocalBitArray(long[] words) {
+        this.words = words.clone();
+        long set = 0;
+        for (long word : this.words) {
+            set += Long.bitCount(word);
+        }
+        setBits.add(set);
+    }
+
     /** The 64-bit word at {@code index}. */
     long word(int index) {
         return (long) WORDS.getAcquire(words, index);

@@ -3,6 +3,7 @@ package io.bloomguard.local;
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.FilterSnapshot;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
 
@@ -26,15 +27,23 @@ public final class LocalBloomFilter implements BloomFilter {
     private final LocalBitArray bits;
 
     private LocalBloomFilter(FilterSizing sizing, int seed) {
-        if (sizing.blockCount() > Integer.MAX_VALUE / BlockedBloomLayout.BLOCK_WORDS) {
-            throw new IllegalArgumentException("a local filter holds at most " + (Integer.MAX_VALUE / 8)
-                    + " blocks (16 GiB); " + sizing + " needs " + sizing.blockCount());
-        }
+        this(sizing, seed, new LocalBitArray(checkedBitSize(sizing)));
+    }
+
+    private LocalBloomFilter(FilterSizing sizing, int seed, LocalBitArray bits) {
         this.sizing = sizing;
         this.seed = seed;
         this.blockCount = (int) sizing.blockCount();
         this.hashCount = sizing.hashCount();
-        this.bits = new LocalBitArray(sizing.bitSize());
+        this.bits = bits;
+    }
+
+    private static long checkedBitSize(FilterSizing sizing) {
+        if (sizing.blockCount() > Integer.MAX_VALUE / BlockedBloomLayout.BLOCK_WORDS) {
+            throw new IllegalArgumentException("a local filter holds at most " + (Integer.MAX_VALUE / 8)
+                    + " blocks (16 GiB); " + sizing + " needs " + sizing.blockCount());
+        }
+        return sizing.bitSize();
     }
 
     /** A filter with a random seed, so that nobody can precompute keys that pass it. */
@@ -45,6 +54,17 @@ public final class LocalBloomFilter implements BloomFilter {
     /** A filter with a chosen seed: for tests, and for filters that must match one stored elsewhere. */
     public static LocalBloomFilter create(FilterSizing sizing, int seed) {
         return new LocalBloomFilter(sizing, seed);
+    }
+
+    /** A filter holding a copy of exported bits, e.g. from a Redis filter; answers exactly as the exporter did. */
+    public static LocalBloomFilter fromSnapshot(FilterSnapshot snapshot) {
+        checkedBitSize(snapshot.sizing());
+        return new LocalBloomFilter(snapshot.sizing(), snapshot.seed(), new LocalBitArray(snapshot.words()));
+    }
+
+    /** A copy of this filter's bits with its size and seed, for import into another backend or a file. */
+    public FilterSnapshot exportSnapshot() {
+        return new FilterSnapshot(BlockedBloomLayout.VERSION, sizing, seed, bits.snapshot());
     }
 
     @Override

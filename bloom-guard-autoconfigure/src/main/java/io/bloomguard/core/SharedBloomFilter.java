@@ -1,0 +1,54 @@
+package io.bloomguard.core;
+
+/**
+ * A backend whose bits live in a store shared by every instance of an application, such as Redis. It is
+ * loaded once for all instances, can be rebuilt beside the live copy, and may be unable to answer (not
+ * loaded, mismatched, stale): only {@link #trustedToReject()} says whether its "no" may be acted on.
+ *
+ * <p>Usage: {@code filter.start(feed); ... if (filter.trustedToReject() && !filter.mightContain(id)) ...}
+ */
+public interface SharedBloomFilter extends BloomFilter, AutoCloseable {
+
+    /**
+     * Joins the shared filter: loads it from {@code feed} here if no instance has (blocking until it is
+     * loaded), or follows the instance that is loading it. The feed is kept for later rebuilds (after the store
+     * lost the bits, or when another loader died). Never throws for an unreachable store: the filter keeps
+     * trying in the background and passes calls through meanwhile.
+     */
+    StartOutcome start(KeyFeed feed);
+
+    /** What this instance sees of the shared filter now. */
+    SharedFilterStatus status();
+
+    /** Whether a "no" from {@link #mightContain} may be acted on now. */
+    default boolean trustedToReject() {
+        return status() == SharedFilterStatus.READY;
+    }
+
+    /**
+     * Builds a new generation from the key source beside the live one and swaps it in atomically; keys added
+     * meanwhile, from any instance, reach both. Blocks until done.
+     *
+     * @return number of keys read from the source
+     * @throws IllegalStateException when another instance holds the load lock
+     */
+    long rebuild();
+
+    /** Stops background work and releases what this instance holds in the store. */
+    @Override
+    void close();
+
+    /** What {@link #start} did. */
+    enum StartOutcome {
+        /** This instance loaded the filter. */
+        LOADED_HERE,
+        /** The stored filter was already complete. */
+        ALREADY_LOADED,
+        /** Another instance is loading it; this one passes calls through until it is done. */
+        LOADING_ELSEWHERE,
+        /** The stored filter does not match this instance's configuration. */
+        MISMATCHED,
+        /** The store could not be reached; the filter keeps trying. */
+        UNREACHABLE
+    }
+}

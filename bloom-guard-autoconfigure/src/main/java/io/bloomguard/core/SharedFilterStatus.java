@@ -1,0 +1,30 @@
+package io.bloomguard.core;
+
+/**
+ * Where a {@link SharedBloomFilter} stands, as this instance sees the shared store. Only {@link #READY} may
+ * reject a key; every other status answers "might contain".
+ */
+public enum SharedFilterStatus {
+
+    /** Not started yet: nothing has been read from the store. */
+    NOT_STARTED,
+
+    /** The stored filter is being loaded (by this instance or another) and is not complete yet. */
+    LOADING,
+
+    /** Complete and matching this instance's configuration. */
+    READY,
+
+    /** The stored bits are gone (deleted, evicted, flushed); it is rebuilt from the key source. */
+    MISSING,
+
+    /**
+     * The stored filter was built with another size, hash count, layout or shard count than this instance is
+     * configured for. Checks pass through and adds still go to the stored filter (in its own layout) until a
+     * rebuild brings it in line with the configuration.
+     */
+    MISMATCHED,
+
+    /** Adds did not reach the store (it was unreachable); it is not trusted until they are replayed or it is rebuilt. */
+    STALE
+}

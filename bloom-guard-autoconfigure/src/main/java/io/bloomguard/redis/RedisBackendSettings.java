@@ -1,0 +1,27 @@
+package io.bloomguard.redis;
+
+import java.time.Duration;
+
+/**
+ * Settings shared by every Redis filter of an application ({@code bloom-guard.redis.*}).
+ *
+ * @param keyPrefix         prefix of every key the backend writes
+ * @param checkTimeout      longest a guarded call waits for a check before the failure policy applies
+ * @param commandTimeout    longest any other command (adds, metadata, uploads) is waited for
+ * @param breakerWindow     how long the circuit breaker stays open after a failure before one trial call
+ * @param lockTtl           expiry of the load lock; the loader renews it, so it only matters when the loader dies
+ * @param refreshInterval   how often each instance reads the stored state (readiness, generation, lost bitmaps)
+ * @param pendingAddsLimit  adds kept for replay while Redis is unreachable; beyond it the filter is rebuilt
+ * @param rebuildGrace      pause between announcing a new generation and reading the key source, so that writes
+ *                          whose transactions were already open reach the new generation or the source
+ */
+public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout,
+        Duration breakerWindow, Duration lockTtl, Duration refreshInterval, int pendingAddsLimit,
+        Duration rebuildGrace) {
+
+    /** The defaults of {@code bloom-guard.redis.*}. */
+    public static RedisBackendSettings defaults() {
+        return new RedisBackendSettings("bloom-guard:", Duration.ofMillis(50), Duration.ofSeconds(2),
+                Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(1), 100_000, Duration.ofSeconds(1));
+    }
+}

@@ -1,0 +1,916 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.BlockedBloomLayout;
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.FilterSnapshot;
+import io.bloomguard.core.Hash128;
+import io.bloomguard.core.KeyCanonicalizer;
+import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.SharedBloomFilter;
+import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.local.LocalBloomFilter;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * A Bloom filter stored in Redis and shared by every instance: the same bits as {@link LocalBloomFilter} (so
+ * filters move between the two), one {@code GETRANGE} of the key's 64-byte block per check, one script per
+ * shard for an add or a batch.
+ *
+ * <p>Usage (the auto-configuration does this for {@code backend: redis}):
+ * <pre>{@code
+ * RedisBloomFilter users = backend.create("users", FilterSizing.of(10_000_000, 0.001), 1);
+ * users.start(feed);                 // loads it once for all instances, or follows the loader
+ * users.put(42L);
+ * if (users.trustedToReject() && !users.mightContain(7L)) ...
+ * }</pre>
+ *
+ * <p>What keeps it from ever answering "absent" for a key that was added:
+ * <ul>
+ * <li>the bitmap's key name carries the {@link RedisFilterIdentity} its bits were written with, so an instance
+ * that would compute other positions reads a missing key ("not ready") instead;</li>
+ * <li>a missing bitmap, a filter still loading, a stored filter of another size, or adds that could not be
+ * written make the filter not {@linkplain #trustedToReject() trusted}, and calls pass through;</li>
+ * <li>a rebuild creates the next generation first and every add from then on reaches both, so the swap loses
+ * nothing;</li>
+ * <li>adds that fail are buffered and replayed; past the buffer's bound the filter is marked stale in Redis
+ * for every instance and rebuilt.</li>
+ * </ul>
+ */
+public final class RedisBloomFilter implements SharedBloomFilter {
+
+    private static final Log logger = LogFactory.getLog(RedisBloomFilter.class);
+
+    /** Words per {@code SETRANGE} / {@code GETRANGE} when moving whole bitmaps: 4 MiB. */
+    private static final int CHUNK_WORDS = 1 << 19;
+
+    private static final int REPLAY_BATCH = 10_000;
+
+    private static final int WRITE_ATTEMPTS = 3;
+
+    private final String name;
+    private final FilterSizing sizing;
+    private final RedisFilterIdentity configured;
+    private final RedisFilterKeys keys;
+    private final RedisBackendSettings settings;
+    private final Supplier<RedisPort> port;
+    private final CircuitBreaker breaker;
+    private final ScheduledExecutorService scheduler;
+    private final ExecutorService builders;
+    private final String owner = UUID.randomUUID().toString();
+    private final PendingAdds pending;
+    private final AtomicBoolean building = new AtomicBoolean();
+    private volatile View view = View.NOT_STARTED;
+    private volatile KeyFeed feed = KeyFeed.EMPTY;
+    private volatile @Nullable ScheduledFuture<?> refresher;
+    private volatile long nextBuildAttempt = System.nanoTime();
+    private volatile boolean closed;
+
+    RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, RedisBackendSettings settings,
+            Supplier<RedisPort> port, CircuitBreaker breaker, ScheduledExecutorService scheduler,
+            ExecutorService builders) {
+        this.name = name;
+        this.sizing = sizing;
+        this.configured = RedisFilterIdentity.of(sizing, seed, shards);
+        this.keys = new RedisFilterKeys(settings.keyPrefix(), name);
+        this.settings = settings;
+        this.port = port;
+        this.breaker = breaker;
+        this.scheduler = scheduler;
+        this.builders = builders;
+        this.pending = new PendingAdds(settings.pendingAddsLimit());
+    }
+
+    public String name() {
+        return name;
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    @Override
+    public StartOutcome start(KeyFeed keys) {
+        this.feed = keys;
+        try {
+            refresh();
+            View current = view;
+            return switch (current.status) {
+                case READY -> StartOutcome.ALREADY_LOADED;
+                case MISMATCHED -> StartOutcome.MISMATCHED;
+                default -> {
+                    if (!tryLock()) {
+                        logger.info("Filter '" + name + "' is being loaded by another instance; calls pass through until"
+                                + " it is ready");
+                        yield StartOutcome.LOADING_ELSEWHERE;
+                    }
+                    buildHoldingLock("startup", configuredTarget(current), this::readKeySource);
+                    yield StartOutcome.LOADED_HERE;
+                }
+            };
+        }
+        catch (RedisUnavailableException ex) {
+            logger.warn("Filter '" + name + "': Redis is unavailable at startup (" + ex.getMessage()
+                    + "); calls pass through until it is reachable and the filter is loaded");
+            return StartOutcome.UNREACHABLE;
+        }
+        finally {
+            long every = settings.refreshInterval().toMillis();
+            refresher = scheduler.scheduleWithFixedDelay(this::maintain, every, every, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Override
+    public SharedFilterStatus status() {
+        SharedFilterStatus stored = view.status;
+        if (stored == SharedFilterStatus.READY && (!pending.isEmpty() || pending.overflowed())) {
+            return SharedFilterStatus.STALE;
+        }
+        return stored;
+    }
+
+    @Override
+    public long rebuild() {
+        refresh();
+        if (!tryLock()) {
+            throw new IllegalStateException("Filter '" + name + "' is being loaded by another instance; try again when"
+                    + " it is done");
+        }
+        return buildHoldingLock("rebuild", configuredTarget(view), this::readKeySource);
+    }
+
+    /**
+     * Replaces the stored filter with the given bits (from {@link LocalBloomFilter#exportSnapshot()} or another
+     * filter's {@link #exportSnapshot()}), as a rebuild does: adds made meanwhile are kept.
+     *
+     * @throws IllegalStateException when another instance holds the load lock
+     */
+    public void importSnapshot(FilterSnapshot snapshot) {
+        refresh();
+        if (!tryLock()) {
+            throw new IllegalStateException("Filter '" + name + "' is being loaded by another instance");
+        }
+        RedisFilterIdentity target = RedisFilterIdentity.of(snapshot.sizing(), snapshot.seed(), configured.shards());
+        buildHoldingLock("import", target, unused -> 0L, snapshot);
+    }
+
+    /** The stored bits with their size and seed, for a local filter or another store. */
+    public FilterSnapshot exportSnapshot() {
+        RedisFilterIdentity live = requireLive();
+        long[] words = new long[Math.toIntExact(live.blockCount() * BlockedBloomLayout.BLOCK_WORDS)];
+        for (int shard = 0; shard < live.shards(); shard++) {
+            int firstWord = Math.toIntExact(live.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_WORDS);
+            int shardWords = Math.toIntExact(live.blocksIn(shard) * BlockedBloomLayout.BLOCK_WORDS);
+            String key = keys.bits(shard, live);
+            for (int done = 0; done < shardWords; done += CHUNK_WORDS) {
+                int count = Math.min(CHUNK_WORDS, shardWords - done);
+                long start = (long) done * 8;
+                byte[] bytes = call(() -> port.get().getRange(key, start, start + count * 8L - 1),
+                        settings.commandTimeout());
+                if (bytes.length != count * 8) {
+                    throw new IllegalStateException("Filter '" + name + "': bitmap " + key + " disappeared during export");
+                }
+                RedisBitmapCodec.fromRedisBytes(bytes, words, firstWord + done);
+            }
+        }
+        return new FilterSnapshot(live.layoutVersion(), sizingOf(live), live.seed(), words);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        ScheduledFuture<?> task = refresher;
+        if (task != null) {
+            task.cancel(false);
+        }
+    }
+
+    // ---------------------------------------------------------------- checks
+
+    @Override
+    public boolean mightContain(Object key) {
+        View current = view;
+        RedisFilterIdentity live = current.live;
+        if (live == null) {
+            return true;
+        }
+        Hash128 hash = KeyCanonicalizer.hash(key, live.seed());
+        long block = BlockedBloomLayout.blockIndex(hash.h1(), (int) live.blockCount());
+        int shard = live.shardOf(block);
+        long start = (block - live.firstBlockOf(shard)) * (BlockedBloomLayout.BLOCK_BITS / 8);
+        String bitmap = current.liveKeys[shard];
+        byte[] bytes = call(() -> port.get().getRange(bitmap, start, start + BlockedBloomLayout.BLOCK_BITS / 8 - 1),
+                settings.checkTimeout());
+        if (bytes.length < BlockedBloomLayout.BLOCK_BITS / 8) {
+            bitmapMissing(current);
+            return true;
+        }
+        long step = BlockedBloomLayout.step(hash.h1());
+        long probe = hash.h2();
+        for (int i = 0; i < live.hashCount(); i++) {
+            if (!RedisBitmapCodec.isSet(bytes, BlockedBloomLayout.bitInBlock(probe))) {
+                return false;
+            }
+            probe = BlockedBloomLayout.nextProbe(probe, step);
+        }
+        return true;
+    }
+
+    /** One script per shard, all sent before any answer is awaited: one round trip for a batch on one shard. */
+    @Override
+    public boolean[] mightContainAll(List<?> checked) {
+        boolean[] answers = new boolean[checked.size()];
+        View current = view;
+        RedisFilterIdentity live = current.live;
+        if (live == null) {
+            java.util.Arrays.fill(answers, true);
+            return answers;
+        }
+        Map<Integer, List<Integer>> indexesByShard = new LinkedHashMap<>();
+        Map<Integer, List<String>> argsByShard = new LinkedHashMap<>();
+        for (int i = 0; i < answers.length; i++) {
+            Located located = locate(live, checked.get(i));
+            indexesByShard.computeIfAbsent(located.shard, s -> new ArrayList<>()).add(i);
+            List<String> args = argsByShard.computeIfAbsent(located.shard,
+                    s -> new ArrayList<>(List.of(Integer.toString(live.hashCount()))));
+            for (long offset : located.offsets) {
+                args.add(Long.toString(offset));
+            }
+        }
+        Map<Integer, CompletableFuture<Object>> replies = new LinkedHashMap<>();
+        for (Map.Entry<Integer, List<String>> entry : argsByShard.entrySet()) {
+            String bitmap = current.liveKeys[entry.getKey()];
+            replies.put(entry.getKey(), send(() -> port.get().eval(RedisScripts.CHECK_ALL, List.of(bitmap),
+                    entry.getValue())));
+        }
+        for (Map.Entry<Integer, CompletableFuture<Object>> reply : replies.entrySet()) {
+            byte[] bits = (byte[]) await(reply.getValue(), settings.commandTimeout());
+            List<Integer> indexes = indexesByShard.get(reply.getKey());
+            boolean missing = bits.length != indexes.size();
+            if (missing) {
+                bitmapMissing(current);
+            }
+            for (int j = 0; j < indexes.size(); j++) {
+                answers[indexes.get(j)] = missing || bits[j] == '1';
+            }
+        }
+        return answers;
+    }
+
+    // ---------------------------------------------------------------- adds
+
+    @Override
+    public boolean put(Object key) {
+        return putAll(List.of(key)) > 0;
+    }
+
+    /**
+     * Adds keys with one script per shard. Keys that cannot be written now (Redis unreachable, no bitmap yet)
+     * are buffered for replay and counted as new, since they may be.
+     */
+    @Override
+    public long putAll(Iterable<?> added) {
+        List<Object> list = new ArrayList<>();
+        added.forEach(list::add);
+        if (list.isEmpty()) {
+            return 0;
+        }
+        if (view == View.NOT_STARTED || closed) {
+            pending.addAll(list);
+            return list.size();
+        }
+        try {
+            WriteResult result = write(list);
+            if (!result.unwritten.isEmpty()) {
+                pending.addAll(result.unwritten);
+            }
+            return result.changed + result.unwritten.size();
+        }
+        catch (RedisUnavailableException ex) {
+            pending.addAll(list);
+            logger.debug("Filter '" + name + "': buffered " + list.size() + " adds while Redis is unavailable", ex);
+            return list.size();
+        }
+    }
+
+    private WriteResult write(List<Object> toWrite) {
+        List<Object> remaining = toWrite;
+        long changed = 0;
+        List<Object> unwritten = new ArrayList<>();
+        for (int attempt = 1; ; attempt++) {
+            View current = view;
+            if (current.live == null && current.next == null) {
+                unwritten.addAll(remaining);
+                return new WriteResult(changed, unwritten);
+            }
+            Map<Integer, ShardWrite> writes = new LinkedHashMap<>();
+            for (Object key : remaining) {
+                if (current.live != null) {
+                    Located located = locate(current.live, key);
+                    writes.computeIfAbsent(located.shard, ShardWrite::new).addLive(key, located.offsets);
+                }
+                if (current.next != null) {
+                    Located located = locate(current.next, key);
+                    writes.computeIfAbsent(located.shard, ShardWrite::new).addNext(key, located.offsets);
+                }
+            }
+            Map<ShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
+            for (ShardWrite shardWrite : writes.values()) {
+                replies.put(shardWrite, send(() -> port.get().eval(RedisScripts.ADD,
+                        shardWrite.keys(current), shardWrite.args(current))));
+            }
+            Set<Object> retry = new LinkedHashSet<>();
+            for (Map.Entry<ShardWrite, CompletableFuture<Object>> reply : replies.entrySet()) {
+                long answer = (Long) await(reply.getValue(), settings.commandTimeout());
+                if (answer == -2) {
+                    retry.addAll(reply.getKey().allKeys());
+                }
+                else if (answer == -1) {
+                    unwritten.addAll(reply.getKey().allKeys());
+                    bitmapMissing(current);
+                }
+                else {
+                    changed += answer;
+                }
+            }
+            if (retry.isEmpty()) {
+                return new WriteResult(changed, unwritten);
+            }
+            if (attempt == WRITE_ATTEMPTS) {
+                unwritten.addAll(retry);
+                return new WriteResult(changed, unwritten);
+            }
+            refresh(); // a generation started or was swapped since this instance last looked
+            remaining = new ArrayList<>(retry);
+        }
+    }
+
+    // ---------------------------------------------------------------- sizes
+
+    @Override
+    public long approximateElementCount() {
+        double estimate = estimateKeys();
+        return Double.isInfinite(estimate) ? Long.MAX_VALUE : Math.round(estimate);
+    }
+
+    @Override
+    public double expectedFpp() {
+        RedisFilterIdentity live = view.live;
+        if (live == null) {
+            return 0.0;
+        }
+        double estimate = estimateKeys();
+        return Double.isInfinite(estimate) ? 1.0 : sizingOf(live).falsePositiveProbability(estimate);
+    }
+
+    private double estimateKeys() {
+        View current = view;
+        RedisFilterIdentity live = current.live;
+        if (live == null) {
+            return 0;
+        }
+        long setBits = 0;
+        for (String bitmap : current.liveKeys) {
+            setBits += call(() -> port.get().bitCount(bitmap), settings.commandTimeout());
+        }
+        return sizingOf(live).estimateKeys(setBits);
+    }
+
+    @Override
+    public long bitSize() {
+        return sizing.bitSize();
+    }
+
+    @Override
+    public int hashCount() {
+        return sizing.hashCount();
+    }
+
+    @Override
+    public FilterSizing sizing() {
+        return sizing;
+    }
+
+    /** Seed of the stored filter once known; until then the seed this instance would create it with. */
+    @Override
+    public int seed() {
+        RedisFilterIdentity live = view.live;
+        return (live != null) ? live.seed() : configured.seed();
+    }
+
+    /** Shards the configured filter is split over. */
+    public int shards() {
+        return configured.shards();
+    }
+
+    /** Adds waiting for replay. */
+    public int pendingAdds() {
+        return pending.size();
+    }
+
+    // ---------------------------------------------------------------- background work
+
+    /** Reads the stored state, replays buffered adds, and (re)builds the filter when it is gone or stale. */
+    void maintain() {
+        if (closed) {
+            return;
+        }
+        try {
+            refresh();
+            replayPending();
+            buildIfNeeded();
+        }
+        catch (RedisUnavailableException ex) {
+            logger.debug("Filter '" + name + "': Redis unavailable during maintenance", ex);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Filter '" + name + "': maintenance failed", ex);
+        }
+    }
+
+    private void replayPending() {
+        if (pending.overflowed() && view.storeStale == null) {
+            // Keys were dropped: nobody may trust the stored filter until it is rebuilt.
+            call(() -> port.get().eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)),
+                    List.of("adds lost by an instance while Redis was unavailable")), settings.commandTimeout());
+            refresh();
+        }
+        while (!pending.isEmpty()) {
+            List<Object> batch = pending.drain(REPLAY_BATCH);
+            WriteResult result;
+            try {
+                result = write(batch);
+            }
+            catch (RedisUnavailableException ex) {
+                pending.addAll(batch);
+                throw ex;
+            }
+            if (!result.unwritten.isEmpty()) {
+                pending.addAll(result.unwritten);
+                return; // no bitmap to write to yet: the rebuild will take them
+            }
+            logger.info("Filter '" + name + "': replayed " + batch.size() + " adds buffered while Redis was unavailable");
+        }
+    }
+
+    private void buildIfNeeded() {
+        View current = view;
+        boolean needed = current.status == SharedFilterStatus.MISSING || current.status == SharedFilterStatus.LOADING
+                || current.storeStale != null || pending.overflowed();
+        if (!needed || building.get() || System.nanoTime() - nextBuildAttempt < 0 || !tryLock()) {
+            return;
+        }
+        String reason = (current.status == SharedFilterStatus.LOADING) ? "takeover from a loader that stopped"
+                : (current.status == SharedFilterStatus.MISSING) ? "bitmap missing" : "stale";
+        builders.execute(() -> {
+            try {
+                buildHoldingLock(reason, configuredTarget(current), this::readKeySource);
+            }
+            catch (RuntimeException ex) {
+                logger.error("Filter '" + name + "': " + reason + " rebuild failed; retrying in "
+                        + settings.lockTtl().toSeconds() + " s", ex);
+            }
+        });
+    }
+
+    /** Reads the metadata of shard 0 and whether the live bitmaps exist; updates {@link #status()}. */
+    void refresh() {
+        Map<String, String> meta = call(() -> port.get().hashGetAll(keys.meta(0)), settings.commandTimeout());
+        RedisFilterIdentity live = RedisFilterIdentity.parse(meta.get("live"));
+        RedisFilterIdentity next = RedisFilterIdentity.parse(meta.get("next"));
+        if (live != null && !live.readable()) {
+            live = null; // written by a version with another layout: this one can neither read nor add
+        }
+        if (next != null && !next.readable()) {
+            next = null;
+        }
+        String stale = meta.get("stale");
+        SharedFilterStatus status;
+        if (live != null && !allExist(live)) {
+            live = null;
+        }
+        if (live == null) {
+            status = (next != null) ? SharedFilterStatus.LOADING : SharedFilterStatus.MISSING;
+        }
+        else if (!live.sameShape(configured)) {
+            status = SharedFilterStatus.MISMATCHED;
+        }
+        else if (stale != null) {
+            status = SharedFilterStatus.STALE;
+        }
+        else {
+            status = SharedFilterStatus.READY;
+        }
+        View previous = view;
+        View updated = new View(status, live, next, stale, keys);
+        view = updated;
+        reportChange(previous, updated, meta);
+    }
+
+    private boolean allExist(RedisFilterIdentity live) {
+        List<CompletableFuture<Long>> replies = new ArrayList<>();
+        for (int shard = 0; shard < live.shards(); shard++) {
+            String bitmap = keys.bits(shard, live);
+            replies.add(send(() -> port.get().exists(bitmap)));
+        }
+        boolean all = true;
+        for (CompletableFuture<Long> reply : replies) {
+            all &= await(reply, settings.commandTimeout()) == 1L;
+        }
+        return all;
+    }
+
+    private void reportChange(View previous, View updated, Map<String, String> meta) {
+        if (previous.status == updated.status) {
+            return;
+        }
+        switch (updated.status) {
+            case MISMATCHED -> logger.warn("Filter '" + name + "': the filter stored in Redis (" + meta.get("live")
+                    + ", expected-size " + meta.get("expected-size") + ", error-rate " + meta.get("error-rate")
+                    + ") does not match this instance's configuration (" + configured.fingerprint().replaceFirst("\\.s[0-9a-f]+", "")
+                    + ", expected-size " + sizing.expectedSize() + ", error-rate " + sizing.errorRate()
+                    + "); calls pass through until it is rebuilt with this configuration");
+            case MISSING -> {
+                if (previous.status != SharedFilterStatus.NOT_STARTED) {
+                    logger.warn("Filter '" + name + "': its bitmap is gone from Redis (flushed, evicted or deleted);"
+                            + " calls pass through until it is rebuilt from its key source");
+                }
+            }
+            case STALE -> logger.warn("Filter '" + name + "' is marked stale in Redis (" + updated.storeStale
+                    + "); calls pass through until it is rebuilt");
+            case READY -> {
+                if (previous.status != SharedFilterStatus.NOT_STARTED) {
+                    logger.info("Filter '" + name + "' is ready (generation " + meta.get("generation") + ")");
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    private void bitmapMissing(View seen) {
+        if (view == seen && seen.status == SharedFilterStatus.READY) {
+            view = new View(SharedFilterStatus.MISSING, seen.live, seen.next, seen.storeStale, keys);
+        }
+    }
+
+    private RedisFilterIdentity requireLive() {
+        RedisFilterIdentity live = view.live;
+        if (live == null) {
+            throw new IllegalStateException("Filter '" + name + "' has no complete bitmap in Redis (" + status() + ")");
+        }
+        return live;
+    }
+
+    // ---------------------------------------------------------------- building a generation
+
+    /** The configured shape, keeping the stored seed when the stored filter (or a build under way) has that shape. */
+    private RedisFilterIdentity configuredTarget(View current) {
+        if (current.live != null && current.live.sameShape(configured)) {
+            return current.live;
+        }
+        if (current.next != null && current.next.sameShape(configured)) {
+            return current.next;
+        }
+        return configured;
+    }
+
+    private long readKeySource(LocalBloomFilter bits) {
+        return feed.feed(bits::putAll);
+    }
+
+    private long buildHoldingLock(String reason, RedisFilterIdentity target,
+            java.util.function.ToLongFunction<LocalBloomFilter> fill) {
+        return buildHoldingLock(reason, target, fill, null);
+    }
+
+    /**
+     * Builds generation {@code target} while holding the lock: announces it (from then on every add reaches
+     * it), waits the grace period, fills a local bit array from the key source (or takes a snapshot's words),
+     * uploads it and swaps it in, shard 0 last so that instances see the new generation only once every
+     * shard has it.
+     */
+    private long buildHoldingLock(String reason, RedisFilterIdentity target,
+            java.util.function.ToLongFunction<LocalBloomFilter> fill, @Nullable FilterSnapshot snapshot) {
+        building.set(true);
+        long renewEvery = Math.max(1, settings.lockTtl().toMillis() / 3);
+        ScheduledFuture<?> renewal = scheduler.scheduleWithFixedDelay(this::renewLock, renewEvery, renewEvery,
+                TimeUnit.MILLISECONDS);
+        long start = System.nanoTime();
+        RedisFilterIdentity previousLive = view.live;
+        try {
+            logger.info("Filter '" + name + "': building " + target.fingerprint() + " in Redis (" + reason + ")");
+            for (int shard = 0; shard < target.shards(); shard++) {
+                long lastBit = target.blocksIn(shard) * BlockedBloomLayout.BLOCK_BITS - 1;
+                List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target));
+                call(() -> port.get().eval(RedisScripts.BEGIN, keyNames, List.of(target.fingerprint(),
+                        Long.toString(lastBit))), settings.commandTimeout());
+            }
+            refresh(); // this instance's own adds reach the new generation from now on
+            pending.clearOverflow(); // keys dropped before now are in the key source read below
+            sleep(settings.rebuildGrace());
+            long[] words;
+            long count;
+            if (snapshot != null) {
+                words = snapshot.words();
+                count = 0;
+            }
+            else {
+                LocalBloomFilter bits = LocalBloomFilter.create(sizingOf(target), target.seed());
+                count = fill.applyAsLong(bits);
+                words = bits.toWords();
+            }
+            upload(target, words);
+            swap(target, previousLive);
+            refresh();
+            logger.info("Filter '" + name + "': " + reason + " done, " + count + " keys in "
+                    + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprint()
+                    + " is live");
+            return count;
+        }
+        catch (RuntimeException ex) {
+            nextBuildAttempt = System.nanoTime() + settings.lockTtl().toNanos();
+            throw ex;
+        }
+        finally {
+            renewal.cancel(false);
+            releaseLock();
+            building.set(false);
+        }
+    }
+
+    private void upload(RedisFilterIdentity target, long[] words) {
+        List<CompletableFuture<Long>> inFlight = new ArrayList<>();
+        for (int shard = 0; shard < target.shards(); shard++) {
+            String key = keys.upload(shard, target, owner);
+            int firstWord = Math.toIntExact(target.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_WORDS);
+            int shardWords = Math.toIntExact(target.blocksIn(shard) * BlockedBloomLayout.BLOCK_WORDS);
+            boolean wrote = false;
+            for (int done = 0; done < shardWords; done += CHUNK_WORDS) {
+                int count = Math.min(CHUNK_WORDS, shardWords - done);
+                if (RedisBitmapCodec.allZero(words, firstWord + done, count)) {
+                    continue; // nothing to OR in
+                }
+                byte[] bytes = RedisBitmapCodec.toRedisBytes(words, firstWord + done, count);
+                long offset = (long) done * 8;
+                inFlight.add(send(() -> port.get().setRange(key, offset, bytes)));
+                wrote = true;
+                if (inFlight.size() >= 4) {
+                    awaitAll(inFlight);
+                }
+            }
+            awaitAll(inFlight);
+            if (wrote) {
+                // A loader that dies before the swap leaves its upload behind; let Redis drop it.
+                call(() -> port.get().expire(key, Duration.ofHours(1).toMillis()), settings.commandTimeout());
+            }
+        }
+    }
+
+    private void swap(RedisFilterIdentity target, @Nullable RedisFilterIdentity previousLive) {
+        String loadedAt = java.time.Instant.now().toString();
+        for (int shard = target.shards() - 1; shard >= 0; shard--) {
+            String oldLive = (previousLive != null && shard < previousLive.shards()) ? keys.bits(shard, previousLive)
+                    : keys.bits(shard, target);
+            List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target), keys.upload(shard, target, owner),
+                    keys.bits(shard, target), oldLive);
+            List<String> args = List.of(target.fingerprint(), Long.toString(target.blockCount() * BlockedBloomLayout.BLOCK_BITS),
+                    Integer.toString(target.hashCount()), Integer.toString(target.seed()),
+                    Integer.toString(target.layoutVersion()), Integer.toString(target.shards()),
+                    Long.toString(sizing.expectedSize()), Double.toString(sizing.errorRate()), loadedAt);
+            long swapped = (Long) call(() -> port.get().eval(RedisScripts.FINISH, keyNames, args),
+                    settings.commandTimeout());
+            if (swapped == 0) {
+                logger.warn("Filter '" + name + "': shard " + shard + " was swapped by another loader first; keeping"
+                        + " its generation");
+            }
+        }
+        if (previousLive != null && previousLive.shards() > target.shards()) {
+            for (int shard = target.shards(); shard < previousLive.shards(); shard++) {
+                String bitmap = keys.bits(shard, previousLive);
+                String meta = keys.meta(shard);
+                call(() -> port.get().delete(bitmap), settings.commandTimeout());
+                call(() -> port.get().delete(meta), settings.commandTimeout());
+            }
+        }
+    }
+
+    private boolean tryLock() {
+        Object taken = call(() -> port.get().eval(RedisScripts.LOCK, List.of(keys.lock()),
+                List.of(owner, Long.toString(settings.lockTtl().toMillis()))), settings.commandTimeout());
+        return Long.valueOf(1).equals(taken);
+    }
+
+    private void renewLock() {
+        try {
+            Object renewed = call(() -> port.get().eval(RedisScripts.RENEW, List.of(keys.lock()),
+                    List.of(owner, Long.toString(settings.lockTtl().toMillis()))), settings.commandTimeout());
+            if (!Long.valueOf(1).equals(renewed)) {
+                logger.warn("Filter '" + name + "': the load lock expired while loading; another instance may take over");
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Filter '" + name + "': could not renew the load lock: " + ex.getMessage());
+        }
+    }
+
+    private void releaseLock() {
+        try {
+            call(() -> port.get().eval(RedisScripts.RELEASE, List.of(keys.lock()), List.of(owner)),
+                    settings.commandTimeout());
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Filter '" + name + "': could not release the load lock; it expires on its own", ex);
+        }
+    }
+
+    private FilterSizing sizingOf(RedisFilterIdentity identity) {
+        return new FilterSizing(sizing.expectedSize(), sizing.errorRate(), identity.blockCount(), identity.hashCount());
+    }
+
+    // ---------------------------------------------------------------- calls
+
+    /** Sends a command unless the breaker is open; the reply is awaited with {@link #await}. */
+    private <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> command) {
+        if (!breaker.tryAcquire()) {
+            throw new RedisUnavailableException("Redis is unavailable (circuit breaker open after a failure)");
+        }
+        try {
+            return command.get();
+        }
+        catch (RuntimeException ex) {
+            breaker.onFailure();
+            throw new RedisUnavailableException("Could not send a command to Redis: " + ex.getMessage(), ex);
+        }
+    }
+
+    private <T> T await(CompletableFuture<T> reply, Duration timeout) {
+        try {
+            T value = reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            breaker.onSuccess();
+            return value;
+        }
+        catch (TimeoutException ex) {
+            breaker.onFailure();
+            throw new RedisUnavailableException("Redis did not answer within " + timeout.toMillis() + " ms");
+        }
+        catch (ExecutionException ex) {
+            breaker.onFailure();
+            throw new RedisUnavailableException("Redis command failed: " + ex.getCause().getMessage(), ex.getCause());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new RedisUnavailableException("Interrupted while waiting for Redis", ex);
+        }
+    }
+
+    private <T> T call(Supplier<CompletableFuture<T>> command, Duration timeout) {
+        return await(send(command), timeout);
+    }
+
+    private void awaitAll(List<CompletableFuture<Long>> replies) {
+        for (CompletableFuture<Long> reply : replies) {
+            await(reply, settings.commandTimeout());
+        }
+        replies.clear();
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted", ex);
+        }
+    }
+
+    private static Located locate(RedisFilterIdentity identity, Object key) {
+        Hash128 hash = KeyCanonicalizer.hash(key, identity.seed());
+        long block = BlockedBloomLayout.blockIndex(hash.h1(), (int) identity.blockCount());
+        int shard = identity.shardOf(block);
+        long base = (block - identity.firstBlockOf(shard)) * BlockedBloomLayout.BLOCK_BITS;
+        long step = BlockedBloomLayout.step(hash.h1());
+        long probe = hash.h2();
+        long[] offsets = new long[identity.hashCount()];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = base + BlockedBloomLayout.bitInBlock(probe);
+            probe = BlockedBloomLayout.nextProbe(probe, step);
+        }
+        return new Located(shard, offsets);
+    }
+
+    @Override
+    public String toString() {
+        return "RedisBloomFilter[" + name + ", " + status() + ", " + configured.fingerprint() + "]";
+    }
+
+    /** A key's shard and its bit offsets in that shard's bitmap. */
+    private record Located(int shard, long[] offsets) {
+    }
+
+    private record WriteResult(long changed, List<Object> unwritten) {
+    }
+
+    /**
+     * What this instance last read of the stored filter. {@code live} is set only when every shard's bitmap
+     * existed; {@code liveKeys} are their names, computed once rather than per check.
+     */
+    private static final class View {
+
+        static final View NOT_STARTED = new View(SharedFilterStatus.NOT_STARTED, null, null, null, null);
+
+        final SharedFilterStatus status;
+        final @Nullable RedisFilterIdentity live;
+        final @Nullable RedisFilterIdentity next;
+        final @Nullable String storeStale;
+        final String[] liveKeys;
+
+        View(SharedFilterStatus status, @Nullable RedisFilterIdentity live, @Nullable RedisFilterIdentity next,
+                @Nullable String storeStale, @Nullable RedisFilterKeys keys) {
+            this.status = status;
+            this.live = live;
+            this.next = next;
+            this.storeStale = storeStale;
+            this.liveKeys = new String[(live != null && keys != null) ? live.shards() : 0];
+            for (int shard = 0; shard < liveKeys.length; shard++) {
+                liveKeys[shard] = keys.bits(shard, live);
+            }
+        }
+    }
+
+    /** The keys of one add script call: offsets for the live generation and, during a rebuild, the next one. */
+    private final class ShardWrite {
+
+        private final int shard;
+        private final List<Object> liveKeys = new ArrayList<>();
+        private final List<Object> nextKeys = new ArrayList<>();
+        private final List<String> liveOffsets = new ArrayList<>();
+        private final List<String> nextOffsets = new ArrayList<>();
+
+        ShardWrite(int shard) {
+            this.shard = shard;
+        }
+
+        void addLive(Object key, long[] offsets) {
+            liveKeys.add(key);
+            for (long offset : offsets) {
+                liveOffsets.add(Long.toString(offset));
+            }
+        }
+
+        void addNext(Object key, long[] offsets) {
+            nextKeys.add(key);
+            for (long offset : offsets) {
+                nextOffsets.add(Long.toString(offset));
+            }
+        }
+
+        Set<Object> allKeys() {
+            Set<Object> all = new LinkedHashSet<>(liveKeys);
+            all.addAll(nextKeys);
+            return all;
+        }
+
+        List<String> keys(View current) {
+            RedisFilterIdentity live = current.live;
+            RedisFilterIdentity next = current.next;
+            String liveKey = (live != null && shard < live.shards()) ? keys.bits(shard, live) : keys.meta(shard) + ":none";
+            String nextKey = (next != null && shard < next.shards()) ? keys.next(shard, next) : keys.meta(shard) + ":none";
+            return List.of(keys.meta(shard), liveKey, nextKey);
+        }
+
+        /** The view this shard's metadata must match; see {@link RedisScripts#ADD}. */
+        List<String> args(View current) {
+            RedisFilterIdentity live = current.live;
+            RedisFilterIdentity next = current.next;
+            List<String> args = new ArrayList<>(6 + liveOffsets.size() + nextOffsets.size());
+            args.add((live != null && shard < live.shards()) ? live.fingerprint() : "");
+            args.add((next != null && shard < next.shards()) ? next.fingerprint() : "");
+            args.add(Integer.toString(live != null ? live.hashCount() : 0));
+            args.add(Integer.toString(liveKeys.size()));
+            args.add(Integer.toString(next != null ? next.hashCount() : 0));
+            args.add(Integer.toString(nextKeys.size()));
+            args.addAll(liveOffsets);
+            args.addAll(nextOffsets);
+            return args;
+        }
+    }
+}

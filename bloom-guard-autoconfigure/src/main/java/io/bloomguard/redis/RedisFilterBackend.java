@@ -1,0 +1,100 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.FilterSizing;
+
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * The Redis filters of one application: they share one connection (opened on first use), one circuit breaker
+ * (a dead server is one outage, not one per filter) and one maintenance thread.
+ *
+ * <p>Usage: {@code try (RedisFilterBackend redis = new RedisFilterBackend(() -> LettuceRedisPort.connect(client),
+ * RedisBackendSettings.defaults())) { RedisBloomFilter users = redis.create("users", sizing, 1); ... }}
+ */
+public final class RedisFilterBackend implements AutoCloseable {
+
+    private static final SecureRandom SEEDS = new SecureRandom();
+
+    private final RedisBackendSettings settings;
+    private final Supplier<RedisPort> connector;
+    private final CircuitBreaker breaker;
+    private final ScheduledExecutorService scheduler;
+    private final ExecutorService builders;
+    private final List<RedisBloomFilter> filters = new CopyOnWriteArrayList<>();
+    private volatile RedisPort port;
+
+    public RedisFilterBackend(Supplier<RedisPort> connector, RedisBackendSettings settings) {
+        this.connector = connector;
+        this.settings = settings;
+        this.breaker = new CircuitBreaker(settings.breakerWindow());
+        ScheduledThreadPoolExecutor maintenance = new ScheduledThreadPoolExecutor(1, daemon("bloom-guard-redis"));
+        maintenance.setRemoveOnCancelPolicy(true);
+        this.scheduler = maintenance;
+        this.builders = Executors.newCachedThreadPool(daemon("bloom-guard-redis-build"));
+    }
+
+    /** A filter with a random seed (used only if this instance is the one that creates it in Redis). */
+    public RedisBloomFilter create(String name, FilterSizing sizing, int shards) {
+        return create(name, sizing, SEEDS.nextInt(), shards);
+    }
+
+    /** A filter with a chosen seed for when this instance creates it: for tests and migrations. */
+    public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards) {
+        RedisBloomFilter filter = new RedisBloomFilter(name, sizing, seed, shards, settings, this::port, breaker,
+                scheduler, builders);
+        filters.add(filter);
+        return filter;
+    }
+
+    public RedisBackendSettings settings() {
+        return settings;
+    }
+
+    /** Whether the circuit breaker is open: Redis failed recently and calls fail fast. */
+    public boolean unavailable() {
+        return breaker.isOpen();
+    }
+
+    private RedisPort port() {
+        RedisPort current = port;
+        if (current == null) {
+            synchronized (this) {
+                current = port;
+                if (current == null) {
+                    current = connector.get();
+                    port = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    @Override
+    public void close() {
+        filters.forEach(RedisBloomFilter::close);
+        scheduler.shutdownNow();
+        builders.shutdownNow();
+        RedisPort current = port;
+        if (current != null) {
+            current.close();
+        }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

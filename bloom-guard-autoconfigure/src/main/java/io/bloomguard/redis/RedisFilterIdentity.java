@@ -1,0 +1,112 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.BlockedBloomLayout;
+import io.bloomguard.core.FilterSizing;
+import org.jspecify.annotations.Nullable;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What fixes where a key's bits are in Redis: layout version, block count, hash count, seed and shard count.
+ * Its {@link #fingerprint()} is part of the bitmap's key name, so an instance that computes positions for
+ * another identity reads a key that does not exist ("not ready") instead of someone else's bits (false
+ * negatives).
+ *
+ * @param layoutVersion {@link BlockedBloomLayout#VERSION} of the bits
+ * @param blockCount    blocks of {@value BlockedBloomLayout#BLOCK_BITS} bits in all shards together
+ * @param hashCount     bits per key
+ * @param seed          hash seed
+ * @param shards        number of Redis strings the blocks are split over
+ */
+record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards) {
+
+    /** Blocks in one Redis string at most: a string holds 2³² bits (512 MiB). */
+    static final long MAX_BLOCKS_PER_SHARD = (1L << 32) / BlockedBloomLayout.BLOCK_BITS;
+
+    private static final Pattern FINGERPRINT = Pattern.compile("v(\\d+)\\.b(\\d+)\\.k(\\d+)\\.s([0-9a-f]{1,8})\\.n(\\d+)");
+
+    RedisFilterIdentity {
+        if (shards < 1 || shards > blockCount) {
+            throw new IllegalArgumentException("shards must be between 1 and the block count " + blockCount + ", was "
+                    + shards);
+        }
+        if (blocksPerShard(blockCount, shards) > MAX_BLOCKS_PER_SHARD) {
+            throw new IllegalArgumentException(shards + " shards of " + blockCount + " blocks exceed one Redis string");
+        }
+    }
+
+    /**
+     * The identity of a filter of this size: at least {@code requestedShards} shards, more when one Redis string
+     * would not hold the bits, never more than there are blocks.
+     */
+    static RedisFilterIdentity of(FilterSizing sizing, int seed, int requestedShards) {
+        long needed = (sizing.blockCount() + MAX_BLOCKS_PER_SHARD - 1) / MAX_BLOCKS_PER_SHARD;
+        int shards = (int) Math.min(sizing.blockCount(), Math.max(requestedShards, needed));
+        return new RedisFilterIdentity(BlockedBloomLayout.VERSION, sizing.blockCount(), sizing.hashCount(), seed, shards);
+    }
+
+    /** Parses a {@link #fingerprint()}; {@code null} for null, empty or a format this version does not know. */
+    static @Nullable RedisFilterIdentity parse(@Nullable String fingerprint) {
+        if (fingerprint == null) {
+            return null;
+        }
+        Matcher matcher = FINGERPRINT.matcher(fingerprint);
+        if (!matcher.matches()) {
+            return null;
+        }
+        try {
+            return new RedisFilterIdentity(Integer.parseInt(matcher.group(1)), Long.parseLong(matcher.group(2)),
+                    Integer.parseInt(matcher.group(3)), Integer.parseUnsignedInt(matcher.group(4), 16),
+                    Integer.parseInt(matcher.group(5)));
+        }
+        catch (IllegalArgumentException ex) {
+            return null;
+        }
+    }
+
+    /** E.g. {@code v1.b19531.k7.s3f2a1b9c.n1}: readable in {@code redis-cli}, and parsed back by {@link #parse}. */
+    String fingerprint() {
+        return "v" + layoutVersion + ".b" + blockCount + ".k" + hashCount + ".s" + Integer.toHexString(seed) + ".n"
+                + shards;
+    }
+
+    /** Whether the bits were laid out as this version of the code lays them out. */
+    boolean readable() {
+        return layoutVersion == BlockedBloomLayout.VERSION;
+    }
+
+    /** Whether a filter of {@code other}'s shape (seed aside) is what this identity stores. */
+    boolean sameShape(RedisFilterIdentity other) {
+        return layoutVersion == other.layoutVersion && blockCount == other.blockCount
+                && hashCount == other.hashCount && shards == other.shards;
+    }
+
+    RedisFilterIdentity withSeed(int newSeed) {
+        return new RedisFilterIdentity(layoutVersion, blockCount, hashCount, newSeed, shards);
+    }
+
+    long blocksPerShard() {
+        return blocksPerShard(blockCount, shards);
+    }
+
+    /** Blocks in shard {@code shard} (the last one may be shorter). */
+    long blocksIn(int shard) {
+        long first = shard * blocksPerShard();
+        return Math.min(blocksPerShard(), blockCount - first);
+    }
+
+    /** Shard holding block {@code block}. */
+    int shardOf(long block) {
+        return (int) (block / blocksPerShard());
+    }
+
+    /** First block of shard {@code shard}. */
+    long firstBlockOf(int shard) {
+        return shard * blocksPerShard();
+    }
+
+    private static long blocksPerShard(long blockCount, int shards) {
+        return (blockCount + shards - 1) / shards;
+    }
+}

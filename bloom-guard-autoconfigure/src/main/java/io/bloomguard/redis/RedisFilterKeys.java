@@ -1,0 +1,49 @@
+package io.bloomguard.redis;
+
+/**
+ * Names of a filter's Redis keys. Every key of shard {@code i} carries the hash tag {@code {name}} (shard 0) or
+ * {@code {name:i}}, so a shard's bitmap, its rebuild target and its metadata share one slot (a script may
+ * touch them together on Redis Cluster) while different shards spread over the cluster's nodes.
+ *
+ * <pre>
+ * bloom-guard:{users}:meta                        hash: live / next fingerprints, m, k, seed, generation, state
+ * bloom-guard:{users}:bits:v1.b19531.k7.s3f2a1b9c.n1   the live bitmap
+ * bloom-guard:{users}:next:...                    a generation being built
+ * bloom-guard:{users}:lock                        held by the instance loading the filter
+ * </pre>
+ */
+final class RedisFilterKeys {
+
+    private final String prefix;
+    private final String name;
+
+    RedisFilterKeys(String prefix, String name) {
+        this.prefix = prefix;
+        this.name = name;
+    }
+
+    String meta(int shard) {
+        return base(shard) + ":meta";
+    }
+
+    String bits(int shard, RedisFilterIdentity identity) {
+        return base(shard) + ":bits:" + identity.fingerprint();
+    }
+
+    String next(int shard, RedisFilterIdentity identity) {
+        return base(shard) + ":next:" + identity.fingerprint();
+    }
+
+    /** Where one loader uploads the bits it built, before they are merged into the next generation. */
+    String upload(int shard, RedisFilterIdentity identity, String owner) {
+        return base(shard) + ":upload:" + identity.fingerprint() + ":" + owner;
+    }
+
+    String lock() {
+        return base(0) + ":lock";
+    }
+
+    private String base(int shard) {
+        return prefix + "{" + (shard == 0 ? name : name + ":" + shard) + "}";
+    }
+}

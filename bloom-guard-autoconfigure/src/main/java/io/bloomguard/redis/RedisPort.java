@@ -1,0 +1,44 @@
+package io.bloomguard.redis;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The few Redis operations the backend needs, asynchronous so that the caller bounds each wait with its own
+ * timeout and many commands can be in flight on one connection. Keys are UTF-8 strings; values are bytes.
+ */
+public interface RedisPort extends AutoCloseable {
+
+    /** {@code GETRANGE key start end} (inclusive); an empty array when the key does not exist. */
+    CompletableFuture<byte[]> getRange(String key, long start, long end);
+
+    /** {@code SETRANGE key offset value}. */
+    CompletableFuture<Long> setRange(String key, long offset, byte[] value);
+
+    /** {@code HGETALL key} as text. */
+    CompletableFuture<Map<String, String>> hashGetAll(String key);
+
+    /** {@code EXISTS key}: 1 or 0. */
+    CompletableFuture<Long> exists(String key);
+
+    /** {@code BITCOUNT key}. */
+    CompletableFuture<Long> bitCount(String key);
+
+    /** {@code PEXPIRE key millis}. */
+    CompletableFuture<Boolean> expire(String key, long millis);
+
+    /** {@code DEL key}. */
+    CompletableFuture<Long> delete(String key);
+
+    /**
+     * Runs a script by its SHA-1, loading it when the server answers {@code NOSCRIPT}. On Redis Cluster it runs
+     * on the node of the first key.
+     *
+     * @return a {@code Long} or a {@code byte[]}, as the script's {@link LuaScript#result()} says
+     */
+    CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args);
+
+    @Override
+    void close();
+}

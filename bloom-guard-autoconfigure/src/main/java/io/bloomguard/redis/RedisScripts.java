@@ -1,0 +1,146 @@
+package io.bloomguard.redis;
+
+/**
+ * The Lua scripts of the Redis backend. Each touches the keys of one shard only (one hash slot), so each runs
+ * on Redis Cluster. The hot check is not a script: it is one {@code GETRANGE} of the key's 64-byte block.
+ */
+final class RedisScripts {
+
+    private RedisScripts() {
+    }
+
+    /**
+     * Adds keys to a shard: sets their bits in the live bitmap and, while a rebuild runs, in the next one too,
+     * so no add is lost across the swap.
+     *
+     * <p>KEYS: meta, live bitmap, next bitmap. ARGV: the live and next fingerprints the caller computed offsets
+     * for ('' for none), then k and key count for live, k and key count for next, then k offsets per key for
+     * live followed by those for next (the two generations may differ in size, so in k and in which keys fall
+     * in this shard).
+     *
+     * <p>Returns how many keys changed the live bitmap (or the next one while there is no live bitmap): keys
+     * that were certainly new. -1 when neither bitmap exists (the add went nowhere), -2 when the caller's view
+     * of the live / next generations is out of date (refresh, retry).
+     */
+    static final LuaScript ADD = LuaScript.of("add", LuaScript.Result.INTEGER, """
+            local live = redis.call('HGET', KEYS[1], 'live') or ''
+            local nxt = redis.call('HGET', KEYS[1], 'next') or ''
+            if live ~= ARGV[1] or nxt ~= ARGV[2] then return -2 end
+            local pos = 7
+            local function set(key, k, count)
+              local changed = 0
+              for _ = 1, count do
+                local new = 0
+                for _ = 1, k do
+                  if redis.call('SETBIT', key, ARGV[pos], 1) == 0 then new = 1 end
+                  pos = pos + 1
+                end
+                changed = changed + new
+              end
+              return changed
+            end
+            local liveK, liveCount = tonumber(ARGV[3]), tonumber(ARGV[4])
+            local nextK, nextCount = tonumber(ARGV[5]), tonumber(ARGV[6])
+            local result = -1
+            if live ~= '' and redis.call('EXISTS', KEYS[2]) == 1 then
+              result = set(KEYS[2], liveK, liveCount)
+            else
+              pos = pos + liveK * liveCount
+            end
+            if nxt ~= '' and redis.call('EXISTS', KEYS[3]) == 1 then
+              local changed = set(KEYS[3], nextK, nextCount)
+              if result < 0 then result = changed end
+            end
+            return result
+            """);
+
+    /**
+     * Checks many keys of one shard. KEYS: live bitmap. ARGV: k, then k offsets per key. Returns one character
+     * per key, '1' (might contain) or '0' (absent), or '-' when the bitmap does not exist.
+     */
+    static final LuaScript CHECK_ALL = LuaScript.of("check-all", LuaScript.Result.BULK, """
+            if redis.call('EXISTS', KEYS[1]) == 0 then return '-' end
+            local k = tonumber(ARGV[1])
+            local answers = {}
+            local pos = 2
+            for key = 1, (#ARGV - 1) / k do
+              local hit = '1'
+              for _ = 1, k do
+                if redis.call('GETBIT', KEYS[1], ARGV[pos]) == 0 then hit = '0' end
+                pos = pos + 1
+              end
+              answers[key] = hit
+            end
+            return table.concat(answers)
+            """);
+
+    /**
+     * Starts building a generation of a shard: creates the next bitmap at full size (unless one for the same
+     * fingerprint exists already: its bits are adds that arrived since, and are kept) and records it in the
+     * metadata, from which moment every add also reaches it.
+     *
+     * <p>KEYS: meta, next bitmap. ARGV: next fingerprint, last bit offset of the shard. Returns 1.
+     */
+    static final LuaScript BEGIN = LuaScript.of("begin", LuaScript.Result.INTEGER, """
+            if redis.call('HGET', KEYS[1], 'next') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 0 then
+              redis.call('DEL', KEYS[2])
+              redis.call('SETBIT', KEYS[2], ARGV[2], 0)
+              redis.call('HSET', KEYS[1], 'next', ARGV[1])
+            end
+            if not redis.call('HGET', KEYS[1], 'live') then redis.call('HSET', KEYS[1], 'state', 'loading') end
+            return 1
+            """);
+
+    /**
+     * Swaps a built generation in: merges the uploaded bits into the next bitmap (which holds the adds that
+     * arrived during the build), renames it to the live name, deletes the old live bitmap if its name differs,
+     * and records the new generation. Atomic: a check sees the old bitmap or the new one, never neither.
+     *
+     * <p>KEYS: meta, next bitmap, upload, new live bitmap, old live bitmap. ARGV: fingerprint, then the metadata
+     * fields m, k, seed, layout, shards, expected-size, error-rate, loaded-at. Returns 1, or 0 when the next
+     * generation is no longer this build's (another loader took over and finished first).
+     */
+    static final LuaScript FINISH = LuaScript.of("finish", LuaScript.Result.INTEGER, """
+            if redis.call('HGET', KEYS[1], 'next') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 0 then
+              redis.call('DEL', KEYS[3])
+              return 0
+            end
+            if redis.call('EXISTS', KEYS[3]) == 1 then
+              redis.call('BITOP', 'OR', KEYS[2], KEYS[2], KEYS[3])
+              redis.call('DEL', KEYS[3])
+            end
+            if KEYS[5] ~= KEYS[4] then redis.call('DEL', KEYS[5]) end
+            redis.call('RENAME', KEYS[2], KEYS[4])
+            redis.call('HDEL', KEYS[1], 'next', 'stale')
+            redis.call('HSET', KEYS[1], 'live', ARGV[1], 'state', 'ready', 'm', ARGV[2], 'k', ARGV[3], 'seed', ARGV[4],
+              'layout', ARGV[5], 'shards', ARGV[6], 'expected-size', ARGV[7], 'error-rate', ARGV[8], 'loaded-at', ARGV[9])
+            redis.call('HINCRBY', KEYS[1], 'generation', 1)
+            return 1
+            """);
+
+    /** KEYS: lock. ARGV: owner, ttl in ms. Returns 1 if taken. */
+    static final LuaScript LOCK = LuaScript.of("lock", LuaScript.Result.INTEGER, """
+            if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+            return 0
+            """);
+
+    /** KEYS: lock. ARGV: owner, ttl in ms. Extends the lock if the owner still holds it; returns 1 if so. */
+    static final LuaScript RENEW = LuaScript.of("renew", LuaScript.Result.INTEGER, """
+            if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+            return 0
+            """);
+
+    /** KEYS: lock. ARGV: owner. Releases the lock if the owner holds it. */
+    static final LuaScript RELEASE = LuaScript.of("release", LuaScript.Result.INTEGER, """
+            if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+            return 0
+            """);
+
+    /**
+     * Marks the stored filter stale: adds were lost, and no instance should trust it until a rebuild (which
+     * clears the mark). KEYS: meta of shard 0. ARGV: reason.
+     */
+    static final LuaScript MARK_STALE = LuaScript.of("mark-stale", LuaScript.Result.INTEGER, """
+            return redis.call('HSET', KEYS[1], 'stale', ARGV[1])
+            """);
+}

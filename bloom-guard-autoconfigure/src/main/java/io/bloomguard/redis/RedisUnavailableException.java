@@ -1,0 +1,16 @@
+package io.bloomguard.redis;
+
+/**
+ * Redis did not answer in time, could not be reached, or the circuit breaker is open after such a failure.
+ * The guard applies the filter's {@code on-backend-failure} policy to it.
+ */
+public class RedisUnavailableException extends RuntimeException {
+
+    public RedisUnavailableException(String message) {
+        super(message);
+    }
+
+    public RedisUnavailableException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,64 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.redis.server.RedisClusterProcess;
+import io.bloomguard.redis.server.RedisServerProcess;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link RedisFilterBackend} over a real server or cluster, as one application instance would have it: its
+ * own Lettuce client, reconnecting quickly so that tests of restarts do not wait out Lettuce's backoff.
+ */
+final class TestRedisBackend implements AutoCloseable {
+
+    /** Quick settings for tests: no rebuild grace, frequent refresh, short lock expiry. */
+    static final RedisBackendSettings FAST = new RedisBackendSettings("bloom-guard:", Duration.ofMillis(200),
+            Duration.ofSeconds(5), Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(100), 100_000,
+            Duration.ZERO);
+
+    private final ClientResources resources;
+    private final AbstractRedisClient client;
+    final RedisFilterBackend backend;
+
+    private TestRedisBackend(ClientResources resources, AbstractRedisClient client, RedisBackendSettings settings) {
+        this.resources = resources;
+        this.client = client;
+        this.backend = new RedisFilterBackend(() -> LettuceRedisPort.connect(client), settings);
+    }
+
+    static TestRedisBackend on(RedisServerProcess server, RedisBackendSettings settings) {
+        return on(server.port(), settings);
+    }
+
+    /** A backend on a port (a server's, or a proxy's in front of it). */
+    static TestRedisBackend on(int port, RedisBackendSettings settings) {
+        ClientResources resources = resources();
+        RedisURI uri = RedisURI.builder().withHost("127.0.0.1").withPort(port).withTimeout(Duration.ofSeconds(5)).build();
+        return new TestRedisBackend(resources, RedisClient.create(resources, uri), settings);
+    }
+
+    static TestRedisBackend on(RedisClusterProcess cluster, RedisBackendSettings settings) {
+        ClientResources resources = resources();
+        List<RedisURI> uris = cluster.redisUris().stream().map(RedisURI::create).toList();
+        return new TestRedisBackend(resources, RedisClusterClient.create(resources, uris), settings);
+    }
+
+    private static ClientResources resources() {
+        return ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(100))).build();
+    }
+
+    @Override
+    public void close() {
+        backend.close();
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+}
