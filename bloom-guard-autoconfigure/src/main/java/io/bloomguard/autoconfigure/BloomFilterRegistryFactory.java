@@ -3,6 +3,7 @@ package io.bloomguard.autoconfigure;
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FilterSpec;
@@ -10,6 +11,7 @@ import io.bloomguard.registry.FixedBloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 /** Builds the registry's filters from their specs, on the backend each one names. */
 final class BloomFilterRegistryFactory {
@@ -20,21 +22,32 @@ final class BloomFilterRegistryFactory {
     /**
      * Every filter starts {@code LOADING} (the preload decides when it is ready), or {@code DISABLED} when
      * bloom-guard is switched off.
+     *
+     * @param redis the Redis backend, asked for only when a filter uses it; {@code null} when the application
+     *              has no Spring Data Redis with Lettuce
      */
-    static BloomFilterRegistry create(BloomGuardProperties properties) {
+    static BloomFilterRegistry create(BloomGuardProperties properties, Supplier<RedisFilterBackend> redis) {
         FilterState initial = properties.isEnabled() ? FilterState.LOADING : FilterState.DISABLED;
         List<NamedBloomFilter> filters = FilterSpecResolver.resolve(properties).stream()
-                .map(spec -> new NamedBloomFilter(spec, backendFilter(spec), initial))
+                .map(spec -> new NamedBloomFilter(spec, backendFilter(spec, redis), initial))
                 .toList();
         return new FixedBloomFilterRegistry(filters);
     }
 
-    private static BloomFilter backendFilter(FilterSpec spec) {
+    private static BloomFilter backendFilter(FilterSpec spec, Supplier<RedisFilterBackend> redis) {
         FilterSizing sizing = FilterSizing.of(spec.expectedSize(), spec.errorRate());
         return switch (spec.backend()) {
             case LOCAL -> LocalBloomFilter.create(sizing);
-            case REDIS -> throw new InvalidBloomGuardPropertyException("bloom-guard.filters." + spec.name() + ".backend",
-                    "redis", "the redis backend is not supported yet in this version; the only backend available is local");
+            case REDIS -> {
+                RedisFilterBackend backend = redis.get();
+                if (backend == null) {
+                    throw new InvalidBloomGuardPropertyException("bloom-guard.filters." + spec.name() + ".backend",
+                            "redis", "the redis backend needs Spring Data Redis with Lettuce: add the dependency"
+                                    + " org.springframework.boot:spring-boot-starter-data-redis and point"
+                                    + " spring.data.redis.* at your Redis; or use backend local");
+                }
+                yield backend.create(spec.name(), sizing, spec.redisShards());
+            }
         };
     }
 }

@@ -6,6 +6,7 @@ import io.bloomguard.guard.BloomOperationSource;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.preload.KeyReadScope;
+import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.NamedBloomFilter;
@@ -35,11 +36,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Auto-configuration for bloom-guard: the filter registry and one bean per filter, the guard that applies
- * {@code @BloomGuarded} / {@code @BloomPut}, and the startup preload.
+ * Auto-configuration for bloom-guard: the filter registry and one bean per filter (on the local or the redis
+ * backend), the guard that applies {@code @BloomGuarded} / {@code @BloomPut}, and the startup preload.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(BloomGuardProperties.class)
+@Import(RedisBackendConfiguration.class)
 public final class BloomGuardAutoConfiguration {
 
     @Bean
@@ -56,8 +58,9 @@ public final class BloomGuardAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static BloomFilterRegistry bloomFilterRegistry(Environment environment) {
-        return BloomFilterRegistryFactory.create(BloomGuardProperties.bind(environment));
+    static BloomFilterRegistry bloomFilterRegistry(Environment environment,
+            ObjectProvider<RedisFilterBackend> redisBackend) {
+        return BloomFilterRegistryFactory.create(BloomGuardProperties.bind(environment), redisBackend::getIfAvailable);
     }
 
     @Configuration(proxyBeanMethods = false)

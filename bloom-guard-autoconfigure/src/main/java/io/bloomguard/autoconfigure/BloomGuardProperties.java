@@ -11,6 +11,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.core.env.Environment;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -43,6 +44,9 @@ public class BloomGuardProperties {
     /** Filters by name (lowercase letters, digits and '-'). */
     private Map<String, Filter> filters = new LinkedHashMap<>();
 
+    /** Settings of the redis backend, shared by every filter that uses it. */
+    private final Redis redis = new Redis();
+
     /**
      * Binds {@code bloom-guard.*} straight from the environment, for code that runs before beans exist. Strict:
      * a property this version does not know (a typo such as {@code eror-rate}, or a setting from a later
@@ -63,6 +67,10 @@ public class BloomGuardProperties {
 
     public Defaults getDefaults() {
         return defaults;
+    }
+
+    public Redis getRedis() {
+        return redis;
     }
 
     public Map<String, Filter> getFilters() {
@@ -153,6 +161,9 @@ public class BloomGuardProperties {
         /** How this filter is filled at startup. */
         private final Preload preload = new Preload();
 
+        /** Redis settings of this filter (backend: redis). */
+        private final FilterRedis redis = new FilterRedis();
+
         public @Nullable BackendType getBackend() {
             return backend;
         }
@@ -195,6 +206,136 @@ public class BloomGuardProperties {
 
         public Preload getPreload() {
             return preload;
+        }
+
+        public FilterRedis getRedis() {
+            return redis;
+        }
+    }
+
+    /** Redis settings of one filter. */
+    public static class FilterRedis {
+
+        /**
+         * Number of Redis keys the filter's bits are split over, each with its own hash tag so that a Redis
+         * Cluster spreads them over its nodes. Filters above one Redis string (2^32 bits) get more automatically.
+         */
+        private int shards = 1;
+
+        public int getShards() {
+            return shards;
+        }
+
+        public void setShards(int shards) {
+            this.shards = shards;
+        }
+    }
+
+    /** The redis backend: one filter shared by every instance, through the application's RedisConnectionFactory. */
+    public static class Redis {
+
+        /** Prefix of every key bloom-guard writes to Redis. */
+        private String keyPrefix = "bloom-guard:";
+
+        /**
+         * Longest a guarded call waits for Redis to answer a check; then the filter's on-backend-failure policy
+         * applies and the circuit breaker opens.
+         */
+        private Duration checkTimeout = Duration.ofMillis(50);
+
+        /** Longest any other Redis command (adds, metadata, preload uploads) is waited for. */
+        private Duration commandTimeout = Duration.ofSeconds(2);
+
+        /**
+         * How long the circuit breaker stays open after a Redis call failed or timed out; calls meanwhile fail at
+         * once (and follow on-backend-failure) instead of each waiting for the timeout.
+         */
+        private Duration breakerWindow = Duration.ofSeconds(5);
+
+        /**
+         * Expiry of the lock held by the instance that loads a filter. The loader renews it; if the loader dies,
+         * another instance takes over after at most this long.
+         */
+        private Duration lockTtl = Duration.ofSeconds(30);
+
+        /** How often each instance reads a filter's stored state (ready, generation, bitmap still there). */
+        private Duration refreshInterval = Duration.ofSeconds(1);
+
+        /**
+         * Adds kept in memory for replay while Redis is unreachable. When more fail, the filter is marked stale in
+         * Redis and rebuilt from its key source once Redis is back.
+         */
+        private int pendingAddsLimit = 100_000;
+
+        /**
+         * Pause between announcing a new generation (from then on every add reaches it) and reading the key
+         * source, so that writes whose transactions were open before the announcement are in the source or in
+         * the new generation. Longer transactions than this may lose their key across a rebuild.
+         */
+        private Duration rebuildGrace = Duration.ofSeconds(1);
+
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public Duration getCheckTimeout() {
+            return checkTimeout;
+        }
+
+        public void setCheckTimeout(Duration checkTimeout) {
+            this.checkTimeout = checkTimeout;
+        }
+
+        public Duration getCommandTimeout() {
+            return commandTimeout;
+        }
+
+        public void setCommandTimeout(Duration commandTimeout) {
+            this.commandTimeout = commandTimeout;
+        }
+
+        public Duration getBreakerWindow() {
+            return breakerWindow;
+        }
+
+        public void setBreakerWindow(Duration breakerWindow) {
+            this.breakerWindow = breakerWindow;
+        }
+
+        public Duration getLockTtl() {
+            return lockTtl;
+        }
+
+        public void setLockTtl(Duration lockTtl) {
+            this.lockTtl = lockTtl;
+        }
+
+        public Duration getRefreshInterval() {
+            return refreshInterval;
+        }
+
+        public void setRefreshInterval(Duration refreshInterval) {
+            this.refreshInterval = refreshInterval;
+        }
+
+        public int getPendingAddsLimit() {
+            return pendingAddsLimit;
+        }
+
+        public void setPendingAddsLimit(int pendingAddsLimit) {
+            this.pendingAddsLimit = pendingAddsLimit;
+        }
+
+        public Duration getRebuildGrace() {
+            return rebuildGrace;
+        }
+
+        public void setRebuildGrace(Duration rebuildGrace) {
+            this.rebuildGrace = rebuildGrace;
         }
     }
 

@@ -1,9 +1,11 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,14 +38,17 @@ final class FilterSpecResolver {
             double errorRate = orDefault(filter.getErrorRate(), defaults.getErrorRate());
             FilterSizing sizing = validateSize(prefix, expectedSize, errorRate);
             BackendType backend = orDefault(filter.getBackend(), defaults.getBackend());
-            if (backend == BackendType.REDIS) {
-                throw new InvalidBloomGuardPropertyException(prefix + ".backend", "redis",
-                        "the redis backend is not supported yet in this version; the only backend available is local");
+            int shards = filter.getRedis().getShards();
+            if (shards < 1 || shards > sizing.blockCount()) {
+                throw new InvalidBloomGuardPropertyException(prefix + ".redis.shards", shards,
+                        "a whole number from 1 to " + Math.min(sizing.blockCount(), 16384)
+                                + " (each shard holds at least one 512-bit block of this filter)");
             }
             long heap = Runtime.getRuntime().maxMemory();
+            // A redis filter is built in this JVM before it is uploaded, so it needs the heap too.
             if (sizing.byteSize() > heap) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".expected-size", expectedSize,
-                        "a local filter of " + expectedSize + " keys at error rate " + errorRate + " needs "
+                        "a filter of " + expectedSize + " keys at error rate " + errorRate + " needs "
                                 + sizing.byteSize() / (1 << 20) + " MiB, more than the heap (" + heap / (1 << 20)
                                 + " MiB); lower it, raise error-rate or give the JVM more memory");
             }
@@ -54,9 +59,40 @@ final class FilterSpecResolver {
             }
             specs.add(new FilterSpec(name, expectedSize, errorRate, backend,
                     orDefault(filter.getMode(), defaults.getMode()),
-                    orDefault(filter.getOnBackendFailure(), defaults.getOnBackendFailure()), sql));
+                    orDefault(filter.getOnBackendFailure(), defaults.getOnBackendFailure()), sql, shards));
         }
         return List.copyOf(specs);
+    }
+
+    /** {@code bloom-guard.redis.*}, validated. */
+    static RedisBackendSettings redisSettings(BloomGuardProperties.Redis redis) {
+        String prefix = "bloom-guard.redis";
+        if (redis.getKeyPrefix() == null || redis.getKeyPrefix().contains("{") || redis.getKeyPrefix().contains("}")) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".key-prefix", redis.getKeyPrefix(),
+                    "a key prefix without '{' or '}' (bloom-guard adds its own hash tags), e.g. 'bloom-guard:'");
+        }
+        positive(prefix + ".check-timeout", redis.getCheckTimeout());
+        positive(prefix + ".command-timeout", redis.getCommandTimeout());
+        positive(prefix + ".breaker-window", redis.getBreakerWindow());
+        positive(prefix + ".lock-ttl", redis.getLockTtl());
+        positive(prefix + ".refresh-interval", redis.getRefreshInterval());
+        if (redis.getRebuildGrace() == null || redis.getRebuildGrace().isNegative()) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".rebuild-grace", redis.getRebuildGrace(),
+                    "a duration of zero or more, e.g. 1s");
+        }
+        if (redis.getPendingAddsLimit() < 0) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".pending-adds-limit", redis.getPendingAddsLimit(),
+                    "a number of keys, zero or more");
+        }
+        return new RedisBackendSettings(redis.getKeyPrefix(), redis.getCheckTimeout(), redis.getCommandTimeout(),
+                redis.getBreakerWindow(), redis.getLockTtl(), redis.getRefreshInterval(), redis.getPendingAddsLimit(),
+                redis.getRebuildGrace());
+    }
+
+    private static void positive(String property, Duration value) {
+        if (value == null || value.isZero() || value.isNegative()) {
+            throw new InvalidBloomGuardPropertyException(property, value, "a positive duration, e.g. 50ms or 2s");
+        }
     }
 
     private static FilterSizing validateSize(String prefix, long expectedSize, double errorRate) {

@@ -21,7 +21,10 @@ public interface BloomKeySource {
     /** Name of the filter these keys fill. */
     String filter();
 
-    /** Opens the keys; called once per preload, and the stream is closed after. */
+    /**
+     * Opens the keys; called once per preload (and, for a shared filter, again for every rebuild), and the stream
+     * is closed after.
+     */
     Stream<?> keys();
 
     /** A key source from a name and a stream supplier. */

@@ -1,5 +1,7 @@
 package io.bloomguard.preload;
 
+import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
@@ -14,6 +16,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -76,11 +80,63 @@ public final class FilterPreloader {
                             + " Declare a BloomKeySource bean for it or set bloom-guard.filters." + filter.name()
                             + ".preload.sql");
                 }
-                filter.transitionTo(FilterState.READY);
-                continue;
             }
-            preload(filter, sources);
+            if (filter.backend() instanceof SharedBloomFilter shared) {
+                startShared(filter, shared, sources);
+            }
+            else if (sources.isEmpty()) {
+                filter.transitionTo(FilterState.READY);
+            }
+            else {
+                preload(filter, sources);
+            }
         }
+    }
+
+    /**
+     * A shared filter is loaded once for all instances: this instance hands it a feed of its key sources, and the
+     * filter decides whether to load here (then this blocks until done) or to follow another instance. The feed
+     * is kept for rebuilds, so it reads the sources afresh on every call. The filter's own status says from then
+     * on when it may be trusted.
+     */
+    private void startShared(NamedBloomFilter filter, SharedBloomFilter shared, List<BloomKeySource> sources) {
+        AtomicLong lastCount = new AtomicLong();
+        KeyFeed feed = batches -> {
+            Progress progress = new Progress(filter.name(), System.nanoTime());
+            logger.info("Reading the keys of filter '" + filter.name() + "' from " + sources);
+            for (BloomKeySource source : sources) {
+                scope.run(() -> {
+                    try (Stream<?> keys = source.keys()) {
+                        load(keys.iterator(), progress, batches);
+                    }
+                    return null;
+                });
+            }
+            lastCount.set(progress.keys);
+            return progress.keys;
+        };
+        long start = System.nanoTime();
+        try {
+            SharedBloomFilter.StartOutcome outcome = shared.start(feed);
+            long elapsed = System.nanoTime() - start;
+            switch (outcome) {
+                case LOADED_HERE -> {
+                    results.put(filter.name(), PreloadResult.completed(lastCount.get(), elapsed));
+                    logger.info("Preloaded shared filter '" + filter.name() + "': " + lastCount.get() + " keys in "
+                            + Duration.ofNanos(elapsed).toMillis() + " ms");
+                }
+                case ALREADY_LOADED -> logger.info("Shared filter '" + filter.name() + "' was already loaded; ready");
+                default -> logger.info("Shared filter '" + filter.name() + "' started: " + outcome
+                        + "; its calls pass through until it is ready");
+            }
+        }
+        catch (RuntimeException ex) {
+            results.put(filter.name(), PreloadResult.failed(lastCount.get(), System.nanoTime() - start, ex));
+            logger.error("Preload of shared filter '" + filter.name() + "' failed; calls pass through, and the filter"
+                    + " retries the load in the background", ex);
+        }
+        // This instance did its part; the shared filter's status decides when it may reject.
+        filter.transitionTo(FilterState.READY);
     }
 
     /** Outcome of the last preload of each filter, by name. */
@@ -96,7 +152,7 @@ public final class FilterPreloader {
             for (BloomKeySource source : sources) {
                 scope.run(() -> {
                     try (Stream<?> keys = source.keys()) {
-                        load(filter, keys.iterator(), progress);
+                        load(keys.iterator(), progress, batch -> filter.backend().putAll(batch));
                     }
                     return null;
                 });
@@ -117,7 +173,7 @@ public final class FilterPreloader {
                 + " keys/s); ready");
     }
 
-    private static void load(NamedBloomFilter filter, Iterator<?> keys, Progress progress) {
+    private static void load(Iterator<?> keys, Progress progress, Consumer<List<Object>> batches) {
         List<Object> batch = new ArrayList<>(BATCH_SIZE);
         while (keys.hasNext()) {
             Object key = keys.next();
@@ -126,13 +182,13 @@ public final class FilterPreloader {
             }
             batch.add(key);
             if (batch.size() == BATCH_SIZE) {
-                filter.backend().putAll(batch);
+                batches.accept(batch);
                 progress.add(batch.size());
                 batch.clear();
             }
         }
         if (!batch.isEmpty()) {
-            filter.backend().putAll(batch);
+            batches.accept(batch);
             progress.add(batch.size());
         }
     }

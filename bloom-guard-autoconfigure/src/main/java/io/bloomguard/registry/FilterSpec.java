@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * @param mode             what the guard does with an absent key
  * @param onBackendFailure what a guarded call does when the backend fails
  * @param preloadSql       query whose first column yields every key, or {@code null}
+ * @param redisShards      Redis strings the filter is split over (redis backend; more when one would not hold it)
  */
 public record FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
-        BackendFailurePolicy onBackendFailure, @Nullable String preloadSql) {
+        BackendFailurePolicy onBackendFailure, @Nullable String preloadSql, int redisShards) {
 }

@@ -2,7 +2,8 @@ package io.bloomguard.registry;
 
 /**
  * Where a filter is in its lifecycle. Only a {@link #READY} filter may reject a key; in every other state the
- * filter answers "might contain" and guarded calls pass through.
+ * filter answers "might contain" and guarded calls pass through. A shared (Redis) filter is {@link #LOADING}
+ * also while its stored bits are being loaded or rebuilt by any instance, or are missing.
  */
 public enum FilterState {
 
@@ -16,5 +17,17 @@ public enum FilterState {
     FAILED,
 
     /** {@code bloom-guard.enabled=false}: kept so that code injecting it still starts, but never trusted. */
-    DISABLED
+    DISABLED,
+
+    /**
+     * Shared filters: the stored filter was built with another size than this instance is configured for. Calls
+     * pass through (adds still reach it) until a rebuild brings it in line with the configuration.
+     */
+    MISMATCHED,
+
+    /**
+     * Shared filters: adds did not reach the store (it was unreachable) or were lost; calls pass through until they
+     * are replayed or the filter is rebuilt.
+     */
+    STALE
 }

@@ -2,6 +2,7 @@ package io.bloomguard.registry;
 
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.SharedBloomFilter;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -36,8 +37,21 @@ public final class NamedBloomFilter implements BloomFilter {
         return spec;
     }
 
+    /**
+     * Where the filter is now: its own lifecycle, and for a shared filter that has started, what this instance
+     * sees of the store (loading elsewhere, missing, mismatched, stale).
+     */
     public FilterState state() {
-        return state;
+        FilterState own = state;
+        if (own != FilterState.READY || !(backend instanceof SharedBloomFilter shared)) {
+            return own;
+        }
+        return switch (shared.status()) {
+            case READY -> FilterState.READY;
+            case MISMATCHED -> FilterState.MISMATCHED;
+            case STALE -> FilterState.STALE;
+            default -> FilterState.LOADING;
+        };
     }
 
     /** Moves the filter to another lifecycle state; a disabled filter stays disabled. */
@@ -49,7 +63,24 @@ public final class NamedBloomFilter implements BloomFilter {
 
     /** Whether a "no" from this filter may be acted on: it is ready and no unfinished write could be missing. */
     public boolean trustedToReject() {
-        return state == FilterState.READY && writesInFlight.get() == 0;
+        return state == FilterState.READY && writesInFlight.get() == 0
+                && (!(backend instanceof SharedBloomFilter shared) || shared.trustedToReject());
+    }
+
+    /**
+     * Rebuilds the filter from its key source beside the live copy and swaps it in: deleted keys drop out, and
+     * keys added meanwhile are kept. Blocks until done.
+     *
+     * @return keys read from the key source
+     * @throws UnsupportedOperationException for a local filter (not yet supported)
+     * @throws IllegalStateException         when another instance is loading the filter
+     */
+    public long rebuild() {
+        if (backend instanceof SharedBloomFilter shared) {
+            return shared.rebuild();
+        }
+        throw new UnsupportedOperationException("Filter '" + name() + "' is local; rebuilding local filters is not"
+                + " supported yet (restart the application to reload it)");
     }
 
     /** Live counters, for the guard to record outcomes. */
@@ -81,7 +112,7 @@ public final class NamedBloomFilter implements BloomFilter {
 
     @Override
     public boolean mightContain(Object key) {
-        return state != FilterState.READY || backend.mightContain(key);
+        return !trustedToReject() || backend.mightContain(key);
     }
 
     @Override

@@ -124,9 +124,57 @@ class BloomGuardAutoConfigurationTest {
     }
 
     @Test
-    void redisIsNotAvailableYet() {
+    void aRedisFilterWithoutSpringDataRedisFailsStartup() {
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis", "io.lettuce"))
+                .withPropertyValues("bloom-guard.filters.users.backend=redis").run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("bloom-guard.filters.users.backend")
+                            .contains("spring-boot-starter-data-redis");
+                });
+    }
+
+    @Test
+    void aRedisFilterWithoutAConnectionFactoryFailsStartup() {
         assertInvalid("bloom-guard.filters.users.backend=redis", "bloom-guard.filters.users.backend", "redis",
-                "not supported yet");
+                "needs a RedisConnectionFactory bean");
+    }
+
+    @Test
+    void aRedisFilterNeedsLettuce() {
+        runner.withPropertyValues("bloom-guard.filters.users.backend=redis")
+                .withBean(org.springframework.data.redis.connection.RedisConnectionFactory.class,
+                        () -> new org.springframework.data.redis.connection.jedis.JedisConnectionFactory())
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("works through Lettuce")
+                            .contains("JedisConnectionFactory");
+                });
+    }
+
+    @Test
+    void invalidRedisSettingsFailStartup() {
+        assertInvalid("bloom-guard.redis.check-timeout=0ms", "bloom-guard.redis.check-timeout", "PT0S",
+                "a positive duration");
+        assertInvalid("bloom-guard.redis.key-prefix={bg}:", "bloom-guard.redis.key-prefix", "{bg}:",
+                "without '{' or '}'");
+        assertInvalid("bloom-guard.filters.users.redis.shards=0", "bloom-guard.filters.users.redis.shards", "0",
+                "a whole number from 1");
+    }
+
+    @Test
+    void redisSettingsAreBound() {
+        runner.withPropertyValues("bloom-guard.redis.key-prefix=app:", "bloom-guard.redis.check-timeout=20ms",
+                "bloom-guard.redis.lock-ttl=1m").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    io.bloomguard.redis.RedisBackendSettings settings = context.getBean(
+                            io.bloomguard.redis.RedisFilterBackend.class).settings();
+                    assertThat(settings.keyPrefix()).isEqualTo("app:");
+                    assertThat(settings.checkTimeout()).isEqualTo(java.time.Duration.ofMillis(20));
+                    assertThat(settings.lockTtl()).isEqualTo(java.time.Duration.ofMinutes(1));
+                    assertThat(settings.commandTimeout()).isEqualTo(java.time.Duration.ofSeconds(2));
+                });
     }
 
     @Test
@@ -164,7 +212,7 @@ class BloomGuardAutoConfigurationTest {
     @Test
     void worksWithoutJdbcTransactionsOrSpringData() {
         runner.withClassLoader(new FilteredClassLoader("org.springframework.jdbc", "org.springframework.transaction",
-                "org.springframework.data", "javax.sql"))
+                "org.springframework.data", "javax.sql", "io.lettuce"))
                 .withPropertyValues("bloom-guard.filters.users.expected-size=100")
                 .withBean(BloomKeySource.class, () -> BloomKeySource.of("users", () -> Stream.of(1L, 2L, 3L)))
                 .run(context -> {
@@ -188,6 +236,7 @@ class BloomGuardAutoConfigurationTest {
         List<Method> beanMethods = new ArrayList<>();
         List<Class<?>> configurations = new ArrayList<>(List.of(BloomGuardAutoConfiguration.class));
         configurations.addAll(List.of(BloomGuardAutoConfiguration.class.getDeclaredClasses()));
+        configurations.add(RedisBackendConfiguration.class);
         for (Class<?> configuration : configurations) {
             for (Method method : configuration.getDeclaredMethods()) {
                 if (method.isAnnotationPresent(Bean.class)) {

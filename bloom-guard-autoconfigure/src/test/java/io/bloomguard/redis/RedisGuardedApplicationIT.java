@@ -1,0 +1,302 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.preload.FilterPreloader;
+import io.bloomguard.redis.server.RedisServerProcess;
+import io.bloomguard.registry.FilterState;
+import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.testapp.Customer;
+import io.bloomguard.testapp.CustomerRepository;
+import io.bloomguard.testapp.TestApplication;
+import jakarta.persistence.EntityManagerFactory;
+import org.hibernate.SessionFactory;
+import org.hibernate.stat.Statistics;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.core.io.support.PropertiesLoaderUtils;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Queue;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two instances of an application (two Spring contexts over one database) sharing filters in one real
+ * {@code redis-server}, guarding a real Spring Data JPA repository: what a user running several replicas sees.
+ */
+@Timeout(180)
+class RedisGuardedApplicationIT {
+
+    private static final long ABSENT = 987_654_321L;
+
+    private static RedisServerProcess redis;
+
+    private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
+    private String database;
+    private String keyPrefix;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServerProcess.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    @BeforeEach
+    void newDatabaseAndPrefix() {
+        String id = UUID.randomUUID().toString();
+        database = "jdbc:h2:mem:shared-" + id + ";DB_CLOSE_DELAY=-1";
+        keyPrefix = "it-" + id.substring(0, 8) + ":";
+    }
+
+    @AfterEach
+    void closeContexts() {
+        contexts.forEach(ConfigurableApplicationContext::close);
+    }
+
+    @Test
+    void theFirstInstanceLoadsForAllAndWritesOnOneAreSeenByTheOther() {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        ConfigurableApplicationContext second = start(false, Map.of());
+        assertThat(first.getBean(FilterPreloader.class).results()).containsKey("customers");
+        assertThat(second.getBean(FilterPreloader.class).results())
+                .as("the second instance found the filter loaded and did not read the table again")
+                .doesNotContainKey("customers");
+        assertThat(filter(second, "customers").state()).isEqualTo(FilterState.READY);
+
+        Statistics statistics = statistics(second);
+        long before = statistics.getPrepareStatementCount();
+        assertThat(repository(second).findById(ABSENT)).isEmpty();
+        assertThat(statistics.getPrepareStatementCount()).as("absent key answered by the shared filter").isEqualTo(before);
+        assertThat(repository(second).findById(500L)).isPresent();
+
+        Customer saved = repository(first).save(new Customer("new-" + UUID.randomUUID(), "t9", "fresh-code"));
+        assertThat(repository(second).findByTenantAndCode("t9", "fresh-code"))
+                .as("saved through the first instance, found through the second")
+                .get().extracting(Customer::getId).isEqualTo(saved.getId());
+    }
+
+    @Test
+    void anInstanceConfiguredForAnotherSizePassesCallsThroughUntilItRebuilds() {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        ConfigurableApplicationContext resized = start(false,
+                Map.of("bloom-guard.filters.customers.expected-size", "50000"));
+        NamedBloomFilter customers = filter(resized, "customers");
+        assertThat(customers.state()).isEqualTo(FilterState.MISMATCHED);
+        assertThat(customers.trustedToReject()).isFalse();
+
+        Statistics statistics = statistics(resized);
+        long before = statistics.getPrepareStatementCount();
+        assertThat(repository(resized).findById(ABSENT)).isEmpty();
+        assertThat(statistics.getPrepareStatementCount()).as("not rejected: the query ran").isGreaterThan(before);
+        assertThat(filter(first, "customers").state()).as("the stored filter is untouched").isEqualTo(FilterState.READY);
+
+        assertThat(customers.rebuild()).isEqualTo(1000);
+        assertThat(customers.state()).isEqualTo(FilterState.READY);
+        assertThat(repository(resized).findById(42L)).isPresent();
+        until(() -> filter(first, "customers").state() == FilterState.MISMATCHED, Duration.ofSeconds(5));
+        assertThat(repository(first).findById(42L)).isPresent();
+    }
+
+    @Test
+    void aRebuildWithWritersOnBothInstancesLosesNoKey() throws Exception {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        ConfigurableApplicationContext second = start(false, Map.of());
+        Queue<String> written = new ConcurrentLinkedQueue<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger sequence = new AtomicInteger();
+        ExecutorService writers = Executors.newFixedThreadPool(2);
+        List<Future<?>> running = new ArrayList<>();
+        for (ConfigurableApplicationContext context : List.of(first, second)) {
+            CustomerRepository repository = repository(context);
+            running.add(writers.submit(() -> {
+                while (!stop.get()) {
+                    String code = "w-" + sequence.incrementAndGet();
+                    repository.save(new Customer(code, "tw", code));
+                    written.add(code);
+                }
+                return null;
+            }));
+        }
+        try {
+            until(() -> written.size() > 20, Duration.ofSeconds(10));
+            long keys = filter(first, "codes").rebuild();
+            assertThat(keys).isGreaterThanOrEqualTo(1000);
+            until(() -> written.size() > keys - 1000 + 20, Duration.ofSeconds(10)); // writers keep going past the swap
+        }
+        finally {
+            stop.set(true);
+            for (Future<?> writer : running) {
+                writer.get(30, TimeUnit.SECONDS);
+            }
+            writers.shutdownNow();
+        }
+        assertThat(filter(second, "codes").state()).isEqualTo(FilterState.READY);
+        for (String code : written) {
+            assertThat(repository(second).findByTenantAndCode("tw", code)).as("code %s", code).isPresent();
+            assertThat(repository(first).findByTenantAndCode("tw", code)).as("code %s", code).isPresent();
+        }
+    }
+
+    @Test
+    void aFlushedFilterPassesCallsThroughAndRebuildsItselfFromItsKeySource() {
+        ConfigurableApplicationContext app = start(true, Map.of());
+        NamedBloomFilter customers = filter(app, "customers");
+        redis.command("FLUSHALL");
+
+        Statistics statistics = statistics(app);
+        long before = statistics.getPrepareStatementCount();
+        assertThat(repository(app).findById(ABSENT)).isEmpty();
+        assertThat(statistics.getPrepareStatementCount()).as("the flushed filter does not reject").isGreaterThan(before);
+        assertThat(repository(app).findById(7L)).isPresent();
+
+        until(() -> customers.state() == FilterState.READY, Duration.ofSeconds(10));
+        before = statistics.getPrepareStatementCount();
+        assertThat(repository(app).findById(ABSENT)).isEmpty();
+        assertThat(statistics.getPrepareStatementCount()).as("rebuilt from preload.sql, rejecting again").isEqualTo(before);
+        for (long id = 1; id <= 1000; id++) {
+            assertThat(customers.backend().mightContain(id)).as("id %d", id).isTrue();
+        }
+    }
+
+    @Test
+    void redisKilledAndRestartedMidTrafficCausesNoErrorAndLosesNoKey() throws Exception {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        ConfigurableApplicationContext second = start(false, Map.of());
+        Queue<String> written = new ConcurrentLinkedQueue<>();
+        Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger sequence = new AtomicInteger();
+        ExecutorService traffic = Executors.newFixedThreadPool(2);
+        List<Future<?>> running = new ArrayList<>();
+        for (ConfigurableApplicationContext context : List.of(first, second)) {
+            CustomerRepository repository = repository(context);
+            running.add(traffic.submit(() -> {
+                while (!stop.get()) {
+                    try {
+                        String code = "k-" + sequence.incrementAndGet();
+                        repository.save(new Customer(code, "tk", code));
+                        written.add(code);
+                        repository.findById(ABSENT);
+                        repository.findByTenantAndCode("tk", code).orElseThrow(
+                                () -> new AssertionError("just saved " + code + ", not found"));
+                    }
+                    catch (Throwable ex) {
+                        errors.add(ex);
+                    }
+                }
+                return null;
+            }));
+        }
+        try {
+            until(() -> written.size() > 20, Duration.ofSeconds(10));
+            redis.kill();
+            int atKill = written.size();
+            until(() -> written.size() > atKill + 20, Duration.ofSeconds(20)); // traffic goes on without Redis
+            redis.restart();
+            until(() -> filter(first, "codes").state() == FilterState.READY
+                    && filter(second, "codes").state() == FilterState.READY, Duration.ofSeconds(20));
+            int atReady = written.size();
+            until(() -> written.size() > atReady + 20, Duration.ofSeconds(10));
+        }
+        finally {
+            stop.set(true);
+            for (Future<?> future : running) {
+                future.get(30, TimeUnit.SECONDS);
+            }
+            traffic.shutdownNow();
+        }
+        assertThat(errors).as("callers saw no exception").isEmpty();
+        until(() -> filter(first, "codes").trustedToReject() && filter(second, "codes").trustedToReject(),
+                Duration.ofSeconds(10));
+        for (String code : written) {
+            // The shared bits themselves, not the trust-aware answer: every key written, before, during and after
+            // the outage, is in Redis.
+            assertThat(filter(first, "codes").backend().mightContain("tk:" + code)).as("code %s", code).isTrue();
+            assertThat(filter(second, "codes").backend().mightContain("tk:" + code)).as("code %s", code).isTrue();
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private ConfigurableApplicationContext start(boolean initializeDatabase, Map<String, String> overrides) {
+        Map<String, Object> properties = new HashMap<>();
+        try {
+            Properties base = PropertiesLoaderUtils.loadProperties(new ClassPathResource("testapp.properties"));
+            base.forEach((key, value) -> properties.put((String) key, value));
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException(ex);
+        }
+        properties.put("spring.datasource.url", database);
+        properties.put("spring.sql.init.mode", initializeDatabase ? "always" : "never");
+        properties.put("spring.data.redis.host", "127.0.0.1");
+        properties.put("spring.data.redis.port", Integer.toString(redis.port()));
+        properties.put("bloom-guard.redis.key-prefix", keyPrefix);
+        properties.put("bloom-guard.filters.customers.backend", "redis");
+        properties.put("bloom-guard.filters.codes.backend", "redis");
+        properties.put("bloom-guard.redis.refresh-interval", "100ms");
+        properties.put("bloom-guard.redis.rebuild-grace", "0s");
+        properties.put("bloom-guard.redis.lock-ttl", "3s");
+        properties.put("bloom-guard.redis.breaker-window", "300ms");
+        properties.put("bloom-guard.redis.check-timeout", "200ms");
+        properties.putAll(overrides);
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class)
+                .properties(properties).run();
+        contexts.add(context);
+        return context;
+    }
+
+    private static NamedBloomFilter filter(ConfigurableApplicationContext context, String name) {
+        return BeanFactoryAnnotationUtils.qualifiedBeanOfType(context.getBeanFactory(), NamedBloomFilter.class, name);
+    }
+
+    private static CustomerRepository repository(ConfigurableApplicationContext context) {
+        return context.getBean(CustomerRepository.class);
+    }
+
+    private static Statistics statistics(ConfigurableApplicationContext context) {
+        return context.getBean(EntityManagerFactory.class).unwrap(SessionFactory.class).getStatistics();
+    }
+
+    private static void until(BooleanSupplier condition, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within " + timeout);
+            }
+            try {
+                Thread.sleep(20);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", ex);
+            }
+        }
+    }
+}
