@@ -8,10 +8,12 @@ import io.bloomguard.registry.NamedBloomFilter;
 import io.lettuce.core.AbstractRedisClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -30,6 +32,7 @@ final class RedisBackendConfiguration {
     /** Static and bound from the environment, as the registry that uses it is (see the auto-configuration). */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static RedisFilterBackend bloomGuardRedisBackend(Environment environment,
             ObjectProvider<RedisConnectionFactory> connectionFactory) {
         BloomGuardProperties properties = BloomGuardProperties.bind(environment);
