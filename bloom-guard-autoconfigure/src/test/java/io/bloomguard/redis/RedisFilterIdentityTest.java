@@ -1,0 +1,69 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.BlockedBloomLayout;
+import io.bloomguard.core.FilterSizing;
+import org.junit.jupiter.api.Test;
+
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/** How a filter's identity is named in Redis, and how its blocks are cut into shards. */
+class RedisFilterIdentityTest {
+
+    @Test
+    void aFingerprintNamesEverythingThatPlacesBitsAndParsesBack() {
+        RedisFilterIdentity identity = RedisFilterIdentity.of(FilterSizing.of(1_000_000, 0.01), 0xcafe1234, 1);
+        assertThat(identity.fingerprint()).isEqualTo("v1.b" + identity.blockCount() + ".k7.scafe1234.n1");
+        assertThat(RedisFilterIdentity.parse(identity.fingerprint())).isEqualTo(identity);
+        RedisFilterIdentity negativeSeed = identity.withSeed(-5);
+        assertThat(RedisFilterIdentity.parse(negativeSeed.fingerprint())).isEqualTo(negativeSeed);
+        assertThat(RedisFilterIdentity.parse("something else")).isNull();
+        assertThat(RedisFilterIdentity.parse(null)).isNull();
+    }
+
+    @Test
+    void filtersAboveOneRedisStringAreShardedAutomatically() {
+        // 3·10⁹ keys at 1%: about 3.8 GB of bits, far above one 512 MiB string.
+        FilterSizing huge = FilterSizing.of(3_000_000_000L, 0.01);
+        RedisFilterIdentity identity = RedisFilterIdentity.of(huge, 1, 1);
+        assertThat(identity.shards()).isGreaterThan(1);
+        assertThat(identity.blocksPerShard() * BlockedBloomLayout.BLOCK_BITS).isLessThanOrEqualTo(1L << 32);
+        assertThat(RedisFilterIdentity.of(huge, 1, 100).shards()).as("more shards than needed, if asked").isEqualTo(100);
+        assertThatIllegalArgumentException().isThrownBy(() -> new RedisFilterIdentity(1, huge.blockCount(), 7, 1, 1))
+                .withMessageContaining("exceed one Redis string");
+    }
+
+    @Test
+    void shardsCoverEveryBlockOnce() {
+        RedisFilterIdentity identity = new RedisFilterIdentity(1, 1001, 7, 0, 3);
+        long covered = 0;
+        for (int shard = 0; shard < identity.shards(); shard++) {
+            assertThat(identity.firstBlockOf(shard)).isEqualTo(covered);
+            covered += identity.blocksIn(shard);
+        }
+        assertThat(covered).isEqualTo(1001);
+        assertThat(identity.shardOf(0)).isZero();
+        assertThat(identity.shardOf(1000)).isEqualTo(2);
+        assertThat(RedisFilterIdentity.of(FilterSizing.of(10, 0.5), 0, 16).shards()).as("never more shards than blocks")
+                .isEqualTo(FilterSizing.of(10, 0.5).blockCount());
+    }
+
+    @Test
+    void wordsBecomeRedisBytesAndBack() {
+        long[] words = new SplittableRandom(7).longs(64).toArray();
+        byte[] bytes = RedisBitmapCodec.toRedisBytes(words, 0, words.length);
+        long[] back = new long[words.length];
+        RedisBitmapCodec.fromRedisBytes(bytes, back, 0);
+        assertThat(back).isEqualTo(words);
+        // Bit 0 of the layout is Redis offset 0, the most significant bit of byte 0; bit 9 is offset 9.
+        long[] single = { (1L << 0) | (1L << 9) };
+        byte[] redis = RedisBitmapCodec.toRedisBytes(single, 0, 1);
+        assertThat(redis[0] & 0xFF).isEqualTo(0x80);
+        assertThat(redis[1] & 0xFF).isEqualTo(0x40);
+        assertThat(RedisBitmapCodec.isSet(redis, 0)).isTrue();
+        assertThat(RedisBitmapCodec.isSet(redis, 9)).isTrue();
+        assertThat(RedisBitmapCodec.isSet(redis, 1)).isFalse();
+    }
+}
