@@ -1,0 +1,321 @@
+package io.bloomguard.benchmarks;
+
+import io.bloomguard.redis.RedisBloomFilter;
+import io.bloomguard.redis.RedisFilterBackend;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.ThreadParams;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.redisson.api.RBloomFilter;
+import org.redisson.api.RedissonClient;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Checks against one local {@code redis-server} (started by each fork on a free loopback port, no persistence,
+ * stopped at the end): bloom-guard's Redis backend ({@code mightContain}: one {@code GETRANGE} of the key's
+ * 64-byte block; {@code mightContainAll} of 1,000 keys: one {@code EVALSHA}) against Redisson's
+ * {@code RBloomFilter.contains} (one {@code EVALSHA} of a script doing 2 {@code HGET} + k {@code GETBIT}) and
+ * the round-trip floor: {@code GET} of a 64-byte value and {@code PING} through a Lettuce sync connection.
+ *
+ * <p>Both filters: n = 10^6, ε = 0.01, loaded with the same 10^6 Long keys before measuring; probes are 2^16
+ * Long keys, half present and half absent. One op of {@code bloomGuardCheckAll} is a batch of 1,000 keys.
+ * bloom-guard uses one shared connection (Lettuce pipelines the calls of concurrent threads on it), GET / PING
+ * one shared Lettuce sync connection, Redisson its default pool.
+ *
+ * <p>Run {@link #main} for the whole comparison (latency, throughput with 1 and with 16 threads, and a summary
+ * with ratios to {@code GET} of the same run): {@code java -cp benchmarks/target/benchmarks.jar
+ * io.bloomguard.benchmarks.RedisFilterBenchmark}. Or plain JMH, e.g. {@code java -jar
+ * benchmarks/target/benchmarks.jar RedisFilterBenchmark -bm thrpt -tu s -t 16}.
+ */
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 3)
+@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"})
+@Threads(1)
+public class RedisFilterBenchmark {
+
+    static final int PROBES = 1 << 16;
+
+    static final int BATCH = 1000;
+
+    /** Batches of {@link #BATCH} probes, a power of two. */
+    static final int BATCHES = 64;
+
+    static final byte[] GET_KEY = "bench:get".getBytes(StandardCharsets.UTF_8);
+
+    /** The server, and a Lettuce sync connection for {@code GET} / {@code PING}. */
+    @State(Scope.Benchmark)
+    public static class Server {
+
+        RedisServerProcess redis;
+        RedisClient client;
+        StatefulRedisConnection<byte[], byte[]> connection;
+        RedisCommands<byte[], byte[]> sync;
+        RedisAsyncCommands<byte[], byte[]> async;
+
+        @Setup(Level.Trial)
+        public void start() {
+            redis = RedisServerProcess.start();
+            client = RedisFixtures.lettuce(redis);
+            connection = client.connect(ByteArrayCodec.INSTANCE);
+            sync = connection.sync();
+            async = connection.async();
+            byte[] value = new byte[64]; // as long as a GETRANGE reply of one block
+            Arrays.fill(value, (byte) 'x');
+            sync.set(GET_KEY, value);
+        }
+
+        @TearDown(Level.Trial)
+        public void stop() {
+            connection.close();
+            client.shutdown();
+            redis.close();
+        }
+    }
+
+    /** The probes: shared, read-only. */
+    @State(Scope.Benchmark)
+    public static class Probes {
+
+        Object[] keys;
+        List<List<Object>> batches;
+
+        @Setup(Level.Trial)
+        public void make() {
+            keys = RedisFixtures.probes(PROBES);
+            batches = RedisFixtures.batches(keys, BATCH, BATCHES);
+        }
+    }
+
+    /** Where each thread is in the probes. */
+    @State(Scope.Thread)
+    public static class Cursor {
+
+        int next;
+
+        @Setup(Level.Trial)
+        public void place(ThreadParams thread) {
+            next = thread.getThreadIndex() * 4099;
+        }
+    }
+
+    /** bloom-guard's filter, loaded through {@code start(feed)}. */
+    @State(Scope.Benchmark)
+    public static class BloomGuard {
+
+        RedisFilterBackend backend;
+        RedisBloomFilter filter;
+
+        @Setup(Level.Trial)
+        public void load(Server server, Probes probes) {
+            backend = RedisFixtures.backend(server.client);
+            filter = RedisFixtures.loadedBloomGuard(backend, "bench", RedisFixtures.N,
+                    RedisFixtures.presentKeys(RedisFixtures.N));
+            long hits = 0;
+            for (List<Object> batch : probes.batches) {
+                for (boolean hit : filter.mightContainAll(batch)) {
+                    hits += hit ? 1 : 0;
+                }
+            }
+            for (int i = 0; i < 1000; i++) {
+                hits += filter.mightContain(probes.keys[i]) == filter.mightContainAll(List.of(probes.keys[i]))[0] ? 0 : 1_000_000;
+            }
+            report("bloom-guard", hits, (long) BATCH * BATCHES);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            backend.close();
+        }
+    }
+
+    /** Redisson's filter: {@code tryInit(n, ε)}, then {@code add(Collection)} of the same keys. */
+    @State(Scope.Benchmark)
+    public static class Redisson {
+
+        RedissonClient client;
+        RBloomFilter<Object> filter;
+
+        @Setup(Level.Trial)
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        public void load(Server server, Probes probes) {
+            client = RedisFixtures.redisson(server.redis);
+            filter = RedisFixtures.loadedRedisson(client, "redisson-bench", RedisFixtures.N,
+                    RedisFixtures.presentKeys(RedisFixtures.N));
+            long hits = 0;
+            for (List<Object> batch : probes.batches) {
+                hits += filter.contains((List) batch);
+            }
+            report("Redisson", hits, (long) BATCH * BATCHES);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            client.shutdown();
+        }
+    }
+
+    private static void report(String what, long hits, long probes) {
+        // Half the probes are present: the hit rate is 0.5 + 0.5·fpp; below 0.5 means false negatives.
+        System.out.printf(Locale.ROOT, "%n# %s: probe hit rate %.4f%n", what, (double) hits / probes);
+        if (hits < probes / 2 || hits > probes) {
+            throw new IllegalStateException(what + ": " + hits + " hits of " + probes + " probes");
+        }
+    }
+
+    @Benchmark
+    public boolean bloomGuardCheck(BloomGuard bloomGuard, Probes probes, Cursor cursor) {
+        return bloomGuard.filter.mightContain(probes.keys[cursor.next++ & (PROBES - 1)]);
+    }
+
+    /** One op = one batch of {@link #BATCH} keys. */
+    @Benchmark
+    public boolean[] bloomGuardCheckAll(BloomGuard bloomGuard, Probes probes, Cursor cursor) {
+        return bloomGuard.filter.mightContainAll(probes.batches.get(cursor.next++ & (BATCHES - 1)));
+    }
+
+    @Benchmark
+    public boolean redissonContains(Redisson redisson, Probes probes, Cursor cursor) {
+        return redisson.filter.contains(probes.keys[cursor.next++ & (PROBES - 1)]);
+    }
+
+    @Benchmark
+    public byte[] get(Server server) {
+        return server.sync.get(GET_KEY);
+    }
+
+    /**
+     * {@code GET} the way bloom-guard waits for its {@code GETRANGE}: an async command and
+     * {@code CompletableFuture.get(timeout)}, without the sync API's proxy. A reference, not a target.
+     */
+    @Benchmark
+    public byte[] getAwait(Server server) throws Exception {
+        return server.async.get(GET_KEY).toCompletableFuture().get(1, TimeUnit.SECONDS);
+    }
+
+    @Benchmark
+    public String ping(Server server) {
+        return server.sync.ping();
+    }
+
+    /**
+     * Runs every benchmark of this class with 1 thread (sample time, then throughput) and with each further
+     * thread count given (throughput; default 16), then prints a summary with ratios to {@code GET}.
+     * Arguments: thread counts (default {@code 1 16}); {@code -Dbench.include=REGEX} narrows the methods.
+     */
+    public static void main(String[] args) throws RunnerException {
+        List<Integer> threadCounts = new ArrayList<>();
+        for (String arg : args) {
+            threadCounts.add(Integer.parseInt(arg));
+        }
+        if (threadCounts.isEmpty()) {
+            threadCounts = List.of(1, 16);
+        }
+        String include = RedisFilterBenchmark.class.getName() + "\\." + System.getProperty("bench.include", "");
+        Map<String, Double> p50 = new LinkedHashMap<>();
+        Map<String, Double> p99 = new LinkedHashMap<>();
+        Map<String, Map<Integer, Double>> throughput = new LinkedHashMap<>();
+        for (int threads : threadCounts) {
+            List<Mode> modes = (threads == 1) ? List.of(Mode.SampleTime, Mode.Throughput) : List.of(Mode.Throughput);
+            for (Mode mode : modes) {
+                Options options = new OptionsBuilder().include(include).mode(mode).threads(threads)
+                        .timeUnit(mode == Mode.Throughput ? TimeUnit.SECONDS : TimeUnit.NANOSECONDS).build();
+                for (RunResult result : new Runner(options).run()) {
+                    BenchmarkParams params = result.getParams();
+                    String name = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
+                    if (mode == Mode.SampleTime) {
+                        p50.put(name, result.getPrimaryResult().getStatistics().getPercentile(50));
+                        p99.put(name, result.getPrimaryResult().getStatistics().getPercentile(99));
+                    }
+                    else {
+                        throughput.computeIfAbsent(name, k -> new LinkedHashMap<>()).put(threads,
+                                result.getPrimaryResult().getScore());
+                    }
+                }
+            }
+        }
+        printSummary(threadCounts, p50, p99, throughput);
+    }
+
+    private static void printSummary(List<Integer> threadCounts, Map<String, Double> p50, Map<String, Double> p99,
+            Map<String, Map<Integer, Double>> throughput) {
+        List<String> names = new ArrayList<>(throughput.keySet());
+        p50.keySet().stream().filter(name -> !names.contains(name)).forEach(names::add);
+        System.out.println();
+        System.out.println("Summary (one op of bloomGuardCheckAll = " + BATCH + " keys; ×GET = ratio to GET of this run;"
+                + " latency ratios: lower is better, throughput ratios: higher is better)");
+        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-20s %12s %8s %12s", "benchmark",
+                "p50 ns/op", "×GET", "p99 ns/op"));
+        for (int threads : threadCounts) {
+            header.append(String.format(Locale.ROOT, " %13s %8s", "ops/s " + threads + "t", "×GET"));
+        }
+        System.out.println(header);
+        Map<Integer, Double> getThroughput = throughput.getOrDefault("get", Map.of());
+        for (String name : names) {
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-20s %12s %8s %12s", name,
+                    number(p50.get(name), "%.0f"), ratio(p50.get(name), p50.get("get")), number(p99.get(name), "%.0f")));
+            Map<Integer, Double> scores = throughput.getOrDefault(name, Map.of());
+            for (int threads : threadCounts) {
+                row.append(String.format(Locale.ROOT, " %13s %8s", number(scores.get(threads), "%.0f"),
+                        ratio(scores.get(threads), getThroughput.get(threads))));
+            }
+            System.out.println(row);
+        }
+        if (p50.containsKey("bloomGuardCheckAll")) {
+            System.out.printf(Locale.ROOT, "bloomGuardCheckAll per key: p50 %.0f ns%n", p50.get("bloomGuardCheckAll") / BATCH);
+        }
+        Map<Integer, Double> batch = throughput.getOrDefault("bloomGuardCheckAll", Map.of());
+        batch.forEach((threads, score) -> System.out.printf(Locale.ROOT, "bloomGuardCheckAll keys/s with %d threads: %.0f%n",
+                threads, score * BATCH));
+        Map<Integer, Double> ours = throughput.getOrDefault("bloomGuardCheck", Map.of());
+        Map<Integer, Double> redisson = throughput.getOrDefault("redissonContains", Map.of());
+        for (int threads : threadCounts) {
+            if (ours.containsKey(threads) && redisson.containsKey(threads)) {
+                System.out.printf(Locale.ROOT, "bloomGuardCheck / redissonContains throughput with %d threads: %.2f×%n",
+                        threads, ours.get(threads) / redisson.get(threads));
+            }
+        }
+        if (p50.containsKey("bloomGuardCheck") && p50.containsKey("redissonContains")) {
+            System.out.printf(Locale.ROOT, "bloomGuardCheck / redissonContains p50: %.2f×%n",
+                    p50.get("bloomGuardCheck") / p50.get("redissonContains"));
+        }
+    }
+
+    private static String number(Double value, String format) {
+        return (value == null) ? "-" : String.format(Locale.ROOT, format, value);
+    }
+
+    private static String ratio(Double value, Double base) {
+        return (value == null || base == null) ? "-" : String.format(Locale.ROOT, "%.2f", value / base);
+    }
+}
