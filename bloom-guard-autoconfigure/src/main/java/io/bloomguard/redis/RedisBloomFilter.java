@@ -116,12 +116,18 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                 case READY -> StartOutcome.ALREADY_LOADED;
                 case MISMATCHED -> StartOutcome.MISMATCHED;
                 default -> {
-                    if (!tryLock()) {
+                    if (!tryLockStillNeeded()) {
+                        if (view.status == SharedFilterStatus.READY) {
+                            yield StartOutcome.ALREADY_LOADED;
+                        }
+                        if (view.status == SharedFilterStatus.MISMATCHED) {
+                            yield StartOutcome.MISMATCHED;
+                        }
                         logger.info("Filter '" + name + "' is being loaded by another instance; calls pass through until"
                                 + " it is ready");
                         yield StartOutcome.LOADING_ELSEWHERE;
                     }
-                    buildHoldingLock("startup", configuredTarget(current), this::readKeySource);
+                    buildHoldingLock("startup", configuredTarget(view), this::readKeySource);
                     yield StartOutcome.LOADED_HERE;
                 }
             };
@@ -132,9 +138,37 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             return StartOutcome.UNREACHABLE;
         }
         finally {
-            long every = settings.refreshInterval().toMillis();
+            scheduleMaintenance();
+        }
+    }
+
+    private void scheduleMaintenance() {
+        long every = settings.refreshInterval().toMillis();
+        try {
             refresher = scheduler.scheduleWithFixedDelay(this::maintain, every, every, TimeUnit.MILLISECONDS);
         }
+        catch (java.util.concurrent.RejectedExecutionException ex) {
+            // The backend was closed while this filter was starting (the application is shutting down).
+            logger.debug("Filter '" + name + "': not scheduling maintenance, the backend is closed");
+        }
+    }
+
+    /**
+     * Takes the load lock if the filter still needs loading once it is held: the loader may have finished
+     * between this instance's last look and the lock, and the filter must not be loaded twice.
+     */
+    private boolean tryLockStillNeeded() {
+        if (!tryLock()) {
+            return false;
+        }
+        refresh();
+        View current = view;
+        boolean needed = current.status != SharedFilterStatus.READY && current.status != SharedFilterStatus.MISMATCHED
+                || current.storeStale != null || pending.overflowed();
+        if (!needed) {
+            releaseLock();
+        }
+        return needed;
     }
 
     @Override
@@ -263,7 +297,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         for (Map.Entry<Integer, CompletableFuture<Object>> reply : replies.entrySet()) {
             byte[] bits = (byte[]) await(reply.getValue(), settings.commandTimeout());
             List<Integer> indexes = indexesByShard.get(reply.getKey());
-            boolean missing = bits.length != indexes.size();
+            // '-' is the script's "no bitmap"; a shard holding one key of the batch answers one character too.
+            boolean missing = bits.length > 0 && bits[0] == '-';
             if (missing) {
                 bitmapMissing(current);
             }
@@ -466,7 +501,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                 pending.addAll(result.unwritten);
                 return; // no bitmap to write to yet: the rebuild will take them
             }
-            logger.info("Filter '" + name + "': replayed " + batch.size() + " adds buffered while Redis was unavailable");
+            logger.info("Filter '" + name + "': replayed " + batch.size() + " adds that could not be written when made"
+                    + " (Redis unavailable, or no bitmap to write to)");
         }
     }
 
@@ -474,14 +510,16 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         View current = view;
         boolean needed = current.status == SharedFilterStatus.MISSING || current.status == SharedFilterStatus.LOADING
                 || current.storeStale != null || pending.overflowed();
-        if (!needed || building.get() || System.nanoTime() - nextBuildAttempt < 0 || !tryLock()) {
+        if (!needed || building.get() || System.nanoTime() - nextBuildAttempt < 0 || !tryLockStillNeeded()) {
             return;
         }
+        current = view;
         String reason = (current.status == SharedFilterStatus.LOADING) ? "takeover from a loader that stopped"
                 : (current.status == SharedFilterStatus.MISSING) ? "bitmap missing" : "stale";
+        View seen = current;
         builders.execute(() -> {
             try {
-                buildHoldingLock(reason, configuredTarget(current), this::readKeySource);
+                buildHoldingLock(reason, configuredTarget(seen), this::readKeySource);
             }
             catch (RuntimeException ex) {
                 logger.error("Filter '" + name + "': " + reason + " rebuild failed; retrying in "
@@ -567,7 +605,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     private void bitmapMissing(View seen) {
         if (view == seen && seen.status == SharedFilterStatus.READY) {
-            view = new View(SharedFilterStatus.MISSING, seen.live, seen.next, seen.storeStale, keys);
+            View missing = new View(SharedFilterStatus.MISSING, seen.live, seen.next, seen.storeStale, keys);
+            view = missing;
+            reportChange(seen, missing, Map.of());
         }
     }
 

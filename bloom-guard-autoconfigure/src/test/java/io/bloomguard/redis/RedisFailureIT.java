@@ -1,0 +1,294 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.SharedBloomFilter.StartOutcome;
+import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.redis.server.FreezableTcpProxy;
+import io.bloomguard.redis.server.RedisServerProcess;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
+
+/**
+ * What users see when Redis fails: a lost bitmap, a killed server, a hung server. Checks never answer
+ * "absent" for a key that may be present, an outage costs one timeout rather than one per call, adds made
+ * meanwhile are not lost, and the filter repairs itself. Also: a check costs exactly one command.
+ */
+@Timeout(60)
+class RedisFailureIT {
+
+    private static final FilterSizing SIZING = FilterSizing.of(20_000, 0.01);
+
+    /** Bitmap of a filter of {@link #SIZING} created with seed 1. */
+    private static final String BITS = ":bits:v1.b395.k7.s1.n1";
+
+    /** {@link TestRedisBackend#FAST} without maintenance ticks, so a test sees exactly the commands it causes. */
+    private static final RedisBackendSettings QUIET = new RedisBackendSettings(TestRedisBackend.FAST.keyPrefix(),
+            TestRedisBackend.FAST.checkTimeout(), TestRedisBackend.FAST.commandTimeout(),
+            TestRedisBackend.FAST.breakerWindow(), TestRedisBackend.FAST.lockTtl(), Duration.ofHours(1),
+            TestRedisBackend.FAST.pendingAddsLimit(), TestRedisBackend.FAST.rebuildGrace());
+
+    private static RedisServerProcess server;
+
+    /** Killed and restarted by one test, so that the others keep a steady server. */
+    private static RedisServerProcess crashing;
+
+    @BeforeAll
+    static void startRedis() {
+        server = RedisServerProcess.start();
+        crashing = RedisServerProcess.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        try {
+            if (crashing != null) {
+                crashing.close();
+            }
+        }
+        finally {
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+
+    @Test
+    void aDeletedBitmapMakesChecksPassUntilTheFilterHasRebuiltItselfFromItsSource() {
+        List<Object> keys = longs(0, 10_000);
+        List<Object> absent = strings("absent-", 1000);
+        RecordingKeyFeed feed = RecordingKeyFeed.of(keys).holdingCallsFrom(2);
+        try (TestRedisBackend app = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
+            RedisBloomFilter filter = app.backend.create("lost", SIZING, 1, 1);
+            assertThat(filter.start(feed)).isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(countPassing(filter, absent)).as("absent keys passing while ready").isLessThan(50);
+
+            assertThat(server.command("DEL", "bloom-guard:{lost}" + BITS)).isEqualTo("1");
+
+            assertThat(countPassing(filter, absent)).as("absent keys passing once the bitmap is gone").isEqualTo(1000);
+            assertThat(filter.status()).isIn(SharedFilterStatus.MISSING, SharedFilterStatus.LOADING);
+            assertThat(filter.trustedToReject()).isFalse();
+            assertThat(filter.mightContainAll(absent)).containsOnly(true);
+            assertThat(filter.put("saved-while-missing")).isTrue();
+            // The maintenance loop rebuilds from the key source; the test holds that read until it has looked.
+            feed.awaitHeldCall(Duration.ofSeconds(5));
+            assertThat(filter.status()).isEqualTo(SharedFilterStatus.LOADING);
+            assertThat(filter.mightContain("absent-0")).isTrue();
+            feed.open();
+
+            Eventually.until("the filter is ready again", () -> filter.status() == SharedFilterStatus.READY,
+                    Duration.ofSeconds(10));
+            assertThat(feed.calls()).isEqualTo(2);
+            assertThat(filter.mightContainAll(keys)).containsOnly(true);
+            assertThat(filter.mightContain("saved-while-missing")).isTrue();
+            assertThat(countPassing(filter, absent)).as("absent keys passing once rebuilt").isLessThan(50);
+        }
+    }
+
+    @Test
+    void aFlushedServerIsReloadedFromTheSource() {
+        List<Object> keys = longs(0, 10_000);
+        RecordingKeyFeed feed = RecordingKeyFeed.of(keys);
+        try (TestRedisBackend app = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
+            RedisBloomFilter filter = app.backend.create("flushed", SIZING, 1, 1);
+            assertThat(filter.start(feed)).isEqualTo(StartOutcome.LOADED_HERE);
+
+            server.command("FLUSHALL");
+
+            assertThat(filter.mightContain("absent-0")).isTrue();
+            assertThat(filter.trustedToReject()).isFalse();
+            Eventually.until("the filter is ready again", () -> filter.status() == SharedFilterStatus.READY,
+                    Duration.ofSeconds(10));
+            assertThat(feed.calls()).isEqualTo(2);
+            assertThat(filter.mightContainAll(keys)).containsOnly(true);
+            assertThat(filter.mightContain("absent-0")).isFalse();
+        }
+    }
+
+    /**
+     * A batch check of one key on a filter whose bitmap was just deleted (flushed, evicted) must answer "might
+     * contain" and stop trusting the filter: the script's "no bitmap" reply is one character long, like the
+     * answer for one key.
+     */
+    @Test
+    void aBatchCheckOfOneKeyPassesWhenTheBitmapIsGone() {
+        try (TestRedisBackend app = TestRedisBackend.on(server, QUIET)) {
+            RedisBloomFilter filter = app.backend.create("lost-batch", SIZING, 1, 1);
+            assertThat(filter.start(RecordingKeyFeed.of(longs(0, 10_000)))).isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(filter.mightContainAll(List.of(42L))).containsExactly(true);
+
+            server.command("DEL", "bloom-guard:{lost-batch}" + BITS);
+
+            assertThat(filter.mightContainAll(List.of(42L))).as("a key the filter holds, checked in a batch of one")
+                .containsExactly(true);
+            assertThat(filter.trustedToReject()).as("trusted after a check found the bitmap gone").isFalse();
+            assertThat(filter.mightContainAll(List.of(42L, 43L))).containsExactly(true, true);
+        }
+    }
+
+    @Test
+    void aKilledServerFailsChecksFastKeepsAddsAndIsRebuiltWhenItComesBack() {
+        List<Object> keys = longs(0, 5_000);
+        RecordingKeyFeed feed = RecordingKeyFeed.of(keys);
+        try (TestRedisBackend app = TestRedisBackend.on(crashing, TestRedisBackend.FAST)) {
+            RedisBloomFilter filter = app.backend.create("crash", SIZING, 1, 1);
+            assertThat(filter.start(feed)).isEqualTo(StartOutcome.LOADED_HERE);
+
+            crashing.kill();
+
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> filter.mightContain(1L)).isInstanceOf(RedisUnavailableException.class);
+            Duration first = since(start);
+            assertThat(first).as("first check after the crash").isLessThan(Duration.ofSeconds(1));
+            start = System.nanoTime();
+            for (int i = 0; i < 100; i++) {
+                long key = i;
+                assertThatThrownBy(() -> filter.mightContain(key)).isInstanceOf(RedisUnavailableException.class);
+            }
+            Duration next100 = since(start);
+            assertThat(next100).as("100 checks with the breaker open (one timeout is %d ms)",
+                    TestRedisBackend.FAST.checkTimeout().toMillis()).isLessThan(Duration.ofMillis(100));
+            assertThat(app.backend.unavailable()).isTrue();
+
+            List<Object> savedDuringOutage = strings("outage-", 100);
+            start = System.nanoTime();
+            for (Object key : savedDuringOutage) {
+                assertThat(filter.put(key)).as("put(%s) during the outage", key).isTrue();
+            }
+            Duration puts = since(start);
+            assertThat(puts).as("100 adds during the outage").isLessThan(Duration.ofSeconds(1));
+            assertThat(filter.status()).isEqualTo(SharedFilterStatus.STALE);
+            assertThat(filter.trustedToReject()).isFalse();
+            assertThat(filter.pendingAdds()).isEqualTo(100);
+
+            crashing.restart();
+            Eventually.until("the filter is ready on the restarted server",
+                    () -> filter.status() == SharedFilterStatus.READY, Duration.ofSeconds(20));
+
+            assertThat(filter.pendingAdds()).isZero();
+            assertThat(filter.mightContainAll(savedDuringOutage)).as("adds made during the outage").containsOnly(true);
+            assertThat(filter.mightContainAll(keys)).containsOnly(true);
+            assertThat(feed.calls()).as("loads: at startup and after the restart").isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aHungServerCostsOneCheckTimeoutThenChecksFailFastUntilItAnswersAgain() {
+        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
+                TestRedisBackend app = TestRedisBackend.on(proxy.port(), TestRedisBackend.FAST)) {
+            RedisBloomFilter filter = app.backend.create("hung", SIZING, 1, 1);
+            assertThat(filter.start(RecordingKeyFeed.of(longs(0, 5_000)))).isEqualTo(StartOutcome.LOADED_HERE);
+
+            proxy.freeze();
+
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> filter.mightContain(1L)).isInstanceOf(RedisUnavailableException.class);
+            Duration first = since(start);
+            assertThat(first).as("first check on the hung server")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(150))
+                .isLessThan(Duration.ofSeconds(1));
+            start = System.nanoTime();
+            for (int i = 0; i < 100; i++) {
+                long key = i;
+                assertThatThrownBy(() -> filter.mightContain(key)).isInstanceOf(RedisUnavailableException.class);
+            }
+            Duration next100 = since(start);
+            assertThat(next100).as("100 checks with the breaker open, instead of 100 × 200 ms")
+                .isLessThan(Duration.ofMillis(100));
+
+            proxy.thaw();
+            Duration recovered = Eventually.until("a check succeeds after the server answers again",
+                    () -> filter.mightContain(1L), Duration.ofSeconds(5));
+            assertThat(recovered).as("checks answer again at the latest one breaker window after the server does")
+                .isLessThan(TestRedisBackend.FAST.breakerWindow().plusMillis(500));
+            assertThat(filter.mightContain(4_999L)).isTrue();
+        }
+    }
+
+    @Test
+    void aCheckIsOneGetrangeAndABatchCheckOrAddIsOneScript() {
+        try (TestRedisBackend app = TestRedisBackend.on(server, QUIET)) {
+            RedisBloomFilter filter = app.backend.create("counted", SIZING, 1, 1);
+            assertThat(filter.start(RecordingKeyFeed.of(longs(0, 10_000)))).isEqualTo(StartOutcome.LOADED_HERE);
+            // Scripts are loaded once per server (EVALSHA, then EVAL on NOSCRIPT): load them before counting.
+            filter.mightContainAll(List.of(1L, 2L));
+            filter.put("warm-up");
+
+            try (RedisMonitor monitor = RedisMonitor.on(server)) {
+                server.command("CONFIG", "RESETSTAT");
+                for (long key = 0; key < 1000; key++) {
+                    filter.mightContain(key);
+                }
+                assertThat(commandCalls()).as("INFO commandstats after 1000 checks")
+                    .containsExactly(entry("getrange", 1000L));
+                assertThat(monitor.commandsSinceLastCall()).as("commands sent for 1000 checks")
+                    .containsExactly(entry("getrange", 1000L));
+
+                // Not INFO commandstats from here on: it also counts the commands a script runs inside Redis.
+                assertThat(filter.mightContainAll(longs(0, 1000))).containsOnly(true);
+                assertThat(monitor.commandsSinceLastCall()).as("commands sent for a batch check of 1000 keys")
+                    .containsExactly(entry("evalsha", 1L));
+
+                assertThat(filter.putAll(strings("new-", 1000))).isGreaterThan(950);
+                assertThat(monitor.commandsSinceLastCall()).as("commands sent for adding 1000 keys")
+                    .containsExactly(entry("evalsha", 1L));
+            }
+        }
+    }
+
+    /** Calls per command since the last {@code CONFIG RESETSTAT}, leaving out the test's own INFO and CONFIG. */
+    private static Map<String, Long> commandCalls() {
+        Set<String> ours = Set.of("info", "config|resetstat", "config");
+        Map<String, Long> calls = new TreeMap<>();
+        for (String line : server.command("INFO", "commandstats").split("\r?\n")) {
+            if (!line.startsWith("cmdstat_")) {
+                continue;
+            }
+            String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+            String count = line.substring(line.indexOf("calls=") + "calls=".length(), line.indexOf(','));
+            if (!ours.contains(command)) {
+                calls.put(command, Long.parseLong(count));
+            }
+        }
+        return calls;
+    }
+
+    private static int countPassing(RedisBloomFilter filter, List<Object> keys) {
+        int passing = 0;
+        for (Object key : keys) {
+            passing += filter.mightContain(key) ? 1 : 0;
+        }
+        return passing;
+    }
+
+    private static Duration since(long startNanos) {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
+    }
+
+    private static List<Object> longs(long from, long to) {
+        List<Object> keys = new ArrayList<>();
+        LongStream.range(from, to).forEach(keys::add);
+        return keys;
+    }
+
+    private static List<Object> strings(String prefix, int count) {
+        List<Object> keys = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            keys.add(prefix + i);
+        }
+        return keys;
+    }
+}

@@ -1,0 +1,319 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.FilterSnapshot;
+import io.bloomguard.core.SharedBloomFilter.StartOutcome;
+import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.redis.server.RedisServerProcess;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Several application instances (each its own client and backend) sharing one filter on one server: it is
+ * loaded once, followed while loading, taken over when its loader dies, protected from an instance configured
+ * for another size, and rebuilt without losing a concurrent add or keeping a deleted key.
+ */
+@Timeout(60)
+class RedisSharedFilterIT {
+
+    private static final FilterSizing SIZING = FilterSizing.of(20_000, 0.01);
+
+    private static RedisServerProcess server;
+
+    @BeforeAll
+    static void startRedis() {
+        server = RedisServerProcess.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void theFirstInstanceLoadsTheFilterAndTheNextOnesUseIt() {
+        List<Object> keys = longs(0, 10_000);
+        RecordingKeyFeed feed = RecordingKeyFeed.of(keys);
+        try (TestRedisBackend a = instance(); TestRedisBackend b = instance()) {
+            RedisBloomFilter filterA = a.backend.create("preload", SIZING, 1, 1);
+            RedisBloomFilter filterB = b.backend.create("preload", SIZING, 2, 1);
+
+            assertThat(filterA.start(feed)).isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(filterB.start(feed)).isEqualTo(StartOutcome.ALREADY_LOADED);
+
+            assertThat(feed.calls()).as("times the key source was read").isEqualTo(1);
+            assertThat(filterB.trustedToReject()).isTrue();
+            assertThat(filterB.seed()).as("B reads with the seed A created the filter with").isEqualTo(1);
+            assertThat(filterB.mightContainAll(keys)).containsOnly(true);
+            assertThat(filterB.mightContain("created-on-a")).isFalse();
+            assertThat(filterA.put("created-on-a")).isTrue();
+            assertThat(filterB.mightContain("created-on-a")).isTrue();
+        }
+    }
+
+    @Test
+    void anInstanceStartingWhileAnotherLoadsPassesCallsThroughUntilTheLoadIsDone() throws Exception {
+        List<Object> keys = longs(0, 10_000);
+        RecordingKeyFeed feedA = RecordingKeyFeed.of(keys).holdingCallsFrom(1);
+        RecordingKeyFeed feedB = RecordingKeyFeed.of(keys);
+        ExecutorService loader = Executors.newSingleThreadExecutor();
+        try (TestRedisBackend a = instance(); TestRedisBackend b = instance()) {
+            RedisBloomFilter filterA = a.backend.create("following", SIZING, 1, 1);
+            RedisBloomFilter filterB = b.backend.create("following", SIZING, 2, 1);
+            Future<StartOutcome> startA = loader.submit(() -> filterA.start(feedA));
+            feedA.awaitHeldCall(Duration.ofSeconds(10));
+
+            assertThat(filterB.start(feedB)).isEqualTo(StartOutcome.LOADING_ELSEWHERE);
+            assertThat(filterB.status()).isEqualTo(SharedFilterStatus.LOADING);
+            assertThat(filterB.trustedToReject()).isFalse();
+            assertThat(filterB.mightContain("absent")).as("a check while loading passes through").isTrue();
+            assertThat(filterB.mightContainAll(List.of("absent-1", "absent-2"))).containsExactly(true, true);
+            // A record saved on B while A reads the source (after A's snapshot of it) must not be lost.
+            assertThat(filterB.put("saved-during-load")).isTrue();
+
+            feedA.open();
+            assertThat(startA.get(10, TimeUnit.SECONDS)).isEqualTo(StartOutcome.LOADED_HERE);
+            filterB.refresh();
+
+            assertThat(filterB.status()).isEqualTo(SharedFilterStatus.READY);
+            assertThat(filterB.mightContainAll(keys)).containsOnly(true);
+            assertThat(filterB.mightContain("saved-during-load")).isTrue();
+            assertThat(filterA.mightContain("saved-during-load")).isTrue();
+            assertThat(filterB.mightContain("absent")).isFalse();
+        }
+        finally {
+            feedA.open();
+            loader.shutdownNow();
+        }
+    }
+
+    @Test
+    void whenTheLoaderDiesAnotherInstanceTakesOverOnceTheLockExpires() throws Exception {
+        List<Object> keys = longs(0, 10_000);
+        RecordingKeyFeed feedA = RecordingKeyFeed.of(keys).holdingCallsFrom(1);
+        RecordingKeyFeed feedB = RecordingKeyFeed.of(keys);
+        ExecutorService loader = Executors.newSingleThreadExecutor();
+        TestRedisBackend a = instance();
+        AtomicBoolean aClosed = new AtomicBoolean();
+        try (TestRedisBackend b = instance()) {
+            RedisBloomFilter filterA = a.backend.create("takeover", SIZING, 1, 1);
+            RedisBloomFilter filterB = b.backend.create("takeover", SIZING, 2, 1);
+            Future<StartOutcome> startA = loader.submit(() -> filterA.start(feedA));
+            feedA.awaitHeldCall(Duration.ofSeconds(10));
+            assertThat(filterB.start(feedB)).isEqualTo(StartOutcome.LOADING_ELSEWHERE);
+
+            // A dies while reading its source: its connection and its lock renewals stop, its start() never returns.
+            a.close();
+            aClosed.set(true);
+            Duration lockTtl = TestRedisBackend.FAST.lockTtl();
+            Duration took = Eventually.until("B takes over and loads the filter",
+                    () -> filterB.status() == SharedFilterStatus.READY, lockTtl.plusSeconds(2));
+
+            // A renewed its lock (TTL 3 s) every second until it died, so it outlives A by 2 to 3 s.
+            assertThat(took).as("B waited for A's lock to expire, then loaded").isGreaterThan(Duration.ofMillis(1500));
+            assertThat(feedB.calls()).as("B read its own key source").isEqualTo(1);
+            assertThat(filterB.mightContainAll(keys)).containsOnly(true);
+            assertThat(filterB.mightContain("absent")).isFalse();
+
+            // A's thread wakes up on its closed backend: it must not disturb the filter B loaded.
+            feedA.open();
+            try {
+                startA.get(10, TimeUnit.SECONDS);
+            }
+            catch (ExecutionException ex) {
+                // Starting on a closed backend may fail; what matters is that B's filter is intact.
+            }
+            filterB.refresh();
+            assertThat(filterB.status()).isEqualTo(SharedFilterStatus.READY);
+            assertThat(filterB.mightContainAll(keys)).containsOnly(true);
+        }
+        finally {
+            feedA.open();
+            loader.shutdownNow();
+            if (!aClosed.get()) {
+                a.close();
+            }
+        }
+    }
+
+    @Test
+    void anInstanceConfiguredForAnotherSizeReportsTheMismatchAndWritesInTheStoredLayoutUntilItRebuilds() {
+        FilterSizing small = FilterSizing.of(10_000, 0.01);
+        FilterSizing large = FilterSizing.of(50_000, 0.01);
+        RecordingKeyFeed feedA = RecordingKeyFeed.of(longs(0, 10_000));
+        List<Object> keysB = longs(0, 50_000);
+        RecordingKeyFeed feedB = RecordingKeyFeed.of(keysB);
+        try (TestRedisBackend a = instance(); TestRedisBackend b = instance()) {
+            RedisBloomFilter filterA = a.backend.create("m", small, 1, 1);
+            RedisBloomFilter filterB = b.backend.create("m", large, 2, 1);
+            assertThat(filterA.start(feedA)).isEqualTo(StartOutcome.LOADED_HERE);
+            FilterSnapshot before = filterA.exportSnapshot();
+
+            assertThat(filterB.start(feedB)).isEqualTo(StartOutcome.MISMATCHED);
+
+            assertThat(filterB.status()).isEqualTo(SharedFilterStatus.MISMATCHED);
+            assertThat(filterB.trustedToReject()).isFalse();
+            assertThat(feedB.calls()).as("B did not load over A's filter").isZero();
+            assertThat(filterA.exportSnapshot()).as("stored bits after B started").isEqualTo(before);
+            assertThat(filterA.status()).isEqualTo(SharedFilterStatus.READY);
+            assertThat(filterB.mightContainAll(longs(0, 10_000))).as("B reads the stored layout").containsOnly(true);
+            assertThat(filterA.mightContain("saved-on-b")).isFalse();
+            filterB.put("saved-on-b");
+            assertThat(filterA.mightContain("saved-on-b")).as("B's add, seen by A").isTrue();
+
+            assertThat(filterB.rebuild()).isEqualTo(50_000);
+
+            assertThat(filterB.status()).isEqualTo(SharedFilterStatus.READY);
+            assertThat(filterB.trustedToReject()).isTrue();
+            filterA.refresh();
+            assertThat(filterA.status()).isEqualTo(SharedFilterStatus.MISMATCHED);
+            assertThat(filterA.trustedToReject()).isFalse();
+            assertThat(filterB.mightContainAll(keysB)).containsOnly(true);
+            assertThat(server.command("HGET", "bloom-guard:{m}:meta", "expected-size")).isEqualTo("50000");
+        }
+    }
+
+    /**
+     * The key source is a database: a writer commits a record, then adds its key. The rebuild reads the
+     * database after announcing the new generation; keys committed later must reach the new generation through
+     * the adds, whichever instance makes them.
+     */
+    @Test
+    void aRebuildWhileTwoInstancesAddKeysLosesNone() throws Exception {
+        FilterSizing sizing = FilterSizing.of(100_000, 0.01);
+        Queue<Object> database = new ConcurrentLinkedQueue<>(longs(0, 10_000));
+        RecordingKeyFeed feedA = RecordingKeyFeed.reading(() -> List.copyOf(database))
+            .pausingPerBatch(Duration.ofMillis(20));
+        RecordingKeyFeed feedB = RecordingKeyFeed.reading(() -> List.copyOf(database));
+        ExecutorService writers = Executors.newFixedThreadPool(2);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicBoolean rebuilt = new AtomicBoolean();
+        Queue<Object> addedBeforeRebuilt = new ConcurrentLinkedQueue<>();
+        try (TestRedisBackend a = instance(); TestRedisBackend b = instance()) {
+            RedisBloomFilter filterA = a.backend.create("rebuilt", sizing, 1, 1);
+            RedisBloomFilter filterB = b.backend.create("rebuilt", sizing, 2, 1);
+            assertThat(filterA.start(feedA)).isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(filterB.start(feedB)).isEqualTo(StartOutcome.ALREADY_LOADED);
+            String meta = "bloom-guard:{rebuilt}:meta";
+            assertThat(server.command("HGET", meta, "generation")).isEqualTo("1");
+
+            AtomicInteger writtenA = new AtomicInteger();
+            AtomicInteger writtenB = new AtomicInteger();
+            List<Future<?>> running = List.of(
+                    writers.submit(() -> write(filterA, "a-", database, writtenA, stop, rebuilt, addedBeforeRebuilt)),
+                    writers.submit(() -> write(filterB, "b-", database, writtenB, stop, rebuilt, addedBeforeRebuilt)));
+            Eventually.until("both instances are adding keys", () -> writtenA.get() > 200 && writtenB.get() > 200,
+                    Duration.ofSeconds(10));
+
+            assertThat(filterA.rebuild()).isGreaterThan(10_000);
+            rebuilt.set(true);
+            int afterA = writtenA.get();
+            int afterB = writtenB.get();
+            Eventually.until("both instances add keys after the swap",
+                    () -> writtenA.get() > afterA + 200 && writtenB.get() > afterB + 200, Duration.ofSeconds(10));
+            stop.set(true);
+            for (Future<?> writer : running) {
+                writer.get(10, TimeUnit.SECONDS);
+            }
+
+            assertThat(server.command("HGET", meta, "generation")).isEqualTo("2");
+            Set<Object> readByRebuild = new HashSet<>(feedA.lastSnapshot());
+            long missedBySource = addedBeforeRebuilt.stream().filter(key -> !readByRebuild.contains(key))
+                .count();
+            assertThat(missedBySource).as("adds during the rebuild that its key source did not see").isPositive();
+            List<Object> absentOnA = new ArrayList<>();
+            List<Object> absentOnB = new ArrayList<>();
+            for (Object key : database) {
+                if (!filterA.mightContain(key)) {
+                    absentOnA.add(key);
+                }
+                if (!filterB.mightContain(key)) {
+                    absentOnB.add(key);
+                }
+            }
+            assertThat(absentOnA).as("keys A rejects after the rebuild").isEmpty();
+            assertThat(absentOnB).as("keys B rejects after the rebuild").isEmpty();
+            assertThat(filterA.trustedToReject()).isTrue();
+            assertThat(filterB.trustedToReject()).isTrue();
+            assertThat(filterA.pendingAdds() + filterB.pendingAdds()).as("adds waiting for replay").isZero();
+        }
+        finally {
+            stop.set(true);
+            writers.shutdownNow();
+        }
+    }
+
+    @Test
+    void aRebuildDropsKeysTheSourceNoLongerHas() {
+        AtomicReference<List<Object>> database = new AtomicReference<>(longs(0, 11_000));
+        RecordingKeyFeed feed = RecordingKeyFeed.reading(database::get);
+        List<Object> kept = longs(0, 10_000);
+        List<Object> deleted = longs(10_000, 11_000);
+        try (TestRedisBackend a = instance(); TestRedisBackend b = instance()) {
+            RedisBloomFilter filterA = a.backend.create("deletes", FilterSizing.of(11_000, 0.01), 1, 1);
+            RedisBloomFilter filterB = b.backend.create("deletes", FilterSizing.of(11_000, 0.01), 2, 1);
+            filterA.start(feed);
+            filterB.start(feed);
+            assertThat(filterB.mightContainAll(deleted)).containsOnly(true);
+
+            database.set(kept);
+            assertThat(filterA.rebuild()).isEqualTo(10_000);
+
+            int stillPassingOnB = 0;
+            for (Object key : deleted) {
+                stillPassingOnB += filterB.mightContain(key) ? 1 : 0;
+            }
+            assertThat(stillPassingOnB).as("deleted keys B still lets through, of 1000 (ε = 1%)")
+                .isLessThanOrEqualTo(30);
+            assertThat(filterB.mightContainAll(kept)).containsOnly(true);
+            assertThat(filterA.mightContainAll(kept)).containsOnly(true);
+            assertThat(server.command("HGET", "bloom-guard:{deletes}:meta", "generation")).isEqualTo("2");
+        }
+    }
+
+    private static void write(RedisBloomFilter filter, String prefix, Queue<Object> database, AtomicInteger written,
+            AtomicBoolean stop, AtomicBoolean rebuilt, Queue<Object> addedBeforeRebuilt) {
+        for (int i = 0; !stop.get(); i++) {
+            String key = prefix + i;
+            database.add(key); // committed first, as @BloomPut adds after the transaction
+            filter.put(key);
+            if (!rebuilt.get()) {
+                addedBeforeRebuilt.add(key);
+            }
+            written.incrementAndGet();
+        }
+    }
+
+    private static TestRedisBackend instance() {
+        return TestRedisBackend.on(server, TestRedisBackend.FAST);
+    }
+
+    private static List<Object> longs(long from, long to) {
+        List<Object> keys = new ArrayList<>();
+        LongStream.range(from, to).forEach(keys::add);
+        return keys;
+    }
+}
