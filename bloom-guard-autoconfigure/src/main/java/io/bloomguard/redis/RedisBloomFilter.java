@@ -84,6 +84,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private volatile @Nullable ScheduledFuture<?> refresher;
     private volatile long nextBuildAttempt = System.nanoTime();
     private volatile boolean closed;
+    /** This instance marked the stored filter stale for adds it lost; a rebuild by any instance resolves that. */
+    private volatile boolean markedStale;
 
     RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, RedisBackendSettings settings,
             Supplier<RedisPort> port, CircuitBreaker breaker, ScheduledExecutorService scheduler,
@@ -485,6 +487,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             // Keys were dropped: nobody may trust the stored filter until it is rebuilt.
             call(() -> port.get().eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)),
                     List.of("adds lost by an instance while Redis was unavailable")), settings.commandTimeout());
+            markedStale = true;
             refresh();
         }
         while (!pending.isEmpty()) {
@@ -540,6 +543,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             next = null;
         }
         String stale = meta.get("stale");
+        if (markedStale && stale == null && live != null) {
+            // A rebuild (by this instance or another) read the key source after the mark: the lost adds are in.
+            markedStale = false;
+            pending.clearOverflow();
+        }
         SharedFilterStatus status;
         if (live != null && !allExist(live)) {
             live = null;
@@ -665,6 +673,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             }
             refresh(); // this instance's own adds reach the new generation from now on
             pending.clearOverflow(); // keys dropped before now are in the key source read below
+            markedStale = false;
             sleep(settings.rebuildGrace());
             long[] words;
             long count;

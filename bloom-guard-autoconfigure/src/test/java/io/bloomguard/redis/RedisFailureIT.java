@@ -66,6 +66,49 @@ class RedisFailureIT {
         }
     }
 
+    /**
+     * One instance cut off from Redis (a partition: the others still reach it) adds more keys than it can keep.
+     * Replay cannot make the filter whole, so once it reaches Redis again it marks the stored filter stale: every
+     * instance stops rejecting until the filter is rebuilt from its key source, which then holds every key.
+     */
+    @Test
+    void addsBeyondTheBufferMarkTheFilterStaleForEveryInstanceUntilItIsRebuilt() throws Exception {
+        List<Object> database = new java.util.concurrent.CopyOnWriteArrayList<>(longs(0, 1000));
+        RedisBackendSettings smallBuffer = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
+                QUIET.commandTimeout(), QUIET.breakerWindow(), QUIET.lockTtl(), Duration.ofMillis(100), 5,
+                QUIET.rebuildGrace());
+        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
+                TestRedisBackend cutOff = TestRedisBackend.on(proxy.port(), smallBuffer);
+                TestRedisBackend other = TestRedisBackend.on(server, smallBuffer)) {
+            RedisBloomFilter partitioned = cutOff.backend.create("overflow", SIZING, 1, 1);
+            RedisBloomFilter connected = other.backend.create("overflow", SIZING, 2, 1);
+            assertThat(partitioned.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
+                    .isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(connected.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
+                    .isEqualTo(StartOutcome.ALREADY_LOADED);
+
+            proxy.freeze();
+            for (long key = 5000; key < 5010; key++) {
+                database.add(key); // the row is written, then its key is added to the filter
+                assertThat(partitioned.put(key)).isTrue();
+            }
+            assertThat(partitioned.status()).isEqualTo(SharedFilterStatus.STALE);
+            assertThat(partitioned.pendingAdds()).isEqualTo(5);
+
+            proxy.thaw();
+            Eventually.until("every instance ready with every key", () -> {
+                connected.refresh();
+                return connected.status() == SharedFilterStatus.READY
+                        && partitioned.status() == SharedFilterStatus.READY;
+            }, Duration.ofSeconds(15));
+            assertThat(server.command("HGET", "bloom-guard:{overflow}:meta", "generation"))
+                    .as("rebuilt once the lost adds were noticed").isEqualTo("2");
+            for (long key = 5000; key < 5010; key++) {
+                assertThat(connected.mightContain(key)).as("key %d", key).isTrue();
+            }
+        }
+    }
+
     @Test
     void aDeletedBitmapMakesChecksPassUntilTheFilterHasRebuiltItselfFromItsSource() {
         List<Object> keys = longs(0, 10_000);

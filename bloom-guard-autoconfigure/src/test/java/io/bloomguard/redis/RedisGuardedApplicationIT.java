@@ -38,9 +38,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Two instances of an application (two Spring contexts over one database) sharing filters in one real
@@ -119,7 +119,8 @@ class RedisGuardedApplicationIT {
         assertThat(customers.rebuild()).isEqualTo(1000);
         assertThat(customers.state()).isEqualTo(FilterState.READY);
         assertThat(repository(resized).findById(42L)).isPresent();
-        until(() -> filter(first, "customers").state() == FilterState.MISMATCHED, Duration.ofSeconds(5));
+        Eventually.until("the first instance sees the stored filter rebuilt for another size",
+                () -> filter(first, "customers").state() == FilterState.MISMATCHED, Duration.ofSeconds(5));
         assertThat(repository(first).findById(42L)).isPresent();
     }
 
@@ -144,10 +145,11 @@ class RedisGuardedApplicationIT {
             }));
         }
         try {
-            until(() -> written.size() > 20, Duration.ofSeconds(10));
+            Eventually.until("writers running", () -> written.size() > 20, Duration.ofSeconds(10));
             long keys = filter(first, "codes").rebuild();
             assertThat(keys).isGreaterThanOrEqualTo(1000);
-            until(() -> written.size() > keys - 1000 + 20, Duration.ofSeconds(10)); // writers keep going past the swap
+            Eventually.until("writers going on past the swap",
+                    () -> written.size() > keys - 1000 + 20, Duration.ofSeconds(10)); // writers keep going past the swap
         }
         finally {
             stop.set(true);
@@ -175,7 +177,8 @@ class RedisGuardedApplicationIT {
         assertThat(statistics.getPrepareStatementCount()).as("the flushed filter does not reject").isGreaterThan(before);
         assertThat(repository(app).findById(7L)).isPresent();
 
-        until(() -> customers.state() == FilterState.READY, Duration.ofSeconds(10));
+        Eventually.until("the flushed filter rebuilt from preload.sql",
+                () -> customers.state() == FilterState.READY, Duration.ofSeconds(10));
         before = statistics.getPrepareStatementCount();
         assertThat(repository(app).findById(ABSENT)).isEmpty();
         assertThat(statistics.getPrepareStatementCount()).as("rebuilt from preload.sql, rejecting again").isEqualTo(before);
@@ -214,15 +217,18 @@ class RedisGuardedApplicationIT {
             }));
         }
         try {
-            until(() -> written.size() > 20, Duration.ofSeconds(10));
+            Eventually.until("traffic running", () -> written.size() > 20, Duration.ofSeconds(10));
             redis.kill();
             int atKill = written.size();
-            until(() -> written.size() > atKill + 20, Duration.ofSeconds(20)); // traffic goes on without Redis
+            Eventually.until("traffic going on without Redis",
+                    () -> written.size() > atKill + 20, Duration.ofSeconds(20)); // traffic goes on without Redis
             redis.restart();
-            until(() -> filter(first, "codes").state() == FilterState.READY
+            Eventually.until("both instances ready after the restart",
+                    () -> filter(first, "codes").state() == FilterState.READY
                     && filter(second, "codes").state() == FilterState.READY, Duration.ofSeconds(20));
             int atReady = written.size();
-            until(() -> written.size() > atReady + 20, Duration.ofSeconds(10));
+            Eventually.until("traffic going on after the restart",
+                    () -> written.size() > atReady + 20, Duration.ofSeconds(10));
         }
         finally {
             stop.set(true);
@@ -232,7 +238,8 @@ class RedisGuardedApplicationIT {
             traffic.shutdownNow();
         }
         assertThat(errors).as("callers saw no exception").isEmpty();
-        until(() -> filter(first, "codes").trustedToReject() && filter(second, "codes").trustedToReject(),
+        Eventually.until("both instances trusting the filter again",
+                () -> filter(first, "codes").trustedToReject() && filter(second, "codes").trustedToReject(),
                 Duration.ofSeconds(10));
         for (String code : written) {
             // The shared bits themselves, not the trust-aware answer: every key written, before, during and after
@@ -240,6 +247,35 @@ class RedisGuardedApplicationIT {
             assertThat(filter(first, "codes").backend().mightContain("tk:" + code)).as("code %s", code).isTrue();
             assertThat(filter(second, "codes").backend().mightContain("tk:" + code)).as("code %s", code).isTrue();
         }
+    }
+
+    @Test
+    void whileRedisIsDownEachFilterFollowsItsFailurePolicy() {
+        ConfigurableApplicationContext allow = start(true, Map.of());
+        ConfigurableApplicationContext reject = start(false,
+                Map.of("bloom-guard.filters.customers.on-backend-failure", "reject"));
+        ConfigurableApplicationContext raise = start(false,
+                Map.of("bloom-guard.filters.customers.on-backend-failure", "throw"));
+        redis.kill();
+        try {
+            for (int call = 0; call < 3; call++) { // the first waits for the timeout, the next find the breaker open
+                assertThat(repository(allow).findById(7L)).as("allow: the call runs").isPresent();
+                assertThat(repository(reject).existsById(7L)).as("reject: answered empty").isFalse();
+                assertThatThrownBy(() -> repository(raise).existsById(7L)).as("throw: the caller sees the outage")
+                        .isInstanceOf(RedisUnavailableException.class);
+            }
+        }
+        finally {
+            redis.restart();
+        }
+        Eventually.until("reachable again", () -> {
+            try {
+                return repository(raise).existsById(7L);
+            }
+            catch (RedisUnavailableException ex) {
+                return false;
+            }
+        }, Duration.ofSeconds(10));
     }
 
     // ---------------------------------------------------------------- helpers
@@ -282,21 +318,5 @@ class RedisGuardedApplicationIT {
 
     private static Statistics statistics(ConfigurableApplicationContext context) {
         return context.getBean(EntityManagerFactory.class).unwrap(SessionFactory.class).getStatistics();
-    }
-
-    private static void until(BooleanSupplier condition, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within " + timeout);
-            }
-            try {
-                Thread.sleep(20);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted", ex);
-            }
-        }
     }
 }
