@@ -15,6 +15,8 @@ import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -156,20 +158,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
         NamedBloomFilter filter = put.filter();
         try {
-            if (keys instanceof Iterable<?> iterable) {
-                for (Object key : iterable) {
-                    if (key != null) {
-                        filter.put(key);
-                    }
-                }
-            }
-            else if (keys.getClass().isArray()) {
-                for (int i = 0, n = Array.getLength(keys); i < n; i++) {
-                    Object key = Array.get(keys, i);
-                    if (key != null) {
-                        filter.put(key);
-                    }
-                }
+            if (keys instanceof Iterable<?> || keys.getClass().isArray()) {
+                filter.putAll(nonNullKeys(keys));
             }
             else {
                 filter.put(keys);
@@ -183,6 +173,27 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
                     + "; it no longer rejects anything until it is loaded again", ex);
             throw ex;
         }
+    }
+
+    /** The keys of a collection or array result, nulls left out: one batch for the filter. */
+    private static List<Object> nonNullKeys(Object keys) {
+        List<Object> batch = new ArrayList<>();
+        if (keys instanceof Iterable<?> iterable) {
+            for (Object key : iterable) {
+                if (key != null) {
+                    batch.add(key);
+                }
+            }
+        }
+        else {
+            for (int i = 0, n = Array.getLength(keys); i < n; i++) {
+                Object key = Array.get(keys, i);
+                if (key != null) {
+                    batch.add(key);
+                }
+            }
+        }
+        return batch;
     }
 
     private void reportKeyProblem(String description, IllegalArgumentException ex) {

@@ -61,6 +61,13 @@ final class LocalBitArray {
         return (long) words.length * 64;
     }
 
+    /** Copies {@code count} words from word {@code from} on into {@code into}, from its start. */
+    void copyWords(int from, long[] into, int count) {
+        for (int i = 0; i < count; i++) {
+            into[i] = (long) WORDS.getAcquire(words, from + i);
+        }
+    }
+
     /** A copy of the words, for export and for tests that compare two arrays bit for bit. */
     long[] snapshot() {
         long[] copy = new long[words.length];

@@ -138,6 +138,14 @@ public final class LocalBloomFilter implements BloomFilter {
         return bits.setBitCount();
     }
 
+    /**
+     * Copies part of the bit array (words as {@link #toWords()} numbers them) into {@code into}: for moving a
+     * large filter elsewhere a chunk at a time, without a second copy of the whole array.
+     */
+    public void copyWords(int fromWord, long[] into, int count) {
+        bits.copyWords(fromWord, into, count);
+    }
+
     /** The bit array as 64-bit words (bit {@code b} is bit {@code b % 64} of word {@code b / 64}). */
     public long[] toWords() {
         return bits.snapshot();

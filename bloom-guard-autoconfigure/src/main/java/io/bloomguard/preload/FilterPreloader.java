@@ -101,20 +101,7 @@ public final class FilterPreloader {
      */
     private void startShared(NamedBloomFilter filter, SharedBloomFilter shared, List<BloomKeySource> sources) {
         AtomicLong lastCount = new AtomicLong();
-        KeyFeed feed = batches -> {
-            Progress progress = new Progress(filter.name(), System.nanoTime());
-            logger.info("Reading the keys of filter '" + filter.name() + "' from " + sources);
-            for (BloomKeySource source : sources) {
-                scope.run(() -> {
-                    try (Stream<?> keys = source.keys()) {
-                        load(keys.iterator(), progress, batches);
-                    }
-                    return null;
-                });
-            }
-            lastCount.set(progress.keys);
-            return progress.keys;
-        };
+        KeyFeed feed = keyFeed(filter.name(), sources, lastCount);
         long start = System.nanoTime();
         try {
             SharedBloomFilter.StartOutcome outcome = shared.start(feed);
@@ -146,31 +133,49 @@ public final class FilterPreloader {
 
     private void preload(NamedBloomFilter filter, List<BloomKeySource> sources) {
         long start = System.nanoTime();
-        Progress progress = new Progress(filter.name(), start);
-        logger.info("Preloading filter '" + filter.name() + "' from " + sources);
+        AtomicLong keysRead = new AtomicLong();
         try {
-            for (BloomKeySource source : sources) {
-                scope.run(() -> {
-                    try (Stream<?> keys = source.keys()) {
-                        load(keys.iterator(), progress, batch -> filter.backend().putAll(batch));
-                    }
-                    return null;
-                });
-            }
+            keyFeed(filter.name(), sources, keysRead).feed(batch -> filter.backend().putAll(batch));
         }
         catch (RuntimeException ex) {
             filter.transitionTo(FilterState.FAILED);
-            results.put(filter.name(), PreloadResult.failed(progress.keys, System.nanoTime() - start, ex));
-            logger.error("Preload of filter '" + filter.name() + "' failed after " + progress.keys
+            results.put(filter.name(), PreloadResult.failed(keysRead.get(), System.nanoTime() - start, ex));
+            logger.error("Preload of filter '" + filter.name() + "' failed after " + keysRead.get()
                     + " keys; it lets every call through until it is loaded again", ex);
             return;
         }
         long elapsed = System.nanoTime() - start;
         filter.transitionTo(FilterState.READY);
-        results.put(filter.name(), PreloadResult.completed(progress.keys, elapsed));
-        logger.info("Preloaded filter '" + filter.name() + "': " + progress.keys + " keys in "
-                + Duration.ofNanos(elapsed).toMillis() + " ms (" + Progress.rate(progress.keys, elapsed)
+        results.put(filter.name(), PreloadResult.completed(keysRead.get(), elapsed));
+        logger.info("Preloaded filter '" + filter.name() + "': " + keysRead.get() + " keys in "
+                + Duration.ofNanos(elapsed).toMillis() + " ms (" + Progress.rate(keysRead.get(), elapsed)
                 + " keys/s); ready");
+    }
+
+    /**
+     * Every key of a filter's sources, each read inside the read scope and handed on in batches, with progress
+     * logged. Each call reads the sources afresh (a shared filter calls it again for every rebuild);
+     * {@code keysRead} holds how many keys the last call read, also when it failed part way.
+     */
+    private KeyFeed keyFeed(String filter, List<BloomKeySource> sources, AtomicLong keysRead) {
+        return batches -> {
+            Progress progress = new Progress(filter, System.nanoTime());
+            logger.info("Preloading filter '" + filter + "' from " + sources);
+            try {
+                for (BloomKeySource source : sources) {
+                    scope.run(() -> {
+                        try (Stream<?> keys = source.keys()) {
+                            load(keys.iterator(), progress, batches);
+                        }
+                        return null;
+                    });
+                }
+                return progress.keys;
+            }
+            finally {
+                keysRead.set(progress.keys);
+            }
+        };
     }
 
     private static void load(Iterator<?> keys, Progress progress, Consumer<List<Object>> batches) {

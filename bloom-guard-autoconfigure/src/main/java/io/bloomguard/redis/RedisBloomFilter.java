@@ -29,6 +29,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -204,7 +205,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             throw new IllegalStateException("Filter '" + name + "' is being loaded by another instance");
         }
         RedisFilterIdentity target = RedisFilterIdentity.of(snapshot.sizing(), snapshot.seed(), configured.shards());
-        buildHoldingLock("import", target, unused -> 0L, snapshot);
+        buildHoldingLock("import", target, unused -> new Built(LocalBloomFilter.fromSnapshot(snapshot), 0));
     }
 
     /** The stored bits with their size and seed, for a local filter or another store. */
@@ -640,23 +641,20 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         return configured;
     }
 
-    private long readKeySource(LocalBloomFilter bits) {
-        return feed.feed(bits::putAll);
-    }
-
-    private long buildHoldingLock(String reason, RedisFilterIdentity target,
-            java.util.function.ToLongFunction<LocalBloomFilter> fill) {
-        return buildHoldingLock(reason, target, fill, null);
+    /** Reads the key source into a local bit array of the target's size and seed. */
+    private Built readKeySource(RedisFilterIdentity target) {
+        LocalBloomFilter bits = LocalBloomFilter.create(sizingOf(target), target.seed());
+        return new Built(bits, feed.feed(bits::putAll));
     }
 
     /**
      * Builds generation {@code target} while holding the lock: announces it (from then on every add reaches
-     * it), waits the grace period, fills a local bit array from the key source (or takes a snapshot's words),
-     * uploads it and swaps it in, shard 0 last so that instances see the new generation only once every
-     * shard has it.
+     * it), waits the grace period, builds the bits in this JVM (from the key source, or a snapshot), uploads
+     * them and swaps them in, shard 0 last so that instances see the new generation only once every shard has
+     * it.
      */
     private long buildHoldingLock(String reason, RedisFilterIdentity target,
-            java.util.function.ToLongFunction<LocalBloomFilter> fill, @Nullable FilterSnapshot snapshot) {
+            Function<RedisFilterIdentity, Built> build) {
         building.set(true);
         long renewEvery = Math.max(1, settings.lockTtl().toMillis() / 3);
         ScheduledFuture<?> renewal = scheduler.scheduleWithFixedDelay(this::renewLock, renewEvery, renewEvery,
@@ -675,24 +673,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             pending.clearOverflow(); // keys dropped before now are in the key source read below
             markedStale = false;
             sleep(settings.rebuildGrace());
-            long[] words;
-            long count;
-            if (snapshot != null) {
-                words = snapshot.words();
-                count = 0;
-            }
-            else {
-                LocalBloomFilter bits = LocalBloomFilter.create(sizingOf(target), target.seed());
-                count = fill.applyAsLong(bits);
-                words = bits.toWords();
-            }
-            upload(target, words);
-            swap(target, previousLive);
+            Built built = build.apply(target);
+            upload(target, built.bits);
+            swap(target, built.bits.sizing(), previousLive);
             refresh();
-            logger.info("Filter '" + name + "': " + reason + " done, " + count + " keys in "
+            logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
                     + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprint()
                     + " is live");
-            return count;
+            return built.keys;
         }
         catch (RuntimeException ex) {
             nextBuildAttempt = System.nanoTime() + settings.lockTtl().toNanos();
@@ -705,8 +693,10 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
     }
 
-    private void upload(RedisFilterIdentity target, long[] words) {
+    /** Uploads the bits chunk by chunk, each copied out of the local array only when it is sent. */
+    private void upload(RedisFilterIdentity target, LocalBloomFilter bits) {
         List<CompletableFuture<Long>> inFlight = new ArrayList<>();
+        long[] chunk = new long[CHUNK_WORDS];
         for (int shard = 0; shard < target.shards(); shard++) {
             String key = keys.upload(shard, target, owner);
             int firstWord = Math.toIntExact(target.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_WORDS);
@@ -714,10 +704,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             boolean wrote = false;
             for (int done = 0; done < shardWords; done += CHUNK_WORDS) {
                 int count = Math.min(CHUNK_WORDS, shardWords - done);
-                if (RedisBitmapCodec.allZero(words, firstWord + done, count)) {
+                bits.copyWords(firstWord + done, chunk, count);
+                if (RedisBitmapCodec.allZero(chunk, 0, count)) {
                     continue; // nothing to OR in
                 }
-                byte[] bytes = RedisBitmapCodec.toRedisBytes(words, firstWord + done, count);
+                byte[] bytes = RedisBitmapCodec.toRedisBytes(chunk, 0, count);
                 long offset = (long) done * 8;
                 inFlight.add(send(() -> port.get().setRange(key, offset, bytes)));
                 wrote = true;
@@ -733,7 +724,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
     }
 
-    private void swap(RedisFilterIdentity target, @Nullable RedisFilterIdentity previousLive) {
+    /** @param built size the bits were built for; its expected size and error rate go into the metadata */
+    private void swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive) {
         String loadedAt = java.time.Instant.now().toString();
         for (int shard = target.shards() - 1; shard >= 0; shard--) {
             String oldLive = (previousLive != null && shard < previousLive.shards()) ? keys.bits(shard, previousLive)
@@ -743,7 +735,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             List<String> args = List.of(target.fingerprint(), Long.toString(target.blockCount() * BlockedBloomLayout.BLOCK_BITS),
                     Integer.toString(target.hashCount()), Integer.toString(target.seed()),
                     Integer.toString(target.layoutVersion()), Integer.toString(target.shards()),
-                    Long.toString(sizing.expectedSize()), Double.toString(sizing.errorRate()), loadedAt);
+                    Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt);
             long swapped = (Long) call(() -> port.get().eval(RedisScripts.FINISH, keyNames, args),
                     settings.commandTimeout());
             if (swapped == 0) {
@@ -853,15 +845,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     private static Located locate(RedisFilterIdentity identity, Object key) {
         Hash128 hash = KeyCanonicalizer.hash(key, identity.seed());
-        long block = BlockedBloomLayout.blockIndex(hash.h1(), (int) identity.blockCount());
+        int blocks = (int) identity.blockCount();
+        long block = BlockedBloomLayout.blockIndex(hash.h1(), blocks);
         int shard = identity.shardOf(block);
-        long base = (block - identity.firstBlockOf(shard)) * BlockedBloomLayout.BLOCK_BITS;
-        long step = BlockedBloomLayout.step(hash.h1());
-        long probe = hash.h2();
-        long[] offsets = new long[identity.hashCount()];
+        // The layout numbers bits across all blocks; a shard's bitmap starts at its own first block.
+        long shift = identity.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_BITS;
+        long[] offsets = BlockedBloomLayout.bitIndexes(hash, blocks, identity.hashCount());
         for (int i = 0; i < offsets.length; i++) {
-            offsets[i] = base + BlockedBloomLayout.bitInBlock(probe);
-            probe = BlockedBloomLayout.nextProbe(probe, step);
+            offsets[i] -= shift;
         }
         return new Located(shard, offsets);
     }
@@ -876,6 +867,10 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     private record WriteResult(long changed, List<Object> unwritten) {
+    }
+
+    /** Bits built in this JVM for a new generation, and how many keys went into them. */
+    private record Built(LocalBloomFilter bits, long keys) {
     }
 
     /**

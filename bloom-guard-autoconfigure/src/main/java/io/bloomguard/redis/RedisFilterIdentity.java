@@ -82,10 +82,6 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
                 && hashCount == other.hashCount && shards == other.shards;
     }
 
-    RedisFilterIdentity withSeed(int newSeed) {
-        return new RedisFilterIdentity(layoutVersion, blockCount, hashCount, newSeed, shards);
-    }
-
     long blocksPerShard() {
         return blocksPerShard(blockCount, shards);
     }

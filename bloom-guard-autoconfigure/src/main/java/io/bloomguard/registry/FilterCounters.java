@@ -42,8 +42,8 @@ public final class FilterCounters {
         backendErrors.increment();
     }
 
-    void put() {
-        puts.increment();
+    void puts(long count) {
+        puts.add(count);
     }
 
     public FilterStats snapshot() {

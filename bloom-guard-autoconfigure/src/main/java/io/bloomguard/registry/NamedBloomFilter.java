@@ -4,6 +4,9 @@ import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -117,8 +120,27 @@ public final class NamedBloomFilter implements BloomFilter {
 
     @Override
     public boolean put(Object key) {
-        counters.put();
+        counters.puts(1);
         return backend.put(key);
+    }
+
+    /** Adds every key with the backend's own batch (one script per shard for Redis, not one call per key). */
+    @Override
+    public long putAll(Iterable<?> keys) {
+        List<Object> batch = new ArrayList<>();
+        keys.forEach(batch::add);
+        counters.puts(batch.size());
+        return backend.putAll(batch);
+    }
+
+    @Override
+    public boolean[] mightContainAll(List<?> keys) {
+        if (!trustedToReject()) {
+            boolean[] all = new boolean[keys.size()];
+            Arrays.fill(all, true);
+            return all;
+        }
+        return backend.mightContainAll(keys);
     }
 
     @Override

@@ -17,7 +17,7 @@ class RedisFilterIdentityTest {
         RedisFilterIdentity identity = RedisFilterIdentity.of(FilterSizing.of(1_000_000, 0.01), 0xcafe1234, 1);
         assertThat(identity.fingerprint()).isEqualTo("v1.b" + identity.blockCount() + ".k7.scafe1234.n1");
         assertThat(RedisFilterIdentity.parse(identity.fingerprint())).isEqualTo(identity);
-        RedisFilterIdentity negativeSeed = identity.withSeed(-5);
+        RedisFilterIdentity negativeSeed = new RedisFilterIdentity(1, identity.blockCount(), 7, -5, 1);
         assertThat(RedisFilterIdentity.parse(negativeSeed.fingerprint())).isEqualTo(negativeSeed);
         assertThat(RedisFilterIdentity.parse("something else")).isNull();
         assertThat(RedisFilterIdentity.parse(null)).isNull();
