@@ -35,12 +35,18 @@ public final class KeyCanonicalizer {
      * @throws IllegalArgumentException for a {@code null} key or a type with no canonical form
      */
     public static Hash128 hash(Object key, int seed) {
+        // Long and String keys are nearly all keys; this method stays small enough to be inlined into a
+        // filter's check, and the rarer types are looked up in a call of their own.
         if (key instanceof Long l) {
             return Murmur3.hashLong(l, seed);
         }
         if (key instanceof String s) {
             return hashText(s, seed);
         }
+        return hashOther(key, seed);
+    }
+
+    private static Hash128 hashOther(Object key, int seed) {
         if (key instanceof Integer i) {
             return Murmur3.hashLong(i, seed);
         }
@@ -88,7 +94,12 @@ public final class KeyCanonicalizer {
 
     private static Hash128 hashText(CharSequence text, int seed) {
         int length = text.length();
-        if (length > 0 && length <= 20 && isCanonicalLong(text)) {
+        if (length == 0) {
+            return Murmur3.hashUtf8(text, seed);
+        }
+        // Only text starting with a digit or '-' can be a number: most text keys ("user:42", a name) skip
+        // the number test after one comparison.
+        if (text.charAt(0) <= '9' && length <= 20 && isCanonicalLong(text)) {
             return Murmur3.hashLong(Long.parseLong(text, 0, length, 10), seed);
         }
         if (length == 36 && isUuid(text)) {

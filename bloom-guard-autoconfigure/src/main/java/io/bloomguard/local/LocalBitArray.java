@@ -34,8 +34,17 @@ final class LocalBitArray {
         setBits.add(set);
     }
 
-    /** The 64-bit word at {@code index}. */
-    long word(int index) {
+    /**
+     * The words themselves, for a check that reads several in a row: it holds the array in a local and reads
+     * each word with {@link #word(long[], int)}. Through a field, every read after an acquire load would load
+     * the field again (the JIT may not move loads across it), and a check reads up to {@code k} words.
+     */
+    long[] words() {
+        return words;
+    }
+
+    /** The 64-bit word at {@code index} of {@code words}, with an acquire load. */
+    static long word(long[] words, int index) {
         return (long) WORDS.getAcquire(words, index);
     }
 

@@ -76,10 +76,12 @@ public final class LocalBloomFilter implements BloomFilter {
         long probe = hash.h2();
         // No early exit: the k reads hit one cache line, and a loop without unpredictable branches measured
         // faster than stopping at the first clear bit (half the checked keys are absent in a guard's traffic).
+        long[] words = bits.words();
+        int k = hashCount;
         long missing = 0;
-        for (int i = 0; i < hashCount; i++) {
+        for (int i = 0; i < k; i++) {
             int bit = BlockedBloomLayout.bitInBlock(probe);
-            missing |= ~bits.word(firstWord + (bit >>> 6)) & (1L << bit);
+            missing |= ~LocalBitArray.word(words, firstWord + (bit >>> 6)) & (1L << bit);
             probe = BlockedBloomLayout.nextProbe(probe, step);
         }
         return missing == 0;

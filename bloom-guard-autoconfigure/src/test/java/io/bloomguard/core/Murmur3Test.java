@@ -65,6 +65,40 @@ class Murmur3Test {
                 escape(text));
     }
 
+    /**
+     * ASCII strings take their own path: every length across several blocks, every ASCII char, and the same
+     * strings with one non-ASCII char (Latin-1 or not) at each position, which must leave that path.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = { 0, -1, 0x5eed5eed })
+    void asciiTextAndTextThatLeavesAsciiAtAnyPosition(int seed) {
+        HashFunction guava = Hashing.murmur3_128(seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int length = 0; length <= 70; length++) {
+            char[] chars = new char[length];
+            for (int i = 0; i < length; i++) {
+                chars[i] = (char) random.nextInt(0x80);
+            }
+            String ascii = new String(chars);
+            assertSame(Murmur3.hashUtf8(ascii, seed), guava.hashString(ascii, StandardCharsets.UTF_8), escape(ascii));
+            for (int at = 0; at < length; at++) {
+                for (char other : new char[] { '\u0080', 'é', '\u00ff', '\u0100', '€', '\ud83d' }) {
+                    char[] mixed = chars.clone();
+                    mixed[at] = other;
+                    String text = new String(mixed);
+                    assertSame(Murmur3.hashUtf8(text, seed), guava.hashString(text, StandardCharsets.UTF_8), escape(text));
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "", "user:42", "0123456789abcdef", "0123456789abcdef0123", "ünïcödé text", "🙂🙂" })
+    void anyCharSequenceHashesAsTheStringItSpells(String text) {
+        assertSame(Murmur3.hashUtf8(new StringBuilder(text), 11), Hashing.murmur3_128(11).hashString(text, StandardCharsets.UTF_8),
+                escape(text));
+    }
+
     private static void assertSame(Hash128 ours, HashCode guava, String what) {
         ByteBuffer bytes = ByteBuffer.wrap(guava.asBytes()).order(ByteOrder.LITTLE_ENDIAN);
         assertThat(new Hash128(ours.h1(), ours.h2())).as(what).isEqualTo(new Hash128(bytes.getLong(), bytes.getLong()));
