@@ -1,5 +1,6 @@
 package io.bloomguard.benchmarks;
 
+import com.google.common.hash.Funnel;
 import com.google.common.hash.Funnels;
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
@@ -32,7 +33,9 @@ abstract class FilterUnderTest {
         if (impl == FilterImpl.BLOOM_GUARD) {
             return new BloomGuard(LocalBloomFilter.create(FilterSizing.of(n, fpp), SEED));
         }
-        return keys == BenchmarkKeys.LONG ? new GuavaLong(n, fpp) : new GuavaString(n, fpp);
+        return keys == BenchmarkKeys.LONG
+                ? new Guava<>(Long.class, Funnels.longFunnel(), n, fpp)
+                : new Guava<>(String.class, Funnels.stringFunnel(StandardCharsets.UTF_8), n, fpp);
     }
 
     /** {@link #create} and put the first {@code n} present keys, generated one at a time. */
@@ -73,46 +76,25 @@ abstract class FilterUnderTest {
         }
     }
 
-    static final class GuavaLong extends FilterUnderTest {
+    /** Guava's filter with its own funnel for the key type: {@code Long} or {@code String} keys. */
+    static final class Guava<T> extends FilterUnderTest {
 
-        private final com.google.common.hash.BloomFilter<Long> filter;
+        private final Class<T> keyType;
+        private final com.google.common.hash.BloomFilter<T> filter;
 
-        GuavaLong(long n, double fpp) {
-            this.filter = com.google.common.hash.BloomFilter.create(Funnels.longFunnel(), n, fpp);
+        Guava(Class<T> keyType, Funnel<? super T> funnel, long n, double fpp) {
+            this.keyType = keyType;
+            this.filter = com.google.common.hash.BloomFilter.create(funnel, n, fpp);
         }
 
         @Override
         boolean put(Object key) {
-            return filter.put((Long) key);
+            return filter.put(keyType.cast(key));
         }
 
         @Override
         boolean mightContain(Object key) {
-            return filter.mightContain((Long) key);
-        }
-
-        @Override
-        long byteSize() {
-            return serializedSize(filter);
-        }
-    }
-
-    static final class GuavaString extends FilterUnderTest {
-
-        private final com.google.common.hash.BloomFilter<CharSequence> filter;
-
-        GuavaString(long n, double fpp) {
-            this.filter = com.google.common.hash.BloomFilter.create(Funnels.stringFunnel(StandardCharsets.UTF_8), n, fpp);
-        }
-
-        @Override
-        boolean put(Object key) {
-            return filter.put((String) key);
-        }
-
-        @Override
-        boolean mightContain(Object key) {
-            return filter.mightContain((String) key);
+            return filter.mightContain(keyType.cast(key));
         }
 
         @Override
