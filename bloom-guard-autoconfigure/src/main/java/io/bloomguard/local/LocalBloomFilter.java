@@ -39,8 +39,9 @@ public final class LocalBloomFilter implements BloomFilter {
     }
 
     private static long checkedBitSize(FilterSizing sizing) {
-        if (sizing.blockCount() > Integer.MAX_VALUE / BlockedBloomLayout.BLOCK_WORDS) {
-            throw new IllegalArgumentException("a local filter holds at most " + (Integer.MAX_VALUE / 8)
+        long maxBlocks = LocalBitArray.MAX_WORDS / BlockedBloomLayout.BLOCK_WORDS;
+        if (sizing.blockCount() > maxBlocks) {
+            throw new IllegalArgumentException("a local filter holds at most " + maxBlocks
                     + " blocks (16 GiB); " + sizing + " needs " + sizing.blockCount());
         }
         return sizing.bitSize();
@@ -76,12 +77,12 @@ public final class LocalBloomFilter implements BloomFilter {
         long probe = hash.h2();
         // No early exit: the k reads hit one cache line, and a loop without unpredictable branches measured
         // faster than stopping at the first clear bit (half the checked keys are absent in a guard's traffic).
-        long[] words = bits.words();
+        long[] storage = bits.storage();
         int k = hashCount;
         long missing = 0;
         for (int i = 0; i < k; i++) {
             int bit = BlockedBloomLayout.bitInBlock(probe);
-            missing |= ~LocalBitArray.word(words, firstWord + (bit >>> 6)) & (1L << bit);
+            missing |= ~LocalBitArray.word(storage, firstWord + (bit >>> 6)) & (1L << bit);
             probe = BlockedBloomLayout.nextProbe(probe, step);
         }
         return missing == 0;

@@ -7,7 +7,11 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyCanonicalizer;
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
+import java.util.stream.IntStream;
+
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class LocalBloomFilterTest extends BloomFilterContractTest {
 
@@ -31,7 +35,42 @@ class LocalBloomFilterTest extends BloomFilterContractTest {
             }
         }
         assertThat(filter.toWords()).isEqualTo(expected);
-        assertThat(filter.setBitCount()).isEqualTo(java.util.Arrays.stream(expected).map(Long::bitCount).sum());
+        assertThat(filter.setBitCount()).isEqualTo(Arrays.stream(expected).map(Long::bitCount).sum());
+    }
+
+    /** A filter made from an export holds the same bits, counts and answers: first and last block included. */
+    @Test
+    void importOfAnExportAnswersAsTheOriginal() {
+        LocalBloomFilter original = LocalBloomFilter.create(FilterSizing.of(1_000, 0.01), SEED);
+        IntStream.range(0, 1_000).forEach(i -> original.put("user:" + i));
+        long[] words = original.toWords();
+        assertThat(words[0]).as("keys in the first word").isNotZero();
+        assertThat(words[words.length - 1]).as("keys in the last word").isNotZero();
+
+        LocalBloomFilter copy = LocalBloomFilter.fromSnapshot(original.exportSnapshot());
+
+        assertThat(copy.toWords()).isEqualTo(words);
+        assertThat(copy.setBitCount()).isEqualTo(original.setBitCount());
+        assertThat(copy.approximateElementCount()).isEqualTo(original.approximateElementCount());
+        assertThat(IntStream.range(0, 1_000).filter(i -> !copy.mightContain("user:" + i))).isEmpty();
+        assertThat(IntStream.range(1_000, 101_000).filter(i -> copy.mightContain("user:" + i)).count())
+                .isEqualTo(IntStream.range(1_000, 101_000).filter(i -> original.mightContain("user:" + i)).count());
+    }
+
+    @Test
+    void copyWordsCopiesAnyRangeOfTheWordsAndNothingBeyondThem() {
+        LocalBloomFilter filter = LocalBloomFilter.create(FilterSizing.of(1_000, 0.01), SEED);
+        IntStream.range(0, 1_000).forEach(i -> filter.put(i));
+        long[] words = filter.toWords();
+        long[] tail = new long[3];
+
+        filter.copyWords(words.length - 3, tail, 3);
+
+        assertThat(tail).isEqualTo(Arrays.copyOfRange(words, words.length - 3, words.length));
+        assertThatThrownBy(() -> filter.copyWords(words.length - 2, tail, 3))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining(words.length + "-word");
+        assertThatThrownBy(() -> filter.copyWords(-1, tail, 1)).isInstanceOf(IndexOutOfBoundsException.class);
     }
 
     @Test
