@@ -11,13 +11,14 @@ import java.util.concurrent.atomic.LongAdder;
  * one; reading uses acquire loads, so a bit set by a put that happened before the read is seen.
  *
  * <p><b>Cache-line alignment.</b> Word {@code i} of the array is stored at {@code storage[i + LEADING_WORDS]}.
- * A {@code long[]}'s elements start 16 bytes after the object, and HotSpot's default collector (G1) places
- * every array of half a heap region or more (any filter of a few MiB) at the start of a region, which is
- * aligned far beyond 64 bytes. Without the lead, every 8-word block would straddle two cache lines there
- * (words 0–5 in one, 6–7 in the next), and a check of a filter larger than the CPU caches would fetch two
- * lines from memory instead of one. Six leading words move block 0 to the next 64-byte boundary. Where an
- * array lands elsewhere (small filters, other collectors) the lead is harmless: the chance that a block
- * straddles is the same 7 in 8 as without it, and small filters stay in cache anyway.
+ * A {@code long[]}'s elements start 16 bytes into the object, and HotSpot's G1 collector (its default with
+ * 2 or more CPUs and 1792 MB or more) places every array of half a heap region or more (any filter of a few
+ * MiB) at the start of a region, which is aligned far beyond 64 bytes. Without the lead, every 8-word block
+ * would straddle two cache lines there (words 0–5 in one, 6–7 in the next), and a check of a filter larger
+ * than the CPU caches would fetch two lines from memory instead of one. Six leading words move block 0 to the
+ * next 64-byte boundary. Where an array lands elsewhere (small filters, other collectors) the lead is
+ * harmless: the chance that a block straddles is the same 7 in 8 as without it, and small filters stay in
+ * cache anyway.
  */
 final class LocalBitArray {
 
