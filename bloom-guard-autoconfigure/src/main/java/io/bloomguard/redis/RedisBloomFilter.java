@@ -205,7 +205,10 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             throw new IllegalStateException("Filter '" + name + "' is being loaded by another instance");
         }
         RedisFilterIdentity target = RedisFilterIdentity.of(snapshot.sizing(), snapshot.seed(), configured.shards());
-        buildHoldingLock("import", target, unused -> new Built(LocalBloomFilter.fromSnapshot(snapshot), 0));
+        // The snapshot's own words are uploaded: no second copy of a possibly large array.
+        long[] words = snapshot.words();
+        buildHoldingLock("import", target, unused -> new Built(snapshot.sizing(),
+                (from, into, count) -> System.arraycopy(words, from, into, 0, count), 0));
     }
 
     /** The stored bits with their size and seed, for a local filter or another store. */
@@ -644,7 +647,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     /** Reads the key source into a local bit array of the target's size and seed. */
     private Built readKeySource(RedisFilterIdentity target) {
         LocalBloomFilter bits = LocalBloomFilter.create(sizingOf(target), target.seed());
-        return new Built(bits, feed.feed(bits::putAll));
+        long keys = feed.feed(bits::putAll);
+        return new Built(bits.sizing(), bits::copyWords, keys);
     }
 
     /**
@@ -674,8 +678,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             markedStale = false;
             sleep(settings.rebuildGrace());
             Built built = build.apply(target);
-            upload(target, built.bits);
-            swap(target, built.bits.sizing(), previousLive);
+            upload(target, built.words);
+            swap(target, built.sizing, previousLive);
             refresh();
             logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
                     + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprint()
@@ -693,8 +697,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
     }
 
-    /** Uploads the bits chunk by chunk, each copied out of the local array only when it is sent. */
-    private void upload(RedisFilterIdentity target, LocalBloomFilter bits) {
+    /** Uploads the bits chunk by chunk, each copied out of where they were built only when it is sent. */
+    private void upload(RedisFilterIdentity target, WordCopier bits) {
         List<CompletableFuture<Long>> inFlight = new ArrayList<>();
         long[] chunk = new long[CHUNK_WORDS];
         for (int shard = 0; shard < target.shards(); shard++) {
@@ -704,7 +708,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             boolean wrote = false;
             for (int done = 0; done < shardWords; done += CHUNK_WORDS) {
                 int count = Math.min(CHUNK_WORDS, shardWords - done);
-                bits.copyWords(firstWord + done, chunk, count);
+                bits.copy(firstWord + done, chunk, count);
                 if (RedisBitmapCodec.allZero(chunk, 0, count)) {
                     continue; // nothing to OR in
                 }
@@ -869,8 +873,17 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private record WriteResult(long changed, List<Object> unwritten) {
     }
 
-    /** Bits built in this JVM for a new generation, and how many keys went into them. */
-    private record Built(LocalBloomFilter bits, long keys) {
+    /**
+     * Bits built in this JVM for a new generation: the size they were built for, a way to copy them out a
+     * chunk at a time, and how many keys went into them.
+     */
+    private record Built(FilterSizing sizing, WordCopier words, long keys) {
+    }
+
+    /** Copies {@code count} words of built bits, from word {@code fromWord} on, into the start of {@code into}. */
+    @FunctionalInterface
+    private interface WordCopier {
+        void copy(int fromWord, long[] into, int count);
     }
 
     /**

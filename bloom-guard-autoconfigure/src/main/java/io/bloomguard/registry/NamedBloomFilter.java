@@ -6,6 +6,7 @@ import io.bloomguard.core.SharedBloomFilter;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -127,8 +128,15 @@ public final class NamedBloomFilter implements BloomFilter {
     /** Adds every key with the backend's own batch (one script per shard for Redis, not one call per key). */
     @Override
     public long putAll(Iterable<?> keys) {
-        List<Object> batch = new ArrayList<>();
-        keys.forEach(batch::add);
+        Collection<?> batch;
+        if (keys instanceof Collection<?> collection) {
+            batch = collection; // counted as it is: a @BloomPut result arrives as a list already
+        }
+        else {
+            List<Object> copy = new ArrayList<>();
+            keys.forEach(copy::add);
+            batch = copy;
+        }
         counters.puts(batch.size());
         return backend.putAll(batch);
     }
