@@ -49,6 +49,11 @@ public final class BlockedBloomLayout {
         return (int) (probe >>> 55);
     }
 
+    /** Word inside the block (0–7) holding the bit that a probe selects: {@code bitInBlock(probe) / 64}. */
+    public static int wordInBlock(long probe) {
+        return (int) (probe >>> 61);
+    }
+
     /** The probe after {@code probe}. */
     public static long nextProbe(long probe, long step) {
         return Long.rotateLeft(probe, 9) + step;

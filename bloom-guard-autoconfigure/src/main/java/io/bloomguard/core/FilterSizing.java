@@ -24,6 +24,7 @@ public record FilterSizing(long expectedSize, double errorRate, long blockCount,
     /** Fraction of {@code ε} the model is sized for. */
     public static final double DESIGN_MARGIN = 0.95;
 
+    /** Largest {@code k}. The local check masks {@code k} with 31 so the JIT sees a short loop: keep it below 32. */
     static final int MAX_HASHES = 30;
 
     private static final double Q = 1.0 - 1.0 / BlockedBloomLayout.BLOCK_BITS;

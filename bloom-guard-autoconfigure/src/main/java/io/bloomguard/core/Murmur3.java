@@ -64,7 +64,7 @@ public final class Murmur3 {
         long h2 = seed;
         int length = text.length();
         int blocks = length >>> 4;
-        int seen = 0; // OR of all chars: ASCII iff below 0x80
+        long seen = 0; // OR of all chars: ASCII iff below 0x80. A long, so that a char is widened once for both uses
         for (int block = 0; block < blocks; block++) {
             int start = block << 4;
             long k1 = 0;

@@ -77,15 +77,22 @@ public final class LocalBloomFilter implements BloomFilter {
         long probe = hash.h2();
         // No early exit: the k reads hit one cache line, and a loop without unpredictable branches measured
         // faster than stopping at the first clear bit (half the checked keys are absent in a guard's traffic).
+        // Every instruction counts here, not only the memory fetch: once a filter outgrows the CPU caches, how
+        // many checks the CPU overlaps while each waits on memory depends on how few instructions a check is.
+        // Hence the word and the bit shift straight out of the probe, and k masked to its range (at most 30,
+        // see FilterSizing): the JIT then sees a short loop and drops the safepoint-polling outer loop it
+        // wraps around loops of unknown length.
         long[] storage = bits.storage();
-        int k = hashCount;
-        long missing = 0;
+        int k = hashCount & 31;
+        long present = 1;
         for (int i = 0; i < k; i++) {
-            int bit = BlockedBloomLayout.bitInBlock(probe);
-            missing |= ~LocalBitArray.word(storage, firstWord + (bit >>> 6)) & (1L << bit);
+            long word = LocalBitArray.word(storage, firstWord + BlockedBloomLayout.wordInBlock(probe));
+            // A long shift uses the low 6 bits of its distance: here bits 55–60 of the probe, the bit in the word
+            // (bitInBlock % 64). Rotating them down is one instruction where shifting them is two.
+            present &= word >>> Long.rotateRight(probe, 55);
             probe = BlockedBloomLayout.nextProbe(probe, step);
         }
-        return missing == 0;
+        return (present & 1) != 0;
     }
 
     @Override

@@ -38,6 +38,30 @@ class LocalBloomFilterTest extends BloomFilterContractTest {
         assertThat(filter.setBitCount()).isEqualTo(Arrays.stream(expected).map(Long::bitCount).sum());
     }
 
+    /**
+     * A check answers yes exactly when every bit the layout names for the key is set: not only for keys that
+     * were put, but for the absent keys that a half-full filter lets through or stops on any one of its bits.
+     */
+    @Test
+    void checksExactlyTheLayoutsBits() {
+        FilterSizing sizing = FilterSizing.of(2_000, 0.01);
+        LocalBloomFilter filter = LocalBloomFilter.create(sizing, SEED);
+        IntStream.range(0, 4_000).forEach(i -> filter.put("user:" + i)); // twice n: many absent keys pass
+        long[] words = filter.toWords();
+        int passed = 0;
+        for (int i = 0; i < 200_000; i++) {
+            Object key = i % 2 == 0 ? (Object) ("key:" + i) : (Object) (long) i;
+            boolean allSet = true;
+            for (long bit : BlockedBloomLayout.bitIndexes(KeyCanonicalizer.hash(key, SEED), (int) sizing.blockCount(),
+                    sizing.hashCount())) {
+                allSet &= (words[(int) (bit / 64)] & 1L << (bit % 64)) != 0;
+            }
+            assertThat(filter.mightContain(key)).as("check of %s", key).isEqualTo(allSet);
+            passed += allSet ? 1 : 0;
+        }
+        assertThat(passed).as("absent keys passing an overfull filter").isBetween(1_000, 199_000);
+    }
+
     /** A filter made from an export holds the same bits, counts and answers: first and last block included. */
     @Test
     void importOfAnExportAnswersAsTheOriginal() {
