@@ -40,7 +40,7 @@ class LocalBloomFilterTest extends BloomFilterContractTest {
 
     /**
      * A check answers yes exactly when every bit the layout names for the key is set: not only for keys that
-     * were put, but for the absent keys that a half-full filter lets through or stops on any one of its bits.
+     * were put, but for the absent keys that an overfull filter lets through or stops on any one of its bits.
      */
     @Test
     void checksExactlyTheLayoutsBits() {
