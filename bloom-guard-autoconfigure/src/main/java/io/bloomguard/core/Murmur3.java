@@ -57,6 +57,10 @@ public final class Murmur3 {
      * <li>the method stays under the JIT's inlining limit (325 bytecodes), so that inlined into a filter's
      * check the {@code Hash128} it returns is never allocated. A jump table for the tail (as in Murmur3's C
      * code), or a helper per 8 chars, measured 2–4 ns slower per check.</li>
+     * <li>it is hot in {@code put} too, so the JIT often compiles it on its own first; it is then inlined
+     * only while that compiled code stays under {@code InlineSmallCode} (about 2,500 bytes). Reading the
+     * tail as the last 8 chars through helpers crossed that line. Check {@code -XX:+PrintInlining} after
+     * growing this method.</li>
      * </ul>
      */
     private static Hash128 hashAscii(String text, int seed) {
