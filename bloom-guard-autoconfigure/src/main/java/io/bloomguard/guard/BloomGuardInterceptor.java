@@ -1,5 +1,6 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.FilterCounters;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.GuardMode;
@@ -9,12 +10,11 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
-import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Array;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -24,17 +24,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * Runs {@code @BloomGuarded} and {@code @BloomPut} around a call.
  *
  * <p>A guarded call is rejected only when its filter is ready, no write keyed on a result is under way, the
- * mode is {@code enforce} and the filter says "absent". Anything unexpected (no key, a key of an unsupported
- * type, a backend error under the {@code allow} policy) lets the call through: a wasted query is the price
- * of never answering "not found" for a record that exists.
+ * mode is {@code enforce} and the filter says "absent". Anything unexpected (no key, a key expression that
+ * fails, a key of an unsupported type, a backend error under the {@code allow} policy) lets the call through:
+ * a wasted query is the price of never answering "not found" for a record that exists.
+ *
+ * <p>A write whose key cannot reach the filter (its key expression fails, or the filter refuses the key)
+ * stops the filter from rejecting, and does not fail the write: the record exists, so the filter is what is
+ * now wrong.
  */
 public final class BloomGuardInterceptor implements MethodInterceptor {
 
     private static final Log logger = LogFactory.getLog(BloomGuardInterceptor.class);
-
-    private static final boolean SPRING_TX = ClassUtils.isPresent(
-            "org.springframework.transaction.support.TransactionSynchronizationManager",
-            BloomGuardInterceptor.class.getClassLoader());
 
     private final BloomOperationSource source;
     private final Set<String> reportedKeyProblems = ConcurrentHashMap.newKeySet();
@@ -45,15 +45,30 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
 
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-        Object target = invocation.getThis();
-        Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
-        BloomOperationSource.Operations operations = source.operationsFor(invocation.getMethod(), targetClass);
+        BloomOperationSource.Operations operations = source.operationsFor(invocation.getMethod(), targetClass(invocation));
         GuardOperation guard = operations.guard();
         if (guard != null) {
             return guard(guard, operations.put(), invocation);
         }
         PutOperation put = operations.put();
         return (put != null) ? proceedAndPut(put, invocation) : invocation.proceed();
+    }
+
+    /**
+     * The class the proxy's advisors were matched against, so that the operations found here are the ones
+     * validated at startup. For a Spring Data repository that is its JDK proxy class, which names the user's
+     * repository interface; {@code AopUtils.getTargetClass} would see through that proxy to the generic
+     * implementation class instead.
+     */
+    private static @Nullable Class<?> targetClass(MethodInvocation invocation) {
+        if (invocation instanceof ProxyMethodInvocation proxied && proxied.getProxy() instanceof Advised advised) {
+            Class<?> matched = advised.getTargetSource().getTargetClass();
+            if (matched != null) {
+                return matched;
+            }
+        }
+        Object target = invocation.getThis();
+        return (target != null) ? AopUtils.getTargetClass(target) : null;
     }
 
     private @Nullable Object guard(GuardOperation guard, @Nullable PutOperation put, MethodInvocation invocation)
@@ -67,7 +82,15 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             counters.skipped();
             return proceed(put, invocation);
         }
-        Object key = guard.key().evaluate(invocation.getMethod(), invocation.getArguments(), null);
+        Object key;
+        try {
+            key = guard.key().evaluate(invocation.getArguments(), null);
+        }
+        catch (RuntimeException ex) {
+            reportKeyProblem(guard.description(), "could not compute its key", ex);
+            counters.skipped();
+            return proceed(put, invocation);
+        }
         if (key == null) {
             counters.skipped();
             return proceed(put, invocation);
@@ -77,7 +100,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             mightContain = filter.backendMightContain(key);
         }
         catch (IllegalArgumentException ex) {
-            reportKeyProblem(guard.description(), ex);
+            reportKeyProblem(guard.description(), "computed a key the filter cannot hash", ex);
             counters.skipped();
             return proceed(put, invocation);
         }
@@ -96,7 +119,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         if (mightContain) {
             counters.passed();
             Object result = proceed(put, invocation);
-            if (mode == GuardMode.ENFORCE && EmptyValues.isEmpty(result)) {
+            if (mode == GuardMode.ENFORCE && guard.answersWithValue() && EmptyValues.isEmpty(result)) {
                 counters.falsePositive();
             }
             return result;
@@ -104,7 +127,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         if (mode == GuardMode.SHADOW) {
             counters.shadowRejection();
             Object result = proceed(put, invocation);
-            if (!EmptyValues.isEmpty(result)) {
+            if (guard.answersWithValue() && EmptyValues.isFound(result)) {
                 counters.shadowFalseNegative();
                 logger.warn("Filter '" + filter.name() + "' (shadow mode) would have rejected key '" + key + "' in "
                         + guard.description() + ", which exists: the filter is missing keys");
@@ -120,11 +143,10 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     }
 
     private @Nullable Object proceedAndPut(PutOperation put, MethodInvocation invocation) throws Throwable {
-        Method method = invocation.getMethod();
         Object[] args = invocation.getArguments();
         NamedBloomFilter filter = put.filter();
         if (!put.key().usesResult()) {
-            Object known = put.key().evaluate(method, args, null);
+            Object known = keyBeforeWrite(put, args);
             if (known != null) {
                 // Known up front: put before the write, so no reader can see the record without the key.
                 putKeys(put, known);
@@ -133,22 +155,38 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             // Not known yet, e.g. #user.id before the database assigns it to the entity passed in: it is
             // read again once the method returns, exactly like a key taken from the result.
         }
-        if (SPRING_TX && TransactionSynchronizationManager.isActualTransactionActive()) {
-            // The surrounding transaction commits after this returns, so the put lands before the commit.
-            Object result = invocation.proceed();
-            putKeys(put, put.key().evaluate(method, args, result));
-            return result;
-        }
-        // The method may commit on its own before its result (and so the key) is known: hold off rejections
-        // on this filter until the key is in.
+        // The key is known only once the method returns, and the record may be committed before that: by the
+        // method itself (a repository's save, a REQUIRES_NEW method inside the caller's transaction) or by
+        // its own auto-committed statements. Until the key is in, the filter holds off rejecting anything.
         filter.beginWrite();
         try {
             Object result = invocation.proceed();
-            putKeys(put, put.key().evaluate(method, args, result));
+            Object keys;
+            try {
+                keys = put.key().evaluate(args, result);
+            }
+            catch (RuntimeException ex) {
+                if (result == null) {
+                    return null; // no result, nothing written to key: the same as a key expression of #result
+                }
+                keyLost(put, "its key expression failed on the method's result", ex);
+                return result;
+            }
+            putKeys(put, keys);
             return result;
         }
         finally {
             filter.endWrite();
+        }
+    }
+
+    /** The key computed from the arguments before the method runs, or null if they do not hold it yet. */
+    private static @Nullable Object keyBeforeWrite(PutOperation put, Object[] args) {
+        try {
+            return put.key().evaluate(args, null);
+        }
+        catch (RuntimeException ex) {
+            return null; // e.g. #user.address.id before the method fills in the address: tried again after it
         }
     }
 
@@ -166,13 +204,24 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             }
         }
         catch (RuntimeException ex) {
-            // A key that did not reach the filter would be rejected from now on: stop trusting the filter.
             filter.counters().backendError();
-            filter.transitionTo(FilterState.FAILED);
-            logger.error("Filter '" + filter.name() + "' could not add a key written by " + put.description()
-                    + "; it no longer rejects anything until it is loaded again", ex);
-            throw ex;
+            keyLost(put, "the filter could not add its key", ex);
+            if (filter.spec().onBackendFailure() == BackendFailurePolicy.THROW) {
+                throw ex;
+            }
         }
+    }
+
+    /**
+     * A record was (or may have been) written without its key reaching the filter, which would reject it from
+     * now on: the filter stops rejecting until it is loaded again, and the log says why.
+     */
+    private static void keyLost(PutOperation put, String why, RuntimeException ex) {
+        NamedBloomFilter filter = put.filter();
+        filter.transitionTo(FilterState.FAILED);
+        logger.error("Filter '" + filter.name() + "' is missing a key written by " + put.description() + ": " + why
+                + " (" + ex.getMessage() + "). It lets every call through from now on, until it is loaded again"
+                + " (a local filter: restart the application). Fix the @BloomPut key expression or the key's type", ex);
     }
 
     /** The keys of a collection or array result, nulls left out: one batch for the filter. */
@@ -196,10 +245,10 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         return batch;
     }
 
-    private void reportKeyProblem(String description, IllegalArgumentException ex) {
-        if (reportedKeyProblems.add(description)) {
-            logger.error(description + " computed a key the filter cannot hash, so its calls are not guarded: "
-                    + ex.getMessage());
+    /** Logs, once per method and problem, why calls of a guarded method go unguarded. */
+    private void reportKeyProblem(String description, String problem, RuntimeException ex) {
+        if (reportedKeyProblems.add(description + ": " + problem)) {
+            logger.error(description + " " + problem + ", so such calls are not guarded: " + ex.getMessage());
         }
     }
 }

@@ -8,6 +8,7 @@ import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.registry.UnknownFilterException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -21,6 +22,8 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -43,6 +46,13 @@ import java.util.function.Supplier;
 public final class BloomOperationSource {
 
     private static final Operations NONE = new Operations(null, null);
+
+    private static final @Nullable Class<?> CRUD_REPOSITORY = ClassUtils.isPresent(
+            "org.springframework.data.repository.CrudRepository", BloomOperationSource.class.getClassLoader())
+                    ? ClassUtils.resolveClassName("org.springframework.data.repository.CrudRepository",
+                            BloomOperationSource.class.getClassLoader())
+                    : null;
+
 
     private final BloomFilterRegistry registry;
     private final SpelExpressionParser parser = new SpelExpressionParser();
@@ -96,9 +106,11 @@ public final class BloomOperationSource {
     }
 
     private void validateAll(Class<?> targetClass) {
+        boolean jdkProxy = Proxy.isProxyClass(targetClass);
         List<Class<?>> types = new ArrayList<>();
-        if (!java.lang.reflect.Proxy.isProxyClass(targetClass)) {
+        if (!jdkProxy) {
             types.add(targetClass);
+            checkInterceptable(targetClass);
         }
         // A JDK proxy's own methods carry neither annotations nor parameter names: its interfaces do.
         types.addAll(ClassUtils.getAllInterfacesForClassAsSet(targetClass));
@@ -109,17 +121,82 @@ public final class BloomOperationSource {
         }
     }
 
-    private Operations resolve(Method method, @Nullable Class<?> targetClass) {
+    /**
+     * An annotation on a method no proxy can intercept would do nothing, silently: a {@code @BloomPut} there
+     * would leave its keys out of the filter, which would then reject records that exist.
+     */
+    private static void checkInterceptable(Class<?> targetClass) {
+        for (Class<?> type = targetClass; type != null && type != Object.class; type = type.getSuperclass()) {
+            for (Method method : type.getDeclaredMethods()) {
+                int modifiers = method.getModifiers();
+                String kind = Modifier.isPrivate(modifiers) ? "private"
+                        : Modifier.isStatic(modifiers) ? "static" : Modifier.isFinal(modifiers) ? "final" : null;
+                if (kind == null || method.isBridge()) {
+                    continue;
+                }
+                BloomGuarded guarded = AnnotatedElementUtils.findMergedAnnotation(method, BloomGuarded.class);
+                BloomPut put = AnnotatedElementUtils.findMergedAnnotation(method, BloomPut.class);
+                if (guarded == null && put == null) {
+                    continue;
+                }
+                String written = (guarded != null) ? asWritten("@BloomGuarded", guarded.filter(), guarded.key())
+                        : asWritten("@BloomPut", put.filter(), put.key());
+                throw new InvalidBloomAnnotationException(written, type.getSimpleName() + "." + method.getName(),
+                        "the method is " + kind + ", so Spring's proxy never sees its calls and the annotation would"
+                                + " do nothing",
+                        "Make the method public and neither static nor final, and call it through the bean (not from"
+                                + " inside its own class)");
+            }
+        }
+    }
+
+    private Operations resolve(Method invoked, @Nullable Class<?> targetClass) {
+        // A call through a generic interface arrives at the compiler's bridge method, whose return type is the
+        // erasure (Object for Optional<T>) and whose parameters have no names: read the method it bridges to.
+        Method method = BridgeMethodResolver.findBridgedMethod(invoked);
         Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
         BloomGuarded guarded = find(specific, method, BloomGuarded.class);
         BloomPut put = find(specific, method, BloomPut.class);
         if (guarded == null && put == null) {
-            return NONE;
+            PutOperation throughSave = putThroughSave(method, targetClass);
+            return (throughSave != null) ? new Operations(null, throughSave) : NONE;
         }
         String description = describe(method, targetClass);
         GuardOperation guard = (guarded != null) ? guardOperation(guarded, method, targetClass, description) : null;
         PutOperation putOperation = (put != null) ? putOperation(put, method, targetClass, description) : null;
         return new Operations(guard, putOperation);
+    }
+
+    /**
+     * Spring Data implements {@code saveAndFlush}, {@code saveAll} and {@code saveAllAndFlush} by calling
+     * {@code save} on the repository implementation itself, past the proxy, so a {@code @BloomPut} on
+     * {@code save} alone would never see the records they write. Unless they carry their own, they take
+     * {@code save}'s: {@code saveAndFlush} as it is (same parameter, same result), the other two once per
+     * saved entity of their result, as if each had gone through {@code save}.
+     */
+    private @Nullable PutOperation putThroughSave(Method method, @Nullable Class<?> targetClass) {
+        boolean each = method.getName().equals("saveAll") || method.getName().equals("saveAllAndFlush");
+        if (!(each || method.getName().equals("saveAndFlush")) || method.getParameterCount() != 1
+                || targetClass == null || !isSpringDataRepository(targetClass)) {
+            return null;
+        }
+        for (Class<?> type : ClassUtils.getAllInterfacesForClassAsSet(targetClass)) {
+            for (Method candidate : type.getMethods()) {
+                if (candidate.getName().equals("save") && candidate.getParameterCount() == 1) {
+                    PutOperation save = operationsFor(candidate, targetClass).put();
+                    if (save != null) {
+                        String description = describe(method, targetClass) + " (with the @BloomPut of save)";
+                        KeyExpression key = each ? KeyExpression.eachElementOfResult(save.key()) : save.key();
+                        return new PutOperation(save.filter(), key, description);
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean isSpringDataRepository(Class<?> targetClass) {
+        return CRUD_REPOSITORY != null && Proxy.isProxyClass(targetClass) && CRUD_REPOSITORY.isAssignableFrom(targetClass);
     }
 
     private static <A extends java.lang.annotation.Annotation> @Nullable A find(Method specific, Method method,
@@ -136,7 +213,8 @@ public final class BloomOperationSource {
         String written = asWritten("@BloomGuarded", annotation.filter(), annotation.key());
         NamedBloomFilter filter = filter(annotation.filter(), written, description);
         KeyExpression key = keyExpression(annotation.key(), false, method, targetClass, written, description);
-        Supplier<@Nullable Object> emptyValue = EmptyValues.forType(method.getReturnType());
+        Class<?> returnType = method.getReturnType();
+        Supplier<@Nullable Object> emptyValue = EmptyValues.forType(returnType);
         if (emptyValue == null) {
             throw new InvalidBloomAnnotationException(written, description,
                     "return type " + method.getReturnType().getName() + " has no empty value to answer a rejected call with",
@@ -144,7 +222,8 @@ public final class BloomOperationSource {
         }
         guardedMethods.computeIfAbsent(filter.name(), name -> Collections.synchronizedSet(new LinkedHashSet<>()))
                 .add(description);
-        return new GuardOperation(filter, key, emptyValue, description);
+        boolean answersWithValue = returnType != void.class && returnType != Void.class;
+        return new GuardOperation(filter, key, emptyValue, answersWithValue, description);
     }
 
     private PutOperation putOperation(BloomPut annotation, Method method, @Nullable Class<?> targetClass,
@@ -227,7 +306,10 @@ public final class BloomOperationSource {
                 return KeyExpression.argument(index);
             }
         }
-        return KeyExpression.spel(parsed, parameterNames, usesResult);
+        if (usesResult) {
+            checkResultType(method, targetClass, parsed.getAST() instanceof VariableReference, written, description);
+        }
+        return KeyExpression.spel(parsed, method, parameterNames, usesResult);
     }
 
     /** A key that is a parameter as it is must have a type with a canonical form (or one that may hold it). */
@@ -241,6 +323,35 @@ public final class BloomOperationSource {
             throw new InvalidBloomAnnotationException(written, description,
                     "the key is the parameter of type " + type.getTypeName() + ", which has no canonical key form",
                     "Pass a whole number, String, UUID or enum, or add key = \"...\" that yields one (e.g. \"#p0.id\")");
+        }
+    }
+
+    /**
+     * A key read from the result needs a result that holds it once the method returns; {@code keyIsResult} when
+     * the expression is {@code #result} itself, which must then be a key, or keys.
+     */
+    private static void checkResultType(Method method, @Nullable Class<?> targetClass, boolean keyIsResult,
+            String written, String description) {
+        Class<?> declared = method.getReturnType();
+        Class<?> type = (targetClass != null)
+                ? ResolvableType.forMethodReturnType(method, targetClass).resolve(declared)
+                : declared;
+        if (type == void.class || type == Void.class) {
+            throw new InvalidBloomAnnotationException(written, description,
+                    "the key uses #result, but the method returns nothing",
+                    "Return the saved entity or its key, or compute the key from the parameters");
+        }
+        if (EmptyValues.isDeferred(type)) {
+            throw new InvalidBloomAnnotationException(written, description,
+                    "the key uses #result, which would be the " + type.getSimpleName()
+                            + " itself, not the value it completes with",
+                    "Put the @BloomPut on a method that returns the saved value, or use the filter's put() in your own callback");
+        }
+        if (keyIsResult && !KeyCanonicalizer.isSupportedType(type) && !KeyCanonicalizer.mayHoldSupportedType(type)
+                && !Iterable.class.isAssignableFrom(type) && !type.isArray()) {
+            throw new InvalidBloomAnnotationException(written, description,
+                    "the key is the method's result, of type " + type.getTypeName() + ", which has no canonical key form",
+                    "Name the key inside the result, e.g. key = \"#result.id\"");
         }
     }
 
@@ -275,7 +386,7 @@ public final class BloomOperationSource {
 
     private static String describe(Method method, @Nullable Class<?> targetClass) {
         Class<?> type = method.getDeclaringClass();
-        if (targetClass != null && java.lang.reflect.Proxy.isProxyClass(targetClass)) {
+        if (targetClass != null && Proxy.isProxyClass(targetClass)) {
             // A Spring Data repository: name the user's interface, not CrudRepository.
             for (Class<?> candidate : targetClass.getInterfaces()) {
                 if (type.isAssignableFrom(candidate)) {

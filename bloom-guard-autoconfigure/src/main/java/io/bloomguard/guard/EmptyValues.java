@@ -25,6 +25,7 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import java.util.stream.DoubleStream;
@@ -51,8 +52,9 @@ import java.util.stream.Stream;
  * <tr><td>Reactor {@code Mono} / {@code Flux}</td><td>{@code Mono.empty()} / {@code Flux.empty()}</td></tr>
  * </table>
  *
- * {@code char}, {@code Future}/{@code CompletableFuture} and collection types this class cannot build have no
- * empty value: a guarded method returning one is refused at startup.
+ * {@code char}, {@code Future}, {@code CompletionStage}/{@code CompletableFuture}, Reactive Streams
+ * publishers other than Reactor's and collection types this class cannot build have no empty value: a guarded
+ * method returning one is refused at startup.
  */
 final class EmptyValues {
 
@@ -62,7 +64,14 @@ final class EmptyValues {
     private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
             EmptyValues.class.getClassLoader());
 
+    private static final @Nullable Class<?> PUBLISHER = optionalClass("org.reactivestreams.Publisher");
+
     private EmptyValues() {
+    }
+
+    private static @Nullable Class<?> optionalClass(String name) {
+        ClassLoader loader = EmptyValues.class.getClassLoader();
+        return ClassUtils.isPresent(name, loader) ? ClassUtils.resolveClassName(name, loader) : null;
     }
 
     /** The empty value of a return type, or {@code null} when it has none. */
@@ -110,7 +119,8 @@ final class EmptyValues {
                 return reactive;
             }
         }
-        if (Future.class.isAssignableFrom(type) || type == Character.class) {
+        if (Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)
+                || isOtherPublisher(type) || type == Character.class) {
             return null;
         }
         if (Iterable.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)
@@ -118,6 +128,32 @@ final class EmptyValues {
             return emptyContainer(type);
         }
         return () -> null;
+    }
+
+    /**
+     * Whether a value of the type is only a promise of the result (a future, a completion stage, a reactive
+     * publisher), not the result itself.
+     */
+    static boolean isDeferred(Class<?> type) {
+        return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)
+                || (PUBLISHER != null && PUBLISHER.isAssignableFrom(type));
+    }
+
+    /**
+     * Whether a type is a Reactive Streams {@code Publisher} other than Reactor's (RxJava's, Mutiny's, …): null
+     * would break its caller, and this class cannot build an empty one.
+     */
+    private static boolean isOtherPublisher(Class<?> type) {
+        return PUBLISHER != null && PUBLISHER.isAssignableFrom(type);
+    }
+
+    /**
+     * Whether a method's result shows that it found something: not {@linkplain #isEmpty empty}, and not a
+     * stream, iterator or reactive type, whose content cannot be looked at without consuming it.
+     */
+    static boolean isFound(@Nullable Object result) {
+        return !isEmpty(result) && !(result instanceof java.util.stream.BaseStream<?, ?>)
+                && !(result instanceof Iterator<?>) && !(PUBLISHER != null && PUBLISHER.isInstance(result));
     }
 
     /**

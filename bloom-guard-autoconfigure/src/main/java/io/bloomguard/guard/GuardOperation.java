@@ -11,8 +11,10 @@ import java.util.function.Supplier;
  * @param filter      the filter that decides
  * @param key         how to compute the key from the arguments
  * @param emptyValue  the rejected call's return value
+ * @param answersWithValue whether the method returns something that says "found" or "not found" (not
+ *                    {@code void}), so that its results can be counted as false positives or negatives
  * @param description {@code Type.method} for logs and errors
  */
 record GuardOperation(NamedBloomFilter filter, KeyExpression key, Supplier<@Nullable Object> emptyValue,
-        String description) {
+        boolean answersWithValue, String description) {
 }

@@ -6,6 +6,8 @@ import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * How one annotated method computes its key from a call, decided once at startup. A key that is just one
@@ -15,7 +17,7 @@ import java.lang.reflect.Method;
 abstract sealed class KeyExpression {
 
     /** The key for a call; {@code result} is the method's return value for {@code @BloomPut}, else null. */
-    abstract @Nullable Object evaluate(Method method, Object[] args, @Nullable Object result);
+    abstract @Nullable Object evaluate(Object[] args, @Nullable Object result);
 
     /** Whether the key needs the method's return value. */
     abstract boolean usesResult();
@@ -24,8 +26,47 @@ abstract sealed class KeyExpression {
         return new Argument(index);
     }
 
-    static KeyExpression spel(Expression expression, ParameterNameDiscoverer names, boolean usesResult) {
-        return new Spel(expression, names, usesResult);
+    /**
+     * A SpEL expression over the parameters of {@code method}: the annotated method itself, not a bridge method
+     * a call may arrive through, whose parameters have no names.
+     */
+    static KeyExpression spel(Expression expression, Method method, ParameterNameDiscoverer names, boolean usesResult) {
+        return new Spel(expression, method, names, usesResult);
+    }
+
+    /**
+     * For a method that saves many entities and returns them (Spring Data's {@code saveAll}): the keys of every
+     * saved entity, each computed by {@code perEntity} as if the entity had been saved on its own, by a method
+     * taking it as its one argument and returning it.
+     */
+    static KeyExpression eachElementOfResult(KeyExpression perEntity) {
+        return new EachElementOfResult(perEntity);
+    }
+
+    private static final class EachElementOfResult extends KeyExpression {
+
+        private final KeyExpression perEntity;
+
+        EachElementOfResult(KeyExpression perEntity) {
+            this.perEntity = perEntity;
+        }
+
+        @Override
+        @Nullable Object evaluate(Object[] args, @Nullable Object result) {
+            if (!(result instanceof Iterable<?> saved)) {
+                return null;
+            }
+            List<Object> keys = new ArrayList<>();
+            for (Object entity : saved) {
+                keys.add(perEntity.evaluate(new Object[] { entity }, entity));
+            }
+            return keys;
+        }
+
+        @Override
+        boolean usesResult() {
+            return true;
+        }
     }
 
     private static final class Argument extends KeyExpression {
@@ -37,7 +78,7 @@ abstract sealed class KeyExpression {
         }
 
         @Override
-        @Nullable Object evaluate(Method method, Object[] args, @Nullable Object result) {
+        @Nullable Object evaluate(Object[] args, @Nullable Object result) {
             return args[index];
         }
 
@@ -50,17 +91,19 @@ abstract sealed class KeyExpression {
     private static final class Spel extends KeyExpression {
 
         private final Expression expression;
+        private final Method method;
         private final ParameterNameDiscoverer names;
         private final boolean usesResult;
 
-        Spel(Expression expression, ParameterNameDiscoverer names, boolean usesResult) {
+        Spel(Expression expression, Method method, ParameterNameDiscoverer names, boolean usesResult) {
             this.expression = expression;
+            this.method = method;
             this.names = names;
             this.usesResult = usesResult;
         }
 
         @Override
-        @Nullable Object evaluate(Method method, Object[] args, @Nullable Object result) {
+        @Nullable Object evaluate(Object[] args, @Nullable Object result) {
             MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(args, method, args, names);
             if (usesResult) {
                 context.setVariable("result", result);

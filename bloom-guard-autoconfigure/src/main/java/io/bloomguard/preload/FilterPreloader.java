@@ -85,7 +85,7 @@ public final class FilterPreloader {
                 startShared(filter, shared, sources);
             }
             else if (sources.isEmpty()) {
-                filter.transitionTo(FilterState.READY);
+                filter.finishLoading();
             }
             else {
                 preload(filter, sources);
@@ -123,7 +123,7 @@ public final class FilterPreloader {
                     + " retries the load in the background", ex);
         }
         // This instance did its part; the shared filter's status decides when it may reject.
-        filter.transitionTo(FilterState.READY);
+        filter.finishLoading();
     }
 
     /** Outcome of the last preload of each filter, by name. */
@@ -145,8 +145,13 @@ public final class FilterPreloader {
             return;
         }
         long elapsed = System.nanoTime() - start;
-        filter.transitionTo(FilterState.READY);
         results.put(filter.name(), PreloadResult.completed(keysRead.get(), elapsed));
+        if (!filter.finishLoading()) {
+            logger.error("Preloaded filter '" + filter.name() + "': " + keysRead.get() + " keys, but it stays "
+                    + filter.state() + ": a key written meanwhile did not reach it (see above), so it lets every"
+                    + " call through");
+            return;
+        }
         logger.info("Preloaded filter '" + filter.name() + "': " + keysRead.get() + " keys in "
                 + Duration.ofNanos(elapsed).toMillis() + " ms (" + Progress.rate(keysRead.get(), elapsed)
                 + " keys/s); ready");

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A configured filter as the application sees it: its name and spec, its lifecycle {@link FilterState}, its
@@ -25,12 +26,12 @@ public final class NamedBloomFilter implements BloomFilter {
     private final BloomFilter backend;
     private final FilterCounters counters = new FilterCounters();
     private final AtomicInteger writesInFlight = new AtomicInteger();
-    private volatile FilterState state;
+    private final AtomicReference<FilterState> state;
 
     public NamedBloomFilter(FilterSpec spec, BloomFilter backend, FilterState initialState) {
         this.spec = spec;
         this.backend = backend;
-        this.state = initialState;
+        this.state = new AtomicReference<>(initialState);
     }
 
     public String name() {
@@ -46,7 +47,7 @@ public final class NamedBloomFilter implements BloomFilter {
      * sees of the store (loading elsewhere, missing, mismatched, stale).
      */
     public FilterState state() {
-        FilterState own = state;
+        FilterState own = state.get();
         if (own != FilterState.READY || !(backend instanceof SharedBloomFilter shared)) {
             return own;
         }
@@ -60,14 +61,23 @@ public final class NamedBloomFilter implements BloomFilter {
 
     /** Moves the filter to another lifecycle state; a disabled filter stays disabled. */
     public void transitionTo(FilterState next) {
-        if (state != FilterState.DISABLED) {
-            state = next;
-        }
+        state.updateAndGet(current -> (current == FilterState.DISABLED) ? current : next);
+    }
+
+    /**
+     * Marks a load as complete: {@code LOADING} becomes {@code READY}. Any other state stays, above all
+     * {@code FAILED} set meanwhile by a write whose key did not reach the filter: a load that started before
+     * that write cannot vouch for its key.
+     *
+     * @return whether the filter is now ready
+     */
+    public boolean finishLoading() {
+        return state.compareAndSet(FilterState.LOADING, FilterState.READY);
     }
 
     /** Whether a "no" from this filter may be acted on: it is ready and no unfinished write could be missing. */
     public boolean trustedToReject() {
-        return state == FilterState.READY && writesInFlight.get() == 0
+        return state.get() == FilterState.READY && writesInFlight.get() == 0
                 && (!(backend instanceof SharedBloomFilter shared) || shared.trustedToReject());
     }
 
@@ -188,6 +198,6 @@ public final class NamedBloomFilter implements BloomFilter {
 
     @Override
     public String toString() {
-        return "NamedBloomFilter[" + spec.name() + ", " + state + ", " + backend + "]";
+        return "NamedBloomFilter[" + spec.name() + ", " + state.get() + ", " + backend + "]";
     }
 }

@@ -94,6 +94,36 @@ class AnnotationValidationTest {
                 "bloom-guard.filters.nope");
     }
 
+    @Test
+    void resultKeyOnAMethodReturningNothing() {
+        assertFailure(VoidResult.class, "on VoidResult.save: the key uses #result, but the method returns nothing",
+                "Return the saved entity or its key");
+    }
+
+    @Test
+    void resultKeyOnAFuture() {
+        assertFailure(FutureSave.class,
+                "the key uses #result, which would be the CompletableFuture itself, not the value it completes with",
+                "@BloomPut on a method that returns the saved value");
+    }
+
+    @Test
+    void resultKeyOfATypeWithNoCanonicalKeyForm() {
+        assertFailure(EntityResult.class, "the key is the method's result, of type "
+                + Saved.class.getTypeName() + ", which has no canonical key form", "key = \"#result.id\"");
+    }
+
+    @Test
+    void annotationOnAFinalMethod() {
+        assertFailure(FinalPut.class, "on FinalPut.save: the method is final, so Spring's proxy never sees its calls",
+                "neither static nor final");
+    }
+
+    @Test
+    void annotationOnAPrivateMethod() {
+        assertFailure(PrivateGuard.class, "on PrivateGuard.find: the method is private", "Make the method public");
+    }
+
     private void assertFailure(Class<?> bean, String description, String action) {
         runner.withBean(bean).run(context -> {
             assertThat(context).hasFailed();
@@ -190,6 +220,52 @@ class AnnotationValidationTest {
         @BloomGuarded(filter = "users")
         public CompletableFuture<String> find(Long id) {
             return CompletableFuture.completedFuture("x");
+        }
+    }
+
+    static class VoidResult {
+
+        @BloomPut(filter = "users", key = "#result")
+        public void save(String name) {
+        }
+    }
+
+    static class FutureSave {
+
+        @BloomPut(filter = "users", key = "#result.join()")
+        public CompletableFuture<Long> save(String name) {
+            return CompletableFuture.completedFuture(1L);
+        }
+    }
+
+    record Saved(long id) {
+    }
+
+    static class EntityResult {
+
+        @BloomPut(filter = "users", key = "#result")
+        public Saved save(String name) {
+            return new Saved(1);
+        }
+    }
+
+    static class FinalPut {
+
+        @BloomPut(filter = "users", key = "#result")
+        public final long save(String name) {
+            return 1;
+        }
+    }
+
+    static class PrivateGuard {
+
+        public Optional<String> open(Long id) {
+            return find(id);
+        }
+
+        @BloomGuarded(filter = "users")
+        private Optional<String> find(Long id) {
+            return Optional.empty();
         }
     }
 

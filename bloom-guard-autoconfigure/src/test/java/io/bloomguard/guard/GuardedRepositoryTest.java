@@ -5,8 +5,10 @@ import io.bloomguard.registry.FilterStats;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.CountingCacheManager;
 import io.bloomguard.testapp.Customer;
+import io.bloomguard.testapp.CustomerFinder;
 import io.bloomguard.testapp.CustomerRepository;
 import io.bloomguard.testapp.CustomerService;
+import io.bloomguard.testapp.Finder;
 import io.bloomguard.testapp.Lookups;
 import io.bloomguard.testapp.TestApplication;
 import jakarta.persistence.EntityManagerFactory;
@@ -19,6 +21,8 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.TestPropertySource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import java.util.List;
 import java.util.Optional;
@@ -68,6 +72,20 @@ class GuardedRepositoryTest {
     @Autowired
     @Qualifier("tiny")
     NamedBloomFilter tinyFilter;
+
+    @Autowired
+    @Qualifier("fragile")
+    NamedBloomFilter fragileFilter;
+
+    @Autowired
+    @Qualifier("refusing")
+    NamedBloomFilter refusingFilter;
+
+    @Autowired
+    CustomerFinder customerFinder;
+
+    @Autowired
+    PlatformTransactionManager transactionManager;
 
     @Autowired
     EntityManagerFactory entityManagerFactory;
@@ -212,6 +230,66 @@ class GuardedRepositoryTest {
         }
     }
 
+    /**
+     * A method that commits in its own transaction inside the caller's ({@code REQUIRES_NEW}): its record is
+     * visible to others from its own commit on, before the key is put, so the filter must hold off rejecting.
+     */
+    @Test
+    void aReaderBetweenAnInnerCommitAndItsPutIsNotRejected() {
+        String name = "inner-" + System.nanoTime();
+        AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
+        Customer created = new TransactionTemplate(transactionManager).execute(status ->
+                service.createInItsOwnTransaction(name, () -> {
+                    Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
+                    seenByReader.set(CompletableFuture.supplyAsync(() -> customers.findById(id)).join());
+                }));
+        assertThat(seenByReader.get()).as("reader between the inner commit and the put").isPresent();
+        assertThat(customersFilter.mightContain(created.getId())).isTrue();
+        assertThat(customersFilter.trustedToReject()).as("rejections resume after the put").isTrue();
+    }
+
+    /**
+     * The record is written, then its key expression fails: the write stands and the caller sees no error, and
+     * the filter, which now misses a record, stops rejecting.
+     */
+    @Test
+    void aKeyThatCannotBeComputedAfterTheWriteStopsTheFilterRejecting() {
+        assertThat(lookups.fragile(ABSENT)).as("an empty, ready filter rejects").isEmpty();
+        assertThat(fragileFilter.stats().rejected()).isEqualTo(1);
+        Customer saved = lookups.saveWithBrokenKey("fragile-" + System.nanoTime());
+        assertThat(customers.findCustomerById(saved.getId())).as("the write stands").isPresent();
+        assertThat(fragileFilter.state()).isEqualTo(FilterState.FAILED);
+        assertThat(lookups.fragile(saved.getId())).as("the new record is found").isPresent();
+    }
+
+    /** The same when the key is computed but is of a type the filter cannot hash (a fraction). */
+    @Test
+    void aKeyTheFilterRefusesDoesNotFailTheWrite() {
+        Customer saved = lookups.saveWithUnhashableKey("refused-" + System.nanoTime());
+        assertThat(customers.findCustomerById(saved.getId())).isPresent();
+        assertThat(refusingFilter.state()).isEqualTo(FilterState.FAILED);
+        assertThat(lookups.refusing(saved.getId())).isPresent();
+        assertThat(refusingFilter.stats().backendErrors()).isEqualTo(1);
+    }
+
+    /** A guard whose key expression fails on the arguments lets the call run instead of throwing. */
+    @Test
+    void aGuardKeyThatCannotBeComputedLetsTheCallThrough() {
+        long skipped = customersFilter.stats().skipped();
+        assertThat(lookups.byProbe(null)).isEmpty();
+        assertThat(customersFilter.stats().skipped()).isEqualTo(skipped + 1);
+    }
+
+    /** Called through a generic interface (a bridge method), a rejected call still answers Optional.empty(). */
+    @Test
+    void aCallThroughAGenericInterfaceIsRejectedWithTheEmptyValueOfTheRealMethod() {
+        Finder<Optional<Customer>> finder = customerFinder;
+        long queries = statistics.getPrepareStatementCount();
+        assertThat(finder.find(ABSENT)).isEqualTo(Optional.empty());
+        assertThat(statistics.getPrepareStatementCount()).isEqualTo(queries);
+        assertThat(finder.find(1L)).isPresent();
+    }
+
     @Test
     void shadowModeNeverRejectsAndCountsFalseNegatives() {
         FilterStats before = shadowedFilter.stats();
@@ -224,6 +302,25 @@ class GuardedRepositoryTest {
         assertThat(after.rejected() - before.rejected()).isZero();
         assertThat(after.shadowFalseNegatives() - before.shadowFalseNegatives()).isEqualTo(2);
         assertThat(after.shadowRejections() - before.shadowRejections()).isGreaterThanOrEqualTo(3);
+    }
+
+    /**
+     * A stream result cannot be looked into without consuming it: shadow mode does not count it as a false
+     * negative, and enforce mode does not count a method returning nothing as a false positive.
+     */
+    @Test
+    void resultsThatSayNeitherFoundNorNotFoundAreNotCounted() {
+        FilterStats shadowBefore = shadowedFilter.stats();
+        assertThat(lookups.shadowedStream(ABSENT)).isEmpty();
+        assertThat(lookups.shadowedStream(2L)).hasSize(1);
+        FilterStats shadowAfter = shadowedFilter.stats();
+        assertThat(shadowAfter.shadowRejections() - shadowBefore.shadowRejections()).isEqualTo(2);
+        assertThat(shadowAfter.shadowFalseNegatives()).isEqualTo(shadowBefore.shadowFalseNegatives());
+        long falsePositives = tinyFilter.stats().falsePositives();
+        long passed = tinyFilter.stats().passed();
+        lookups.touchTiny(5L);
+        assertThat(tinyFilter.stats().passed()).isEqualTo(passed + 1);
+        assertThat(tinyFilter.stats().falsePositives()).isEqualTo(falsePositives);
     }
 
     /**
@@ -254,6 +351,26 @@ class GuardedRepositoryTest {
         assertThat(registered.getId()).isNotNull();
         assertThat(customersFilter.mightContain(registered.getId())).isTrue();
         assertThat(customers.findById(registered.getId())).isPresent();
+    }
+
+    /**
+     * Spring Data's saveAll and saveAndFlush call save past the proxy: they take the {@code @BloomPut} of the
+     * repository's save, so records they write are found too.
+     */
+    @Test
+    void recordsSavedInBulkOrWithAFlushArePutWithTheAnnotationOfSave() {
+        long now = System.nanoTime();
+        List<Customer> saved = customers.saveAll(List.of(new Customer("bulk-1", "t4", "a-" + now),
+                new Customer("bulk-2", "t4", "b-" + now)));
+        Customer flushed = customers.saveAndFlush(new Customer("flushed", "t4", "c-" + now));
+        List<Customer> flushedInBulk = customers.saveAllAndFlush(List.of(new Customer("bulk-3", "t4", "d-" + now)));
+        for (String code : List.of("a-" + now, "b-" + now, "c-" + now, "d-" + now)) {
+            assertThat(codesFilter.mightContain("t4:" + code)).as(code).isTrue();
+            assertThat(customers.findByTenantAndCode("t4", code)).as(code).isPresent();
+        }
+        assertThat(saved).hasSize(2);
+        assertThat(flushed.getId()).isNotNull();
+        assertThat(flushedInBulk).hasSize(1);
     }
 
     @Test

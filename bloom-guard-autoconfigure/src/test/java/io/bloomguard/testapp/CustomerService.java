@@ -2,6 +2,7 @@ package io.bloomguard.testapp;
 
 import io.bloomguard.annotation.BloomPut;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -40,6 +41,18 @@ public class CustomerService {
     public Customer register(Customer customer) {
         customers.save(customer);
         return customer;
+    }
+
+    /**
+     * Commits in a transaction of its own even when the caller has one: the record is visible to others before
+     * the caller's transaction ends, and before the key is put.
+     */
+    @Transactional(propagation = Propagation.REQUIRES_NEW)
+    @BloomPut(filter = "customers", key = "#result.id")
+    public Customer createInItsOwnTransaction(String name, Runnable afterCommit) {
+        Customer saved = customers.save(new Customer(name, "t0", "own-" + name));
+        runAfterCommit(afterCommit);
+        return saved;
     }
 
     /** The repository's own {@code @BloomPut} runs inside this transaction, before its commit. */

@@ -6,6 +6,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /** Guarded methods on a class (a CGLIB proxy, unlike the repository's JDK proxy). */
 @Component
@@ -42,6 +43,46 @@ public class Lookups {
         long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
         afterInsert.run();
         return id;
+    }
+
+    /** Writes a customer, then fails to compute its key: {@code Customer} has no property 'nickname'. */
+    @BloomPut(filter = "fragile", key = "#result.nickname")
+    public Customer saveWithBrokenKey(String name) {
+        return customers.save(new Customer(name, "t8", "fragile-" + name));
+    }
+
+    /** Writes a customer whose key, a fraction, is a type no filter can hash. */
+    @BloomPut(filter = "refusing", key = "#result.id / 2.0")
+    public Customer saveWithUnhashableKey(String name) {
+        return customers.save(new Customer(name, "t8", "refused-" + name));
+    }
+
+    @BloomGuarded(filter = "fragile", key = "#id")
+    public Optional<Customer> fragile(Long id) {
+        return customers.findCustomerById(id);
+    }
+
+    @BloomGuarded(filter = "refusing", key = "#id")
+    public Optional<Customer> refusing(Long id) {
+        return customers.findCustomerById(id);
+    }
+
+    /** The key is a property of the argument, which may be null. */
+    @BloomGuarded(filter = "customers", key = "#probe.id")
+    public Optional<Customer> byProbe(Customer probe) {
+        return (probe == null) ? Optional.empty() : customers.findCustomerById(probe.getId());
+    }
+
+    /** Like {@link #shadowed}, but its result is a stream, which cannot be looked into without consuming it. */
+    @BloomGuarded(filter = "shadowed")
+    public Stream<Customer> shadowedStream(Long id) {
+        return customers.findCustomerById(id).stream();
+    }
+
+    /** Guarded, and returns nothing: its results say neither "found" nor "not found". */
+    @BloomGuarded(filter = "tiny")
+    public void touchTiny(Long id) {
+        customers.findCustomerById(id);
     }
 
     public void setAfterInsert(Runnable afterInsert) {
