@@ -117,7 +117,7 @@ public final class FilterPreloader {
                         + "; its calls pass through until it is ready");
             }
         }
-        catch (RuntimeException ex) {
+        catch (Exception ex) { // checked ones too, thrown sneakily by a key source
             results.put(filter.name(), PreloadResult.failed(lastCount.get(), System.nanoTime() - start, ex));
             logger.error("Preload of shared filter '" + filter.name() + "' failed; calls pass through, and the filter"
                     + " retries the load in the background", ex);
@@ -137,7 +137,7 @@ public final class FilterPreloader {
         try {
             keyFeed(filter.name(), sources, keysRead).feed(batch -> filter.backend().putAll(batch));
         }
-        catch (RuntimeException ex) {
+        catch (Exception ex) { // checked ones too, thrown sneakily by a key source
             filter.transitionTo(FilterState.FAILED);
             results.put(filter.name(), PreloadResult.failed(keysRead.get(), System.nanoTime() - start, ex));
             logger.error("Preload of filter '" + filter.name() + "' failed after " + keysRead.get()

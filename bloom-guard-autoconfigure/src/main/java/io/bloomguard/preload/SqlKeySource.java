@@ -1,7 +1,7 @@
 package io.bloomguard.preload;
 
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.core.SingleColumnRowMapper;
+import org.springframework.jdbc.support.JdbcUtils;
 
 import javax.sql.DataSource;
 import java.util.stream.Stream;
@@ -33,7 +33,8 @@ public final class SqlKeySource implements BloomKeySource {
 
     @Override
     public Stream<?> keys() {
-        return jdbc.queryForStream(sql, new SingleColumnRowMapper<>());
+        // The first column, whatever else the query selects (Spring's SingleColumnRowMapper refuses a second one).
+        return jdbc.queryForStream(sql, (row, number) -> JdbcUtils.getResultSetValue(row, 1));
     }
 
     @Override

@@ -50,7 +50,8 @@ class PreloadTest {
     void keySourcesAndSqlFillTheirFiltersBeforeTheApplicationIsReady(CapturedOutput output) {
         try (ConfigurableApplicationContext context = run(KeySourceApplication.class,
                 "--bloom-guard.filters.numbers.expected-size=50000", "--bloom-guard.filters.ids.expected-size=1000",
-                "--bloom-guard.filters.rows.preload.sql=SELECT id FROM preload_rows")) {
+                "--bloom-guard.filters.rows.preload.sql=SELECT id FROM preload_rows",
+                "--bloom-guard.filters.labelled.preload.sql=SELECT id * 2, 'row ' || id AS label FROM preload_rows")) {
             NamedBloomFilter numbers = filter(context, "numbers");
             NamedBloomFilter rows = filter(context, "rows");
             assertThat(numbers.state()).isEqualTo(FilterState.READY);
@@ -64,6 +65,12 @@ class PreloadTest {
                 assertThat(rows.mightContain(id)).isTrue();
             }
             assertThat(rows.approximateElementCount()).isBetween(29_400L, 30_600L);
+            // A query may select more than the key: the first column is the key.
+            NamedBloomFilter labelled = filter(context, "labelled");
+            assertThat(labelled.state()).isEqualTo(FilterState.READY);
+            for (long id = 1; id <= 30_000; id++) {
+                assertThat(labelled.mightContain(id * 2)).isTrue();
+            }
             assertThat(context.getBean(FilterPreloader.class).results().get("rows").keys()).isEqualTo(30_000);
             assertThat(output).contains("Preloaded filter 'numbers': 25000 keys in")
                     .contains("Preloaded filter 'rows': 30000 keys in").contains("keys/s); ready");
@@ -245,10 +252,17 @@ class PreloadTest {
         BloomKeySource ids() {
             return BloomKeySource.of("ids", () -> Stream.of(1L, 2L, 3L).map(id -> {
                 if (id == 3L) {
-                    throw new IllegalStateException("connection reset while reading ids");
+                    // A checked exception, as code that hides it from the compiler would throw it.
+                    throw FailingApplication.<RuntimeException>sneaky(new java.io.IOException(
+                            "connection reset while reading ids"));
                 }
                 return id;
             }));
+        }
+
+        @SuppressWarnings("unchecked")
+        private static <E extends Throwable> E sneaky(Throwable failure) throws E {
+            throw (E) failure;
         }
     }
 
