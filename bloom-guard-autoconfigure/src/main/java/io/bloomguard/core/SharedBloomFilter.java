@@ -17,6 +17,14 @@ public interface SharedBloomFilter extends BloomFilter, AutoCloseable {
      */
     StartOutcome start(KeyFeed feed);
 
+    /**
+     * Joins the shared filter as an instance with no key source: it never loads or rebuilds the filter, because
+     * it could only build it empty, and every instance would then trust that empty filter and reject every key.
+     * It waits for an instance that has a source to load it, and passes calls through meanwhile. A filter meant
+     * to start empty and be filled by puts alone declares a key source that yields no keys.
+     */
+    StartOutcome follow();
+
     /** What this instance sees of the shared filter now. */
     SharedFilterStatus status();
 
@@ -46,6 +54,8 @@ public interface SharedBloomFilter extends BloomFilter, AutoCloseable {
         ALREADY_LOADED,
         /** Another instance is loading it; this one passes calls through until it is done. */
         LOADING_ELSEWHERE,
+        /** Not loaded, and this instance has no key source to load it: it waits for one that has. */
+        WAITING_FOR_A_LOADER,
         /** The stored filter does not match this instance's configuration. */
         MISMATCHED,
         /** The store could not be reached; the filter keeps trying. */

@@ -72,7 +72,8 @@ public final class FilterPreloader {
                 continue;
             }
             List<BloomKeySource> sources = sourcesByFilter.getOrDefault(filter.name(), List.of());
-            if (sources.isEmpty()) {
+            if (sources.isEmpty() && !(filter.backend() instanceof SharedBloomFilter)) {
+                // (A shared filter with no source here waits for an instance that has one, and says so.)
                 Set<String> methods = guarded.getOrDefault(filter.name(), Set.of());
                 if (!methods.isEmpty()) {
                     logger.warn("Filter '" + filter.name() + "' guards " + String.join(", ", methods)
@@ -104,7 +105,7 @@ public final class FilterPreloader {
         KeyFeed feed = keyFeed(filter.name(), sources, lastCount);
         long start = System.nanoTime();
         try {
-            SharedBloomFilter.StartOutcome outcome = shared.start(feed);
+            SharedBloomFilter.StartOutcome outcome = sources.isEmpty() ? shared.follow() : shared.start(feed);
             long elapsed = System.nanoTime() - start;
             switch (outcome) {
                 case LOADED_HERE -> {

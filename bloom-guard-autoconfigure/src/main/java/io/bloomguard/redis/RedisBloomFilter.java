@@ -81,7 +81,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final PendingAdds pending;
     private final AtomicBoolean building = new AtomicBoolean();
     private volatile View view = View.NOT_STARTED;
-    private volatile KeyFeed feed = KeyFeed.EMPTY;
+    /** The key source this instance (re)builds the filter from; null when it has none and only follows. */
+    private volatile @Nullable KeyFeed feed = KeyFeed.EMPTY;
     private volatile @Nullable ScheduledFuture<?> refresher;
     private volatile long nextBuildAttempt = System.nanoTime();
     private volatile boolean closed;
@@ -145,6 +146,33 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
     }
 
+    @Override
+    public StartOutcome follow() {
+        this.feed = null;
+        try {
+            refresh();
+            return switch (view.status) {
+                case READY -> StartOutcome.ALREADY_LOADED;
+                case MISMATCHED -> StartOutcome.MISMATCHED;
+                default -> {
+                    logger.warn("Filter '" + name + "' is not loaded in Redis, and this instance has no key source"
+                            + " for it, so it will not load it (it could only load it empty): calls pass through until"
+                            + " an instance with a key source has loaded it. If the filter is meant to start empty and"
+                            + " be filled by puts alone, declare a BloomKeySource for it that yields no keys");
+                    yield StartOutcome.WAITING_FOR_A_LOADER;
+                }
+            };
+        }
+        catch (RedisUnavailableException ex) {
+            logger.warn("Filter '" + name + "': Redis is unavailable at startup (" + ex.getMessage()
+                    + "); calls pass through until it is reachable and the filter is loaded");
+            return StartOutcome.UNREACHABLE;
+        }
+        finally {
+            scheduleMaintenance();
+        }
+    }
+
     private void scheduleMaintenance() {
         long every = settings.refreshInterval().toMillis();
         try {
@@ -185,6 +213,10 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     @Override
     public long rebuild() {
+        if (feed == null) {
+            throw new IllegalStateException("Filter '" + name + "' has no key source on this instance; rebuild it"
+                    + " from an instance that has one");
+        }
         refresh();
         if (!tryLock()) {
             throw new IllegalStateException("Filter '" + name + "' is being loaded by another instance; try again when"
@@ -514,6 +546,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     private void buildIfNeeded() {
+        if (feed == null) {
+            return; // no key source here: an instance that has one builds it
+        }
         View current = view;
         boolean needed = current.status == SharedFilterStatus.MISSING || current.status == SharedFilterStatus.LOADING
                 || current.storeStale != null || pending.overflowed();
@@ -647,7 +682,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     /** Reads the key source into a local bit array of the target's size and seed. */
     private Built readKeySource(RedisFilterIdentity target) {
         LocalBloomFilter bits = LocalBloomFilter.create(sizingOf(target), target.seed());
-        long keys = feed.feed(bits::putAll);
+        KeyFeed source = feed;
+        if (source == null) {
+            throw new IllegalStateException("Filter '" + name + "' has no key source on this instance");
+        }
+        long keys = source.feed(bits::putAll);
         return new Built(bits.sizing(), bits::copyWords, keys);
     }
 

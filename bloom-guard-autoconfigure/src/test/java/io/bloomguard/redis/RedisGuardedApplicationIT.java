@@ -6,6 +6,7 @@ import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
+import io.bloomguard.testapp.Lookups;
 import io.bloomguard.testapp.TestApplication;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
@@ -99,6 +100,20 @@ class RedisGuardedApplicationIT {
         assertThat(repository(second).findByTenantAndCode("t9", "fresh-code"))
                 .as("saved through the first instance, found through the second")
                 .get().extracting(Customer::getId).isEqualTo(saved.getId());
+    }
+
+    /**
+     * A shared filter this instance has no key source for (the test app has none for 'fragile'): the instance
+     * does not load it empty, which every instance would trust; its calls pass through until one with a source
+     * loads it.
+     */
+    @Test
+    void aSharedFilterWithNoKeySourceHereIsNotLoadedEmpty() {
+        ConfigurableApplicationContext instance = start(true, Map.of("bloom-guard.filters.fragile.backend", "redis"));
+        NamedBloomFilter fragile = filter(instance, "fragile");
+        assertThat(fragile.state()).isEqualTo(FilterState.LOADING);
+        assertThat(fragile.trustedToReject()).isFalse();
+        assertThat(instance.getBean(Lookups.class).fragile(1L)).as("customer 1 exists and is found").isPresent();
     }
 
     @Test

@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Several application instances (each its own client and backend) sharing one filter on one server: it is
@@ -71,6 +72,36 @@ class RedisSharedFilterIT {
             assertThat(filterB.mightContain("created-on-a")).isFalse();
             assertThat(filterA.put("created-on-a")).isTrue();
             assertThat(filterB.mightContain("created-on-a")).isTrue();
+        }
+    }
+
+    /**
+     * An instance with no key source (a worker that only writes, or one whose source bean is in an inactive
+     * profile) starts first. It must not load the filter: it could only load it empty, and every instance would
+     * then trust that and reject every key. It passes calls through until an instance with a source has loaded
+     * the filter, and then trusts it like the others.
+     */
+    @Test
+    void anInstanceWithNoKeySourceNeverLoadsTheFilterButWaitsForOneThatHas() {
+        List<Object> keys = longs(0, 10_000);
+        try (TestRedisBackend a = instance(); TestRedisBackend b = instance()) {
+            RedisBloomFilter follower = a.backend.create("sourceless", SIZING, 1, 1);
+            RedisBloomFilter loader = b.backend.create("sourceless", SIZING, 2, 1);
+
+            assertThat(follower.follow()).isEqualTo(StartOutcome.WAITING_FOR_A_LOADER);
+            follower.maintain(); // what its background maintenance does: still no load from here
+            follower.maintain();
+            assertThat(follower.trustedToReject()).isFalse();
+            assertThat(follower.mightContainAll(keys)).as("passes calls through").containsOnly(true);
+            assertThatThrownBy(follower::rebuild).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("has no key source on this instance");
+
+            assertThat(loader.start(RecordingKeyFeed.of(keys))).as("nobody loaded it before")
+                    .isEqualTo(StartOutcome.LOADED_HERE);
+            follower.maintain();
+            assertThat(follower.trustedToReject()).isTrue();
+            assertThat(follower.mightContainAll(keys)).containsOnly(true);
+            assertThat(follower.mightContain("never-added")).isFalse();
         }
     }
 
