@@ -19,7 +19,9 @@ public interface BloomFilter {
      * Adds a key; it is visible to every {@link #mightContain} that starts after this returns.
      *
      * @return {@code true} if the filter changed, so the key was certainly new (useful for deduplication);
-     * {@code false} if it might have been put before
+     * {@code false} if it might have been put before. Two threads putting the same new key at the same moment
+     * may both get {@code true} (each may be the one that sets some of its bits): it says "new" reliably to
+     * one caller at a time, and is not a lock.
      */
     boolean put(Object key);
 

@@ -142,7 +142,7 @@ public final class FilterPreloader {
             filter.transitionTo(FilterState.FAILED);
             results.put(filter.name(), PreloadResult.failed(keysRead.get(), System.nanoTime() - start, ex));
             logger.error("Preload of filter '" + filter.name() + "' failed after " + keysRead.get()
-                    + " keys; it lets every call through until it is loaded again", ex);
+                    + " keys; it lets every call through until the application restarts and loads it again", ex);
             return;
         }
         long elapsed = System.nanoTime() - start;
