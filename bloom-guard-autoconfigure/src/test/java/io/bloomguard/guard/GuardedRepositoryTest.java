@@ -20,6 +20,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.data.repository.CrudRepository;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -371,6 +372,23 @@ class GuardedRepositoryTest {
         assertThat(saved).hasSize(2);
         assertThat(flushed.getId()).isNotNull();
         assertThat(flushedInBulk).hasSize(1);
+    }
+
+    /**
+     * Code that holds the repository as a {@code CrudRepository} (a generic service, say) calls the inherited
+     * methods, not the user's redeclarations: the annotations on those still apply.
+     */
+    @Test
+    void callsThroughTheGenericRepositoryTypeAreGuardedAndPutToo() {
+        CrudRepository<Customer, Long> generic = customers;
+        long now = System.nanoTime();
+        generic.save(new Customer("generic", "t5", "g-" + now));
+        assertThat(codesFilter.mightContain("t5:g-" + now)).as("put by save's @BloomPut").isTrue();
+        assertThat(customers.findByTenantAndCode("t5", "g-" + now)).isPresent();
+        long statements = statistics.getPrepareStatementCount();
+        assertThat(generic.findById(ABSENT)).isEmpty();
+        assertThat(statistics.getPrepareStatementCount()).as("rejected by findById's @BloomGuarded").isEqualTo(statements);
+        assertThat(generic.findById(7L)).isPresent();
     }
 
     @Test
