@@ -1,6 +1,7 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
@@ -18,6 +19,9 @@ import java.util.regex.Pattern;
 final class FilterSpecResolver {
 
     private static final Pattern NAME = Pattern.compile("[a-z0-9-]+");
+
+    /** Most shards of one filter: one per Redis Cluster hash slot. */
+    private static final int MAX_SHARDS = 16384;
 
     private FilterSpecResolver() {
     }
@@ -38,8 +42,14 @@ final class FilterSpecResolver {
             double errorRate = orDefault(filter.getErrorRate(), defaults.getErrorRate());
             FilterSizing sizing = validateSize(prefix, expectedSize, errorRate);
             BackendType backend = orDefault(filter.getBackend(), defaults.getBackend());
+            if (backend == BackendType.LOCAL && sizing.blockCount() > LocalBloomFilter.MAX_BLOCKS) {
+                throw new InvalidBloomGuardPropertyException(prefix + ".expected-size", expectedSize,
+                        "a local filter holds at most 16 GiB, and " + expectedSize + " keys at error rate " + errorRate
+                                + " need " + sizing.byteSize() / (1L << 30) + " GiB; lower it, raise error-rate,"
+                                + " or use backend: redis with redis.shards");
+            }
             int shards = filter.getRedis().getShards();
-            if (shards < 1 || shards > sizing.blockCount()) {
+            if (shards < 1 || shards > Math.min(sizing.blockCount(), MAX_SHARDS)) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".redis.shards", shards,
                         "a whole number from 1 to " + Math.min(sizing.blockCount(), 16384)
                                 + " (each shard holds at least one 512-bit block of this filter)");

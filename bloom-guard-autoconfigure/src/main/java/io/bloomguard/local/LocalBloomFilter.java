@@ -18,6 +18,9 @@ import java.security.SecureRandom;
  */
 public final class LocalBloomFilter implements BloomFilter {
 
+    /** Most blocks a local filter holds: 16 GiB, a Java array's limit. */
+    public static final long MAX_BLOCKS = LocalBitArray.MAX_WORDS / BlockedBloomLayout.BLOCK_WORDS;
+
     private static final SecureRandom SEEDS = new SecureRandom();
 
     private final FilterSizing sizing;
@@ -39,9 +42,8 @@ public final class LocalBloomFilter implements BloomFilter {
     }
 
     private static long checkedBitSize(FilterSizing sizing) {
-        long maxBlocks = LocalBitArray.MAX_WORDS / BlockedBloomLayout.BLOCK_WORDS;
-        if (sizing.blockCount() > maxBlocks) {
-            throw new IllegalArgumentException("a local filter holds at most " + maxBlocks
+        if (sizing.blockCount() > MAX_BLOCKS) {
+            throw new IllegalArgumentException("a local filter holds at most " + MAX_BLOCKS
                     + " blocks (16 GiB); " + sizing + " needs " + sizing.blockCount());
         }
         return sizing.bitSize();

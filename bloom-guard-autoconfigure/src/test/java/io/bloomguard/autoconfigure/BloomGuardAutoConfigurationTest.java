@@ -113,8 +113,15 @@ class BloomGuardAutoConfigurationTest {
 
     @Test
     void aFilterTooLargeForTheHeapFailsStartup() {
-        assertInvalid("bloom-guard.filters.users.expected-size=100000000000", "bloom-guard.filters.users.expected-size",
-                "100000000000", "");
+        // About 6 GiB, against the tests' 2 GiB heap.
+        assertInvalid("bloom-guard.filters.users.expected-size=5000000000", "bloom-guard.filters.users.expected-size",
+                "5000000000", "more than the heap");
+    }
+
+    @Test
+    void aLocalFilterLargerThanAJavaArrayFailsStartup() {
+        assertInvalid("bloom-guard.filters.users.expected-size=20000000000", "bloom-guard.filters.users.expected-size",
+                "20000000000", "a local filter holds at most 16 GiB");
     }
 
     @Test
@@ -161,6 +168,8 @@ class BloomGuardAutoConfigurationTest {
                 "without '{' or '}'");
         assertInvalid("bloom-guard.filters.users.redis.shards=0", "bloom-guard.filters.users.redis.shards", "0",
                 "a whole number from 1");
+        assertInvalid("bloom-guard.filters.users.redis.shards=16385", "bloom-guard.filters.users.redis.shards", "16385",
+                "a whole number from 1 to 16384");
     }
 
     @Test
