@@ -25,6 +25,15 @@ public interface SharedBloomFilter extends BloomFilter, AutoCloseable {
      */
     StartOutcome follow();
 
+    /**
+     * Records that a key which belongs in the filter is missing: a write's key could not be computed or stored.
+     * No instance may then trust the stored filter until it has been rebuilt from the key source, which holds
+     * the key; the rebuild follows on its own, by an instance with a key source.
+     *
+     * @throws RuntimeException when the store cannot be reached to record it
+     */
+    void markIncomplete(String reason);
+
     /** What this instance sees of the shared filter now. */
     SharedFilterStatus status();
 

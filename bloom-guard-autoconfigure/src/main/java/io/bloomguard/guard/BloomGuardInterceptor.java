@@ -2,7 +2,6 @@ package io.bloomguard.guard;
 
 import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.FilterCounters;
-import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -169,7 +168,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
                 if (result == null) {
                     return null; // no result, nothing written to key: the same as a key expression of #result
                 }
-                keyLost(put, "its key expression failed on the method's result", ex);
+                keyLost(put, "its key expression failed on the method's result", "Fix the @BloomPut key expression", ex);
                 return result;
             }
             putKeys(put, keys);
@@ -205,7 +204,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
         catch (RuntimeException ex) {
             filter.counters().backendError();
-            keyLost(put, "the filter could not add its key", ex);
+            keyLost(put, "the filter could not add its key", (ex instanceof IllegalArgumentException)
+                    ? "Fix the @BloomPut key expression so that it yields a whole number, String, UUID or enum" : "", ex);
             if (filter.spec().onBackendFailure() == BackendFailurePolicy.THROW) {
                 throw ex;
             }
@@ -214,14 +214,17 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
 
     /**
      * A record was (or may have been) written without its key reaching the filter, which would reject it from
-     * now on: the filter stops rejecting until it is loaded again, and the log says why.
+     * now on: the filter stops rejecting until it holds every key again, and the log says why.
      */
-    private static void keyLost(PutOperation put, String why, RuntimeException ex) {
+    private static void keyLost(PutOperation put, String why, String fix, RuntimeException ex) {
         NamedBloomFilter filter = put.filter();
-        filter.transitionTo(FilterState.FAILED);
-        logger.error("Filter '" + filter.name() + "' is missing a key written by " + put.description() + ": " + why
-                + " (" + ex.getMessage() + "). It lets every call through from now on, until it is loaded again"
-                + " (a local filter: restart the application). Fix the @BloomPut key expression or the key's type", ex);
+        String missing = "Filter '" + filter.name() + "' is missing a key written by " + put.description() + ": "
+                + why + " (" + ex.getMessage() + ").";
+        boolean recovers = filter.markIncomplete(missing);
+        logger.error(missing + (recovers
+                ? " No instance rejects anything with it until it has been rebuilt from its key source, which follows."
+                : " It lets every call through from now on, until the application restarts.")
+                + (fix.isEmpty() ? "" : " " + fix), ex);
     }
 
     /** The keys of a collection or array result, nulls left out: one batch for the filter. */

@@ -518,6 +518,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
     }
 
+    @Override
+    public void markIncomplete(String reason) {
+        call(() -> port.get().eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)), List.of(reason)),
+                settings.commandTimeout());
+        markedStale = true;
+        refresh();
+    }
+
     private void replayPending() {
         if (pending.overflowed() && view.storeStale == null) {
             // Keys were dropped: nobody may trust the stored filter until it is rebuilt.

@@ -75,6 +75,29 @@ public final class NamedBloomFilter implements BloomFilter {
         return state.compareAndSet(FilterState.LOADING, FilterState.READY);
     }
 
+    /**
+     * Records that a key which belongs in the filter is missing (a write's key could not be computed or stored),
+     * so that the filter stops rejecting until it holds every key again. A shared filter is marked stale in its
+     * store: no instance trusts it until it is rebuilt from the key source, which follows on its own. A local
+     * filter, or a shared one whose store cannot be reached, turns {@code FAILED} and lets every call through
+     * until the application restarts.
+     *
+     * @return whether the filter recovers by itself (a shared filter's rebuild)
+     */
+    public boolean markIncomplete(String reason) {
+        if (backend instanceof SharedBloomFilter shared) {
+            try {
+                shared.markIncomplete(reason);
+                return true;
+            }
+            catch (RuntimeException ex) {
+                // The store is unreachable: at least this instance stops trusting the filter.
+            }
+        }
+        transitionTo(FilterState.FAILED);
+        return false;
+    }
+
     /** Whether a "no" from this filter may be acted on: it is ready and no unfinished write could be missing. */
     public boolean trustedToReject() {
         return state.get() == FilterState.READY && writesInFlight.get() == 0

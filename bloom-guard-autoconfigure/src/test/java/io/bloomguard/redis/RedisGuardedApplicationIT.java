@@ -103,6 +103,25 @@ class RedisGuardedApplicationIT {
     }
 
     /**
+     * A write on one instance whose key could not be computed: the shared filter is marked stale, so no instance
+     * rejects with it, and once it is rebuilt from the key source (which reads the new row) the other instance
+     * finds the record.
+     */
+    @Test
+    void aKeyLostOnOneInstanceIsRebuiltFromTheKeySourceForEveryInstance() {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        ConfigurableApplicationContext second = start(false, Map.of());
+        String code = "lost-" + UUID.randomUUID().toString().substring(0, 8);
+        first.getBean(Lookups.class).insertCodeWithBrokenKey("t7", code);
+        assertThat(filter(first, "codes").trustedToReject()).as("the writing instance, at once").isFalse();
+        Eventually.until("the codes filter rebuilt and trusted on both instances",
+                () -> filter(first, "codes").trustedToReject() && filter(second, "codes").trustedToReject(),
+                Duration.ofSeconds(20));
+        assertThat(repository(second).findByTenantAndCode("t7", code)).as("found through the other instance")
+                .isPresent();
+    }
+
+    /**
      * A shared filter this instance has no key source for (the test app has none for 'fragile'): the instance
      * does not load it empty, which every instance would trust; its calls pass through until one with a source
      * loads it.

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -102,6 +103,33 @@ class RedisSharedFilterIT {
             assertThat(follower.trustedToReject()).isTrue();
             assertThat(follower.mightContainAll(keys)).containsOnly(true);
             assertThat(follower.mightContain("never-added")).isFalse();
+        }
+    }
+
+    /**
+     * A key one instance could not add (its key expression failed after the row was written): the filter is
+     * marked stale for every instance, which stop rejecting at once, until a rebuild from the key source (which
+     * holds the key) has run on its own.
+     */
+    @Test
+    void aKeyOneInstanceLostMakesEveryInstanceDistrustTheFilterUntilARebuildHasIt() {
+        List<Object> database = new CopyOnWriteArrayList<>(longs(0, 1_000));
+        RecordingKeyFeed feed = RecordingKeyFeed.reading(() -> database);
+        try (TestRedisBackend a = instance(); TestRedisBackend b = instance()) {
+            RedisBloomFilter filterA = a.backend.create("lost", SIZING, 1, 1);
+            RedisBloomFilter filterB = b.backend.create("lost", SIZING, 2, 1);
+            assertThat(filterA.start(feed)).isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(filterB.start(feed)).isEqualTo(StartOutcome.ALREADY_LOADED);
+
+            database.add(5_000L); // written, but its key never reached the filter
+            filterA.markIncomplete("a key written on A could not be added");
+            filterB.refresh();
+            assertThat(filterB.trustedToReject()).as("B stops trusting it at once").isFalse();
+
+            Eventually.until("the filter rebuilt by maintenance", () -> filterA.trustedToReject()
+                    && filterB.trustedToReject(), Duration.ofSeconds(20));
+            assertThat(filterB.mightContain(5_000L)).as("the lost key, read from the source").isTrue();
+            assertThat(feed.calls()).as("rebuilt from the source").isGreaterThanOrEqualTo(2);
         }
     }
 

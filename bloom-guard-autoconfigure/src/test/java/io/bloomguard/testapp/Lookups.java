@@ -57,6 +57,17 @@ public class Lookups {
         return customers.save(new Customer(name, "t8", "refused-" + name));
     }
 
+    /**
+     * Inserts a customer in its own statement, then fails to compute its key for 'codes': nothing else puts it
+     * (the repository's save is not used).
+     */
+    @BloomPut(filter = "codes", key = "#result.nickname")
+    public Customer insertCodeWithBrokenKey(String tenant, String code) {
+        jdbc.update("insert into customer (name, tenant, code) values (?, ?, ?)", "lost", tenant, code);
+        long id = jdbc.queryForObject("select id from customer where tenant = ? and code = ?", Long.class, tenant, code);
+        return customers.findCustomerById(id).orElseThrow();
+    }
+
     @BloomGuarded(filter = "fragile", key = "#id")
     public Optional<Customer> fragile(Long id) {
         return customers.findCustomerById(id);
