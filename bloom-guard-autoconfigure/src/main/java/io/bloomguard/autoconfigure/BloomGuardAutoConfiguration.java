@@ -3,6 +3,8 @@ package io.bloomguard.autoconfigure;
 import io.bloomguard.guard.BloomGuardAdvisor;
 import io.bloomguard.guard.BloomGuardInterceptor;
 import io.bloomguard.guard.BloomOperationSource;
+import io.bloomguard.guard.SpringWriteTransactions;
+import io.bloomguard.guard.WriteTransactions;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.preload.KeyReadScope;
@@ -72,8 +74,9 @@ public final class BloomGuardAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-        BloomOperationSource bloomOperationSource(BloomFilterRegistry registry) {
-            return new BloomOperationSource(registry);
+        BloomOperationSource bloomOperationSource(BloomFilterRegistry registry,
+                ObjectProvider<WriteTransactions> writeTransactions) {
+            return new BloomOperationSource(registry, writeTransactions.getIfAvailable(() -> WriteTransactions.NONE));
         }
 
         @Bean
@@ -156,6 +159,20 @@ public final class BloomGuardAutoConfiguration {
                     return template.execute(status -> read.get());
                 }
             };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(TransactionTemplate.class)
+    @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
+    static final class TransactionalWriteConfiguration {
+
+        /** Result-keyed writes to shared filters run in their transaction begun by the guard: put before commit. */
+        @Bean
+        @ConditionalOnMissingBean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        WriteTransactions bloomWriteTransactions(ObjectProvider<PlatformTransactionManager> transactionManager) {
+            return new SpringWriteTransactions(transactionManager);
         }
     }
 

@@ -157,26 +157,35 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         // The key is known only once the method returns, and the record may be committed before that: by the
         // method itself (a repository's save, a REQUIRES_NEW method inside the caller's transaction) or by
         // its own auto-committed statements. Until the key is in, the filter holds off rejecting anything.
+        // For a shared filter, other instances do not see that hold: the write then runs in its transaction begun
+        // here, so that the put lands before the commit (see WriteTransactions).
         filter.beginWrite();
         try {
-            Object result = invocation.proceed();
-            Object keys;
-            try {
-                keys = put.key().evaluate(args, result);
-            }
-            catch (RuntimeException ex) {
-                if (result == null) {
-                    return null; // no result, nothing written to key: the same as a key expression of #result
-                }
-                keyLost(put, "its key expression failed on the method's result", "Fix the @BloomPut key expression", ex);
-                return result;
-            }
-            putKeys(put, keys);
-            return result;
+            WriteTransactions.WriteScope scope = put.writeScope();
+            return (scope != null) ? scope.run(() -> writeThenPut(put, invocation, args))
+                    : writeThenPut(put, invocation, args);
         }
         finally {
             filter.endWrite();
         }
+    }
+
+    private @Nullable Object writeThenPut(PutOperation put, MethodInvocation invocation, Object[] args)
+            throws Throwable {
+        Object result = invocation.proceed();
+        Object keys;
+        try {
+            keys = put.key().evaluate(args, result);
+        }
+        catch (RuntimeException ex) {
+            if (result == null) {
+                return null; // no result, nothing written to key: the same as a key expression of #result
+            }
+            keyLost(put, "its key expression failed on the method's result", "Fix the @BloomPut key expression", ex);
+            return result;
+        }
+        putKeys(put, keys);
+        return result;
     }
 
     /** The key computed from the arguments before the method runs, or null if they do not hold it yet. */

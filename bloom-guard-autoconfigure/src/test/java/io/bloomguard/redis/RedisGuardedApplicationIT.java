@@ -6,6 +6,7 @@ import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
+import io.bloomguard.testapp.CustomerService;
 import io.bloomguard.testapp.Lookups;
 import io.bloomguard.testapp.TestApplication;
 import jakarta.persistence.EntityManagerFactory;
@@ -22,6 +23,9 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.support.PropertiesLoaderUtils;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -29,9 +33,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Queue;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,6 +45,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -100,6 +107,52 @@ class RedisGuardedApplicationIT {
         assertThat(repository(second).findByTenantAndCode("t9", "fresh-code"))
                 .as("saved through the first instance, found through the second")
                 .get().extracting(Customer::getId).isEqualTo(saved.getId());
+    }
+
+    /**
+     * A bare repository save on one instance: the repository commits inside itself, and another instance that
+     * reads the row the moment it is committed (told of it by an event, say) must find it, so the key has to be
+     * in Redis by then. The guard runs the save in the repository's transaction begun around it.
+     */
+    @Test
+    void aRowSavedOnOneInstanceIsFoundOnAnotherTheMomentItCommits() {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        ConfigurableApplicationContext second = start(false, Map.of());
+        String code = "c-" + UUID.randomUUID().toString().substring(0, 8);
+        AtomicReference<Optional<Customer>> seenAtCommit = new AtomicReference<>();
+        Customer.onInsert = customer -> afterCommit(() -> seenAtCommit.set(CompletableFuture
+                .supplyAsync(() -> repository(second).findByTenantAndCode("t6", code)).join()));
+        try {
+            repository(first).save(new Customer("committed", "t6", code));
+        }
+        finally {
+            Customer.onInsert = customer -> { };
+        }
+        assertThat(seenAtCommit.get()).as("found through the other instance at the commit").isPresent();
+    }
+
+    /** The same for a {@code @Transactional @BloomPut} service method called outside any transaction. */
+    @Test
+    void aRowCreatedByATransactionalMethodIsFoundOnAnotherInstanceTheMomentItCommits() {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        ConfigurableApplicationContext second = start(false, Map.of());
+        String name = "created-" + UUID.randomUUID().toString().substring(0, 8);
+        AtomicReference<Optional<Customer>> seenAtCommit = new AtomicReference<>();
+        JdbcTemplate jdbc = first.getBean(JdbcTemplate.class);
+        first.getBean(CustomerService.class).create(name, () -> {
+            Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
+            seenAtCommit.set(CompletableFuture.supplyAsync(() -> repository(second).findById(id)).join());
+        });
+        assertThat(seenAtCommit.get()).as("found through the other instance at the commit").isPresent();
+    }
+
+    private static void afterCommit(Runnable action) {
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCommit() {
+                action.run();
+            }
+        });
     }
 
     /**

@@ -4,6 +4,10 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
+import jakarta.persistence.PostPersist;
+import jakarta.persistence.Transient;
+
+import java.util.function.Consumer;
 
 @Entity
 public class Customer {
@@ -18,7 +22,19 @@ public class Customer {
 
     private String code;
 
+    /**
+     * What tests want done the moment a customer is inserted, inside the transaction that inserts it (to
+     * register an after-commit action there).
+     */
+    @Transient
+    public static volatile Consumer<Customer> onInsert = customer -> { };
+
     protected Customer() {
+    }
+
+    @PostPersist
+    void inserted() {
+        onInsert.accept(this);
     }
 
     public Customer(String name, String tenant, String code) {
