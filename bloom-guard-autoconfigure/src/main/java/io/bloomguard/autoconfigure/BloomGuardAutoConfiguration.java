@@ -165,6 +165,7 @@ public final class BloomGuardAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(TransactionTemplate.class)
     @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static final class TransactionalWriteConfiguration {
 
         /** Result-keyed writes to shared filters run in their transaction begun by the guard: put before commit. */
