@@ -54,7 +54,6 @@ public final class BloomOperationSource {
                             BloomOperationSource.class.getClassLoader())
                     : null;
 
-
     private final BloomFilterRegistry registry;
     private final WriteTransactions writeTransactions;
     private final SpelExpressionParser parser = new SpelExpressionParser();
