@@ -112,28 +112,23 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     @Override
     public StartOutcome start(KeyFeed keys) {
+        return join(keys);
+    }
+
+    @Override
+    public StartOutcome follow() {
+        return join(null);
+    }
+
+    /** Joins the shared filter: with a key source this instance may load it, without one it only follows. */
+    private StartOutcome join(@Nullable KeyFeed keys) {
         this.feed = keys;
         try {
             refresh();
-            View current = view;
-            return switch (current.status) {
+            return switch (view.status) {
                 case READY -> StartOutcome.ALREADY_LOADED;
                 case MISMATCHED -> StartOutcome.MISMATCHED;
-                default -> {
-                    if (!tryLockStillNeeded()) {
-                        if (view.status == SharedFilterStatus.READY) {
-                            yield StartOutcome.ALREADY_LOADED;
-                        }
-                        if (view.status == SharedFilterStatus.MISMATCHED) {
-                            yield StartOutcome.MISMATCHED;
-                        }
-                        logger.info("Filter '" + name + "' is being loaded by another instance; calls pass through until"
-                                + " it is ready");
-                        yield StartOutcome.LOADING_ELSEWHERE;
-                    }
-                    buildHoldingLock("startup", configuredTarget(view), this::readKeySource);
-                    yield StartOutcome.LOADED_HERE;
-                }
+                default -> (keys != null) ? loadUnlessAnotherInstanceDoes() : waitForALoader();
             };
         }
         catch (RedisUnavailableException ex) {
@@ -146,31 +141,28 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
     }
 
-    @Override
-    public StartOutcome follow() {
-        this.feed = null;
-        try {
-            refresh();
-            return switch (view.status) {
-                case READY -> StartOutcome.ALREADY_LOADED;
-                case MISMATCHED -> StartOutcome.MISMATCHED;
-                default -> {
-                    logger.warn("Filter '" + name + "' is not loaded in Redis, and this instance has no key source"
-                            + " for it, so it will not load it (it could only load it empty): calls pass through until"
-                            + " an instance with a key source has loaded it. If the filter is meant to start empty and"
-                            + " be filled by puts alone, declare a BloomKeySource for it that yields no keys");
-                    yield StartOutcome.WAITING_FOR_A_LOADER;
-                }
-            };
+    private StartOutcome loadUnlessAnotherInstanceDoes() {
+        if (!tryLockStillNeeded()) {
+            if (view.status == SharedFilterStatus.READY) {
+                return StartOutcome.ALREADY_LOADED;
+            }
+            if (view.status == SharedFilterStatus.MISMATCHED) {
+                return StartOutcome.MISMATCHED;
+            }
+            logger.info("Filter '" + name + "' is being loaded by another instance; calls pass through until it is"
+                    + " ready");
+            return StartOutcome.LOADING_ELSEWHERE;
         }
-        catch (RedisUnavailableException ex) {
-            logger.warn("Filter '" + name + "': Redis is unavailable at startup (" + ex.getMessage()
-                    + "); calls pass through until it is reachable and the filter is loaded");
-            return StartOutcome.UNREACHABLE;
-        }
-        finally {
-            scheduleMaintenance();
-        }
+        buildHoldingLock("startup", configuredTarget(view), this::readKeySource);
+        return StartOutcome.LOADED_HERE;
+    }
+
+    private StartOutcome waitForALoader() {
+        logger.warn("Filter '" + name + "' is not loaded in Redis, and this instance has no key source for it, so it"
+                + " will not load it (it could only load it empty): calls pass through until an instance with a key"
+                + " source has loaded it. If the filter is meant to start empty and be filled by puts alone, declare"
+                + " a BloomKeySource for it that yields no keys");
+        return StartOutcome.WAITING_FOR_A_LOADER;
     }
 
     private void scheduleMaintenance() {
