@@ -3,7 +3,6 @@ package io.bloomguard.guard;
 import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.core.KeyCanonicalizer;
-import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.registry.UnknownFilterException;
@@ -194,7 +193,7 @@ public final class BloomOperationSource {
                         String description = describe(method, targetClass) + " (with the @BloomPut of save)";
                         KeyExpression key = each ? KeyExpression.eachElementOfResult(save.key()) : save.key();
                         return new PutOperation(save.filter(), key, description,
-                                writeScope(save.filter(), method, targetClass));
+                                writeScope(method, targetClass));
                     }
                 }
             }
@@ -238,18 +237,15 @@ public final class BloomOperationSource {
         String written = asWritten("@BloomPut", annotation.filter(), annotation.key());
         NamedBloomFilter filter = filter(annotation.filter(), written, description);
         KeyExpression key = keyExpression(annotation.key(), true, method, targetClass, written, description);
-        return new PutOperation(filter, key, description, writeScope(filter, method, targetClass));
+        return new PutOperation(filter, key, description, writeScope(method, targetClass));
     }
 
     /**
-     * For a shared filter, the transaction to run a result-keyed write in, so that other instances cannot see
-     * the row before its key. (A local filter needs none: this instance holds off rejecting during the write.)
+     * The transaction to run a result-keyed write in, so that its key is in before the commit: then the filter
+     * need not hold off rejecting while the write is in flight, and other instances sharing the filter cannot see
+     * the row before its key either.
      */
-    private WriteTransactions.@Nullable WriteScope writeScope(NamedBloomFilter filter, Method method,
-            @Nullable Class<?> targetClass) {
-        if (!(filter.backend() instanceof SharedBloomFilter)) {
-            return null;
-        }
+    private WriteTransactions.@Nullable WriteScope writeScope(Method method, @Nullable Class<?> targetClass) {
         boolean repository = targetClass != null && isSpringDataRepository(targetClass);
         return writeTransactions.scopeFor(method, repository ? null : targetClass, repository);
     }
