@@ -76,8 +76,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         FilterCounters counters = filter.counters();
         GuardMode mode = filter.spec().mode();
         // Read trust before the bits: a write that committed before this call began has either finished its
-        // put (so the bits are set: in a transaction the put comes before the commit) or was counted in flight
-        // before its commit and still is (so trust is false).
+        // put (so the bits are set) or is still counted in flight (so trust is false).
         if (mode == GuardMode.OFF || !filter.trustedToReject()) {
             counters.skipped();
             return proceed(put, invocation);
@@ -155,23 +154,19 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             // Not known yet, e.g. #user.id before the database assigns it to the entity passed in: it is
             // read again once the method returns, exactly like a key taken from the result.
         }
-        // The key is known only once the method returns. In a transaction that commits after the put (the
-        // method's own, begun here so that the method joins it, or the caller's) no reader can see the record
-        // before its key, and the filter goes on rejecting (see WriteTransactions). Otherwise the record may be
-        // committed first: by the method itself (a REQUIRES_NEW method, one that names another transaction
-        // manager), by a transaction of its own further down, or by auto-committed statements. From then until
-        // the key is in, the filter holds off rejecting anything.
-        WriteHold hold = new WriteHold(filter);
+        // The key is known only once the method returns, and the record may be committed before that: by the
+        // method itself (a repository's save, a REQUIRES_NEW method inside the caller's transaction) or by
+        // its own auto-committed statements. Until the key is in, the filter holds off rejecting anything.
+        // For a shared filter, other instances do not see that hold: the write then runs in its transaction begun
+        // here, so that the put lands before the commit (see WriteTransactions).
+        filter.beginWrite();
         try {
             WriteTransactions.WriteScope scope = put.writeScope();
-            if (scope == null) {
-                hold.begin();
-                return writeThenPut(put, invocation, args);
-            }
-            return scope.run(() -> writeThenPut(put, invocation, args), hold::begin);
+            return (scope != null) ? scope.run(() -> writeThenPut(put, invocation, args))
+                    : writeThenPut(put, invocation, args);
         }
         finally {
-            hold.end();
+            filter.endWrite();
         }
     }
 

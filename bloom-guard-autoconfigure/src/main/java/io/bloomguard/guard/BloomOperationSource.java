@@ -3,6 +3,7 @@ package io.bloomguard.guard;
 import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.core.KeyCanonicalizer;
+import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.registry.UnknownFilterException;
@@ -193,7 +194,7 @@ public final class BloomOperationSource {
                         String description = describe(method, targetClass) + " (with the @BloomPut of save)";
                         KeyExpression key = each ? KeyExpression.eachElementOfResult(save.key()) : save.key();
                         return new PutOperation(save.filter(), key, description,
-                                writeScope(method, targetClass));
+                                writeScope(save.filter(), method, targetClass));
                     }
                 }
             }
@@ -237,15 +238,18 @@ public final class BloomOperationSource {
         String written = asWritten("@BloomPut", annotation.filter(), annotation.key());
         NamedBloomFilter filter = filter(annotation.filter(), written, description);
         KeyExpression key = keyExpression(annotation.key(), true, method, targetClass, written, description);
-        return new PutOperation(filter, key, description, writeScope(method, targetClass));
+        return new PutOperation(filter, key, description, writeScope(filter, method, targetClass));
     }
 
     /**
-     * The transaction to run a result-keyed write in, so that its key is in before the commit: then the filter
-     * need not hold off rejecting while the write is in flight, and other instances sharing the filter cannot see
-     * the row before its key either.
+     * For a shared filter, the transaction to run a result-keyed write in, so that other instances cannot see
+     * the row before its key. (A local filter needs none: this instance holds off rejecting during the write.)
      */
-    private WriteTransactions.@Nullable WriteScope writeScope(Method method, @Nullable Class<?> targetClass) {
+    private WriteTransactions.@Nullable WriteScope writeScope(NamedBloomFilter filter, Method method,
+            @Nullable Class<?> targetClass) {
+        if (!(filter.backend() instanceof SharedBloomFilter)) {
+            return null;
+        }
         boolean repository = targetClass != null && isSpringDataRepository(targetClass);
         return writeTransactions.scopeFor(method, repository ? null : targetClass, repository);
     }

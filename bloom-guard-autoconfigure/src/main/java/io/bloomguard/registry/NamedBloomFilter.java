@@ -130,10 +130,9 @@ public final class NamedBloomFilter implements BloomFilter {
     }
 
     /**
-     * Marks a write whose record may be committed before its key is known (a {@code @BloomPut} keyed on the
-     * method's result, outside a transaction that commits after the put): until {@link #endWrite()}, the filter
-     * does not reject, so a reader that sees the new record before its key reached the filter is not told it
-     * does not exist. Call it before the record can be committed.
+     * Marks the start of a write whose key is known only when it completes (a {@code @BloomPut} keyed on the
+     * method's result): until {@link #endWrite()}, the filter does not reject, so a reader that sees the new
+     * record committed before the key reached the filter is not told it does not exist.
      */
     public void beginWrite() {
         writesInFlight.incrementAndGet();

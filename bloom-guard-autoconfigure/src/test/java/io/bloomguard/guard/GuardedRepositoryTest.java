@@ -23,11 +23,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.data.repository.CrudRepository;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -249,83 +246,6 @@ class GuardedRepositoryTest {
                 }));
         assertThat(seenByReader.get()).as("reader between the inner commit and the put").isPresent();
         assertThat(customersFilter.mightContain(created.getId())).isTrue();
-        assertThat(customersFilter.trustedToReject()).as("rejections resume after the put").isTrue();
-    }
-
-    /**
-     * A write keyed on its result runs in a transaction that commits after its put, so the filter goes on
-     * rejecting while the write is in flight (under a steady stream of writes, holding off would mean never
-     * rejecting). A lookup of an absent key runs in the middle of each kind of write: a bare repository save
-     * (its transaction is begun by the guard), a {@code @Transactional} service method (its own, and the
-     * repository's save joins it), and a save inside the caller's transaction.
-     */
-    @Test
-    void anAbsentKeyIsRejectedWhileAWriteIsInFlight() {
-        List<String> midWrite = new ArrayList<>();
-        Customer.onInsert = customer -> {
-            long customersRejected = customersFilter.stats().rejected();
-            long codesRejected = codesFilter.stats().rejected();
-            CompletableFuture.runAsync(() -> {
-                customers.findById(ABSENT);
-                customers.findByTenantAndCode("t0", "absent");
-            }).join();
-            midWrite.add("customers " + (customersFilter.stats().rejected() - customersRejected)
-                    + ", codes " + (codesFilter.stats().rejected() - codesRejected));
-        };
-        try {
-            long now = System.nanoTime();
-            customers.save(new Customer("bare", "t6", "bare-" + now));
-            service.create("served-" + now, () -> { });
-            new TransactionTemplate(transactionManager).executeWithoutResult(status ->
-                    customers.save(new Customer("joined", "t6", "joined-" + now)));
-        }
-        finally {
-            Customer.onInsert = customer -> { };
-        }
-        assertThat(midWrite).as("rejections of absent keys in the middle of each write")
-                .containsExactly("customers 1, codes 1", "customers 1, codes 1", "customers 1, codes 1");
-    }
-
-    /** A bare repository save: the guard's transaction commits after the put, so the key is in at the commit. */
-    @Test
-    void aRecordSavedByTheRepositoryIsInTheFilterAtItsCommit() {
-        String code = "committed-" + System.nanoTime();
-        AtomicReference<Boolean> inFilterAtCommit = new AtomicReference<>();
-        AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
-        Customer.onInsert = customer -> TransactionSynchronizationManager.registerSynchronization(
-                new TransactionSynchronization() {
-                    @Override
-                    public void afterCommit() {
-                        inFilterAtCommit.set(codesFilter.backendMightContain("t6:" + code));
-                        seenByReader.set(CompletableFuture.supplyAsync(
-                                () -> customers.findByTenantAndCode("t6", code)).join());
-                    }
-                });
-        try {
-            customers.save(new Customer("committed", "t6", code));
-        }
-        finally {
-            Customer.onInsert = customer -> { };
-        }
-        assertThat(inFilterAtCommit.get()).as("the filter's own answer at the commit").isTrue();
-        assertThat(seenByReader.get()).isPresent();
-    }
-
-    /**
-     * A {@code @Transactional} method whose row is committed by a transaction of its own further down
-     * ({@code REQUIRES_NEW}): the row is visible before the method's put, so from the moment the method's
-     * transaction is set aside for the inner one, the filter holds off rejecting until the key is in.
-     */
-    @Test
-    void aReaderBetweenACommitFurtherDownAndThePutIsNotRejected() {
-        String name = "nested-" + System.nanoTime();
-        AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
-        Customer created = service.createInAnInnerTransaction(name, () -> {
-            Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
-            seenByReader.set(CompletableFuture.supplyAsync(() -> customers.findById(id)).join());
-        });
-        assertThat(seenByReader.get()).as("reader between the inner commit and the put").isPresent();
-        assertThat(customersFilter.backendMightContain(created.getId())).isTrue();
         assertThat(customersFilter.trustedToReject()).as("rejections resume after the put").isTrue();
     }
 
