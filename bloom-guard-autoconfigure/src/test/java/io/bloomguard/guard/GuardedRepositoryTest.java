@@ -250,6 +250,31 @@ class GuardedRepositoryTest {
     }
 
     /**
+     * A {@code @Transactional} method whose row is committed by a transaction of its own further down
+     * ({@code REQUIRES_NEW}): the row is visible before the method's put, so the filter holds off rejecting
+     * until the key is in, even though the method's own transaction commits after the put.
+     */
+    @Test
+    void aReaderBetweenACommitFurtherDownAndThePutIsNotRejected() {
+        String name = "nested-" + System.nanoTime();
+        AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
+        Customer created = service.createInAnInnerTransaction(name, () -> {
+            Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
+            seenByReader.set(CompletableFuture.supplyAsync(() -> customers.findById(id)).join());
+        });
+        assertThat(seenByReader.get()).as("reader between the inner commit and the put").isPresent();
+        assertThat(customersFilter.backendMightContain(created.getId())).isTrue();
+        assertThat(customersFilter.trustedToReject()).as("rejections resume after the put").isTrue();
+    }
+
+    /** The writing method itself reads its new row back by id, in its own transaction, before its key is put. */
+    @Test
+    void aWriteThatReadsBackItsOwnRowFindsIt() {
+        Customer loaded = service.createAndLoad("reloaded-" + System.nanoTime());
+        assertThat(customersFilter.backendMightContain(loaded.getId())).isTrue();
+    }
+
+    /**
      * The record is written, then its key expression fails: the write stands and the caller sees no error, and
      * the filter, which now misses a record, stops rejecting.
      */
