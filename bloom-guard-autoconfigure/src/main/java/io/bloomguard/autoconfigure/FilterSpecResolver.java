@@ -49,9 +49,10 @@ final class FilterSpecResolver {
                                 + " or use backend: redis with redis.shards");
             }
             int shards = filter.getRedis().getShards();
-            if (shards < 1 || shards > Math.min(sizing.blockCount(), MAX_SHARDS)) {
+            long maxShards = Math.min(sizing.blockCount(), MAX_SHARDS);
+            if (shards < 1 || shards > maxShards) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".redis.shards", shards,
-                        "a whole number from 1 to " + Math.min(sizing.blockCount(), 16384)
+                        "a whole number from 1 to " + maxShards
                                 + " (each shard holds at least one 512-bit block of this filter)");
             }
             long heap = Runtime.getRuntime().maxMemory();

@@ -119,8 +119,8 @@ final class EmptyValues {
                 return reactive;
             }
         }
-        if (Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)
-                || isOtherPublisher(type) || type == Character.class) {
+        // Reactor's types are answered above: a deferred type here is a future or another library's publisher.
+        if (isDeferred(type) || type == Character.class) {
             return null;
         }
         if (Iterable.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)
@@ -137,14 +137,6 @@ final class EmptyValues {
     static boolean isDeferred(Class<?> type) {
         return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)
                 || (PUBLISHER != null && PUBLISHER.isAssignableFrom(type));
-    }
-
-    /**
-     * Whether a type is a Reactive Streams {@code Publisher} other than Reactor's (RxJava's, Mutiny's, …): null
-     * would break its caller, and this class cannot build an empty one.
-     */
-    private static boolean isOtherPublisher(Class<?> type) {
-        return PUBLISHER != null && PUBLISHER.isAssignableFrom(type);
     }
 
     /**

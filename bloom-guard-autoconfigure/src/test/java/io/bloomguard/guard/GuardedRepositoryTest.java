@@ -216,10 +216,7 @@ class GuardedRepositoryTest {
     void aReaderBetweenCommitAndPutIsNotRejected() throws Exception {
         String name = "raw-" + System.nanoTime();
         AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
-        lookups.setAfterInsert(() -> {
-            Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
-            seenByReader.set(CompletableFuture.supplyAsync(() -> customers.findById(id)).join());
-        });
+        lookups.setAfterInsert(readerOf(name, seenByReader));
         try {
             long id = lookups.insertCommittedBeforeKeyIsKnown(name);
             assertThat(seenByReader.get()).as("reader between commit and put").isPresent();
@@ -240,10 +237,7 @@ class GuardedRepositoryTest {
         String name = "inner-" + System.nanoTime();
         AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
         Customer created = new TransactionTemplate(transactionManager).execute(status ->
-                service.createInItsOwnTransaction(name, () -> {
-                    Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
-                    seenByReader.set(CompletableFuture.supplyAsync(() -> customers.findById(id)).join());
-                }));
+                service.createInItsOwnTransaction(name, readerOf(name, seenByReader)));
         assertThat(seenByReader.get()).as("reader between the inner commit and the put").isPresent();
         assertThat(customersFilter.mightContain(created.getId())).isTrue();
         assertThat(customersFilter.trustedToReject()).as("rejections resume after the put").isTrue();
@@ -258,13 +252,18 @@ class GuardedRepositoryTest {
     void aReaderBetweenACommitFurtherDownAndThePutIsNotRejected() {
         String name = "nested-" + System.nanoTime();
         AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
-        Customer created = service.createInAnInnerTransaction(name, () -> {
-            Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
-            seenByReader.set(CompletableFuture.supplyAsync(() -> customers.findById(id)).join());
-        });
+        Customer created = service.createInAnInnerTransaction(name, readerOf(name, seenByReader));
         assertThat(seenByReader.get()).as("reader between the inner commit and the put").isPresent();
         assertThat(customersFilter.backendMightContain(created.getId())).isTrue();
         assertThat(customersFilter.trustedToReject()).as("rejections resume after the put").isTrue();
+    }
+
+    /** A concurrent reader: looks the customer named {@code name} up by id on another thread, into {@code seen}. */
+    private Runnable readerOf(String name, AtomicReference<Optional<Customer>> seen) {
+        return () -> {
+            Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
+            seen.set(CompletableFuture.supplyAsync(() -> customers.findById(id)).join());
+        };
     }
 
     /** The writing method itself reads its new row back by id, in its own transaction, before its key is put. */
