@@ -5,6 +5,7 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.DisabledBloomFilter;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
@@ -20,22 +21,24 @@ final class BloomFilterRegistryFactory {
     }
 
     /**
-     * Every filter starts {@code LOADING} (the preload decides when it is ready), or {@code DISABLED} when
-     * bloom-guard is switched off.
+     * Every filter starts {@code LOADING} (the preload decides when it is ready). When bloom-guard is switched
+     * off, every filter is {@code DISABLED} and holds no bits: no backend is created, local or Redis.
      *
      * @param redis the Redis backend, asked for only when a filter uses it; {@code null} when the application
      *              has no Spring Data Redis with Lettuce
      */
     static BloomFilterRegistry create(BloomGuardProperties properties, Supplier<RedisFilterBackend> redis) {
-        FilterState initial = properties.isEnabled() ? FilterState.LOADING : FilterState.DISABLED;
-        List<NamedBloomFilter> filters = FilterSpecResolver.resolve(properties).stream()
-                .map(spec -> new NamedBloomFilter(spec, backendFilter(spec, redis), initial))
+        // Specs are resolved (and bad configuration refused) either way.
+        List<FilterSpec> specs = FilterSpecResolver.resolve(properties);
+        List<NamedBloomFilter> filters = specs.stream().map(spec -> properties.isEnabled()
+                ? new NamedBloomFilter(spec, backendFilter(spec, redis), FilterState.LOADING)
+                : new NamedBloomFilter(spec, new DisabledBloomFilter(sizing(spec)), FilterState.DISABLED))
                 .toList();
         return new FixedBloomFilterRegistry(filters);
     }
 
     private static BloomFilter backendFilter(FilterSpec spec, Supplier<RedisFilterBackend> redis) {
-        FilterSizing sizing = FilterSizing.of(spec.expectedSize(), spec.errorRate());
+        FilterSizing sizing = sizing(spec);
         return switch (spec.backend()) {
             case LOCAL -> LocalBloomFilter.create(sizing);
             case REDIS -> {
@@ -49,5 +52,9 @@ final class BloomFilterRegistryFactory {
                 yield backend.create(spec.name(), sizing, spec.redisShards());
             }
         };
+    }
+
+    private static FilterSizing sizing(FilterSpec spec) {
+        return FilterSizing.of(spec.expectedSize(), spec.errorRate());
     }
 }

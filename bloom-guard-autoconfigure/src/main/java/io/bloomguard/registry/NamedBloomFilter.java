@@ -110,9 +110,14 @@ public final class NamedBloomFilter implements BloomFilter {
      *
      * @return keys read from the key source
      * @throws UnsupportedOperationException for a local filter (not yet supported)
-     * @throws IllegalStateException         when another instance is loading the filter
+     * @throws IllegalStateException         when another instance is loading the filter, or bloom-guard is
+     *                                       switched off
      */
     public long rebuild() {
+        if (state.get() == FilterState.DISABLED) {
+            throw new IllegalStateException("Filter '" + name() + "' is disabled (bloom-guard.enabled=false) and"
+                    + " holds no bits; there is nothing to rebuild");
+        }
         if (backend instanceof SharedBloomFilter shared) {
             return shared.rebuild();
         }

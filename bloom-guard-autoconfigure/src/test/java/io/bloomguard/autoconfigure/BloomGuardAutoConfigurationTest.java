@@ -218,6 +218,32 @@ class BloomGuardAutoConfigurationTest {
                 });
     }
 
+    /**
+     * The switch is often thrown when memory or Redis is the trouble: switched off, a filter sized for 10⁹ keys
+     * takes no heap, and a Redis filter needs neither Redis nor Spring Data Redis.
+     */
+    @Test
+    void disabledFiltersHoldNoBitsAndNeedNoBackend() {
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis", "io.lettuce"))
+                .withPropertyValues("bloom-guard.enabled=false", "bloom-guard.filters.users.expected-size=1000000000",
+                        "bloom-guard.filters.orders.backend=redis")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    NamedBloomFilter users = filter(context, "users");
+                    assertThat(users.bitSize()).isZero();
+                    assertThat(users.sizing().expectedSize()).isEqualTo(1_000_000_000L);
+                    NamedBloomFilter orders = filter(context, "orders");
+                    assertThat(orders.state()).isEqualTo(FilterState.DISABLED);
+                    // A put may always be a new key, so code deduplicating on put's answer skips nothing.
+                    assertThat(orders.put("order:1")).isTrue();
+                    assertThat(orders.put("order:1")).isTrue();
+                    assertThat(orders.mightContain("order:2")).isTrue();
+                    assertThat(orders.approximateElementCount()).isZero();
+                    assertThatExceptionOfType(IllegalStateException.class).isThrownBy(orders::rebuild)
+                            .withMessageContaining("bloom-guard.enabled=false");
+                });
+    }
+
     @Test
     void worksWithoutJdbcTransactionsOrSpringData() {
         runner.withClassLoader(new FilteredClassLoader("org.springframework.jdbc", "org.springframework.transaction",
