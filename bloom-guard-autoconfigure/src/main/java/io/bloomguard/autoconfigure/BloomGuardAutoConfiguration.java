@@ -92,6 +92,13 @@ public final class BloomGuardAutoConfiguration {
         BloomGuardAdvisor bloomGuardAdvisor(BloomOperationSource source, BloomGuardInterceptor interceptor) {
             return new BloomGuardAdvisor(source, interceptor);
         }
+
+        /** Under lazy initialization, annotated beans are still created (and so validated) at startup. */
+        @Bean
+        @ConditionalOnMissingBean
+        static BloomAnnotatedBeanLazyInitializationExcludeFilter bloomAnnotatedBeanLazyInitializationExcludeFilter() {
+            return new BloomAnnotatedBeanLazyInitializationExcludeFilter();
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

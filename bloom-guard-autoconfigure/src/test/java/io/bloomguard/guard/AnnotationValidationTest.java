@@ -6,6 +6,7 @@ import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
 import io.bloomguard.autoconfigure.BloomGuardFailureAnalyses;
 import io.bloomguard.preload.FilterPreloader;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -44,6 +45,17 @@ class AnnotationValidationTest {
         assertFailure(UnknownFilter.class,
                 "@BloomGuarded(filter = \"userz\") on UnknownFilter.find: no filter named 'userz'; configured: users, skus",
                 "declare bloom-guard.filters.userz");
+    }
+
+    /** {@code spring.main.lazy-initialization=true} must not defer the check to the first call. */
+    @Test
+    void aMistakeStillStopsStartupUnderLazyInitialization() {
+        runner.withInitializer(context -> context.addBeanFactoryPostProcessor(
+                new LazyInitializationBeanFactoryPostProcessor())).withBean(UnknownFilter.class).run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .hasStackTraceContaining("on UnknownFilter.find: no filter named 'userz'");
+                });
     }
 
     @Test

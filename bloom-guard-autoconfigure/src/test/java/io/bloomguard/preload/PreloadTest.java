@@ -144,6 +144,15 @@ class PreloadTest {
         }
     }
 
+    /** Under lazy initialization the guarded bean is still created at startup, so the warning still appears. */
+    @Test
+    void aGuardedFilterWithNoKeySourceIsReportedUnderLazyInitialization(CapturedOutput output) {
+        try (ConfigurableApplicationContext context = run(NoSourceApplication.class,
+                "--bloom-guard.filters.ids.expected-size=1000", "--spring.main.lazy-initialization=true")) {
+            assertThat(output).contains("Filter 'ids' guards Finder.find but has no key source");
+        }
+    }
+
     private static ConfigurableApplicationContext run(Class<?> source, String... extra) {
         return application(source).run(args(extra));
     }
