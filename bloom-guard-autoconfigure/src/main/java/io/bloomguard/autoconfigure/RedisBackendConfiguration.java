@@ -4,6 +4,7 @@ import io.bloomguard.redis.LettuceRedisPort;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.lettuce.core.AbstractRedisClient;
 import org.springframework.beans.factory.ObjectProvider;
@@ -64,6 +65,7 @@ final class RedisBackendConfiguration {
             BloomFilterRegistry filters = registry.getIfAvailable();
             List<String> redisFilters = (filters == null) ? List.of() : filters.all().stream()
                     .filter(filter -> filter.spec().backend() == BackendType.REDIS)
+                    .filter(filter -> filter.state() != FilterState.DISABLED) // holds no bits, uses no Redis
                     .map(NamedBloomFilter::name).toList();
             if (!redisFilters.isEmpty()) {
                 checkLettuce(connectionFactory.getIfAvailable(), redisFilters.get(0));

@@ -242,6 +242,9 @@ class BloomGuardAutoConfigurationTest {
                     assertThatExceptionOfType(IllegalStateException.class).isThrownBy(orders::rebuild)
                             .withMessageContaining("bloom-guard.enabled=false");
                 });
+        // With Lettuce on the classpath but no RedisConnectionFactory (Redis not configured), it starts too.
+        runner.withPropertyValues("bloom-guard.enabled=false", "bloom-guard.filters.orders.backend=redis")
+                .run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test
