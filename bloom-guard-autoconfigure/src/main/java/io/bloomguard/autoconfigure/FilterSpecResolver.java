@@ -56,8 +56,9 @@ final class FilterSpecResolver {
                                 + " (each shard holds at least one 512-bit block of this filter)");
             }
             long heap = Runtime.getRuntime().maxMemory();
-            // A redis filter is built in this JVM before it is uploaded, so it needs the heap too.
-            if (sizing.byteSize() > heap) {
+            // A redis filter is built in this JVM before it is uploaded, so it needs the heap too. A switched-off
+            // filter allocates nothing, and must not stop an application that was switched off to save memory.
+            if (properties.isEnabled() && sizing.byteSize() > heap) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".expected-size", expectedSize,
                         "a filter of " + expectedSize + " keys at error rate " + errorRate + " needs "
                                 + sizing.byteSize() / (1 << 20) + " MiB, more than the heap (" + heap / (1 << 20)
