@@ -16,7 +16,7 @@ import java.util.List;
 /**
  * Keeps beans with {@code @BloomGuarded} or {@code @BloomPut} methods out of lazy initialization
  * ({@code spring.main.lazy-initialization=true}), as Spring Boot does for beans with {@code @Scheduled} methods.
- * They are then created at startup, as the issue's contract asks: a mistake in an annotation still stops
+ * They are then created at startup, as startup validation promises: a mistake in an annotation still stops
  * startup, and the preload knows which methods each filter guards, so that its "no key source" warning appears.
  * (Spring Data repositories are not affected either way: Spring Data sets their lazy-init from its own bootstrap
  * mode, which Spring Boot's lazy initialization does not override.)
@@ -34,8 +34,15 @@ final class BloomAnnotatedBeanLazyInitializationExcludeFilter implements LazyIni
         if (!AnnotationUtils.isCandidateClass(type, ANNOTATIONS)) {
             return false;
         }
-        return !MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<Boolean>) method ->
-                isAnnotated(method) ? Boolean.TRUE : null).isEmpty();
+        try {
+            return !MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<Boolean>) method ->
+                    isAnnotated(method) ? Boolean.TRUE : null).isEmpty();
+        }
+        catch (IllegalStateException | LinkageError ex) {
+            // A lazy bean whose method signatures name a class that is not on the classpath: it stays lazy,
+            // as it would without bloom-guard, rather than failing a startup that never asked for it.
+            return false;
+        }
     }
 
     private static boolean isAnnotated(Method method) {
