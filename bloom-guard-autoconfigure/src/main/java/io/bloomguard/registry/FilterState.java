@@ -16,7 +16,10 @@ public enum FilterState {
     /** Its preload failed; it cannot be trusted until a preload succeeds. */
     FAILED,
 
-    /** {@code bloom-guard.enabled=false}: kept so that code injecting it still starts, but never trusted. */
+    /**
+     * {@code bloom-guard.enabled=false}: kept so that code injecting it still starts, but holds no bits (see
+     * {@link DisabledBloomFilter}) and is never trusted.
+     */
     DISABLED,
 
     /**
