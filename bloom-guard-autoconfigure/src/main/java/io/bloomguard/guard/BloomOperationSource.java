@@ -48,11 +48,8 @@ public final class BloomOperationSource {
 
     private static final Operations NONE = new Operations(null, null);
 
-    private static final @Nullable Class<?> CRUD_REPOSITORY = ClassUtils.isPresent(
-            "org.springframework.data.repository.CrudRepository", BloomOperationSource.class.getClassLoader())
-                    ? ClassUtils.resolveClassName("org.springframework.data.repository.CrudRepository",
-                            BloomOperationSource.class.getClassLoader())
-                    : null;
+    private static final @Nullable Class<?> CRUD_REPOSITORY =
+            EmptyValues.optionalClass("org.springframework.data.repository.CrudRepository");
 
     private final BloomFilterRegistry registry;
     private final WriteTransactions writeTransactions;

@@ -69,7 +69,8 @@ final class EmptyValues {
     private EmptyValues() {
     }
 
-    private static @Nullable Class<?> optionalClass(String name) {
+    /** A class that may be missing from the classpath (Reactor, Spring Data), or {@code null} when it is. */
+    static @Nullable Class<?> optionalClass(String name) {
         ClassLoader loader = EmptyValues.class.getClassLoader();
         return ClassUtils.isPresent(name, loader) ? ClassUtils.resolveClassName(name, loader) : null;
     }
