@@ -10,7 +10,10 @@ import io.bloomguard.core.FilterSizing;
  *
  * <p>It answers as a filter that cannot vouch for anything: every key might be in it, and every put might be
  * a new key ({@code true}), so that code deduplicating with {@code if (filter.put(key)) process(key)} processes
- * every key rather than silently skipping them. It reports the configured sizing, and holds no bits and no keys.
+ * every key rather than silently skipping them, as Spring's {@code NoOpCache} reports every key absent. Code
+ * whose termination depends on {@code put} answering {@code false} (a crawl over links with cycles) needs its
+ * own record of what it has seen while bloom-guard is off. It reports the configured sizing, and holds no bits
+ * and no keys.
  */
 public final class DisabledBloomFilter implements BloomFilter {
 

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * counters, and the backend filter that holds its bits. This is the bean injected by filter name.
  *
  * <p>Usage: {@code @Qualifier("users") NamedBloomFilter users; ... if (users.put(url)) crawl(url);}
+ * (With bloom-guard switched off, {@code put} answers {@code true} for every key: see {@link DisabledBloomFilter}.)
  *
  * <p>It answers "might contain" for every key until it is {@link FilterState#READY}: a filter that is still
  * loading, failed to load or is disabled has not seen every key, and must not be trusted to reject one.
