@@ -3,8 +3,7 @@ package io.bloomguard.autoconfigure;
 import io.bloomguard.guard.BloomGuardAdvisor;
 import io.bloomguard.guard.BloomGuardInterceptor;
 import io.bloomguard.guard.BloomOperationSource;
-import io.bloomguard.guard.SpringWriteTransactions;
-import io.bloomguard.guard.WriteTransactions;
+import io.bloomguard.guard.PutBeforeCommitAdvisor;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.preload.KeyReadScope;
@@ -26,6 +25,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
+import org.springframework.data.repository.core.support.RepositoryFactoryBeanSupport;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -41,7 +41,7 @@ import java.util.Map;
  * Auto-configuration for bloom-guard: the filter registry and one bean per filter (on the local or the redis
  * backend), the guard that applies {@code @BloomGuarded} / {@code @BloomPut}, and the startup preload.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration")
 @EnableConfigurationProperties(BloomGuardProperties.class)
 @Import(RedisBackendConfiguration.class)
 public final class BloomGuardAutoConfiguration {
@@ -74,9 +74,8 @@ public final class BloomGuardAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-        BloomOperationSource bloomOperationSource(BloomFilterRegistry registry,
-                ObjectProvider<WriteTransactions> writeTransactions) {
-            return new BloomOperationSource(registry, writeTransactions.getIfAvailable(() -> WriteTransactions.NONE));
+        BloomOperationSource bloomOperationSource(BloomFilterRegistry registry) {
+            return new BloomOperationSource(registry);
         }
 
         @Bean
@@ -93,11 +92,36 @@ public final class BloomGuardAutoConfiguration {
             return new BloomGuardAdvisor(source, interceptor);
         }
 
+        /**
+         * A {@code @BloomPut} key taken from the result goes in before the commit: this advisor runs inside the
+         * transaction advisor, which is declared before it (this auto-configuration comes after the transaction
+         * one) and has the same, lowest, precedence.
+         */
+        @Bean
+        @ConditionalOnMissingBean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        PutBeforeCommitAdvisor bloomPutBeforeCommitAdvisor(BloomOperationSource source) {
+            return new PutBeforeCommitAdvisor(source);
+        }
+
         /** Under lazy initialization, annotated beans are still created (and so validated) at startup. */
         @Bean
         @ConditionalOnMissingBean
         static BloomAnnotatedBeanLazyInitializationExcludeFilter bloomAnnotatedBeanLazyInitializationExcludeFilter() {
             return new BloomAnnotatedBeanLazyInitializationExcludeFilter();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(RepositoryFactoryBeanSupport.class)
+    @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
+    static final class RepositoryPutConfiguration {
+
+        /** The same for a Spring Data repository's {@code @BloomPut}, inside the repository's own transaction. */
+        @Bean
+        @ConditionalOnMissingBean
+        static RepositoryPutBeforeCommitPostProcessor bloomRepositoryPutBeforeCommitPostProcessor() {
+            return new RepositoryPutBeforeCommitPostProcessor();
         }
     }
 
@@ -166,21 +190,6 @@ public final class BloomGuardAutoConfiguration {
                     return template.execute(status -> read.get());
                 }
             };
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(TransactionTemplate.class)
-    @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static final class TransactionalWriteConfiguration {
-
-        /** Result-keyed writes to shared filters run in their transaction begun by the guard: put before commit. */
-        @Bean
-        @ConditionalOnMissingBean
-        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-        WriteTransactions bloomWriteTransactions(ObjectProvider<PlatformTransactionManager> transactionManager) {
-            return new SpringWriteTransactions(transactionManager);
         }
     }
 

@@ -1,6 +1,5 @@
 package io.bloomguard.guard;
 
-import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.FilterCounters;
 import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
@@ -13,9 +12,6 @@ import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
 
-import java.lang.reflect.Array;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -27,9 +23,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * fails, a key of an unsupported type, a backend error under the {@code allow} policy) lets the call through:
  * a wasted query is the price of never answering "not found" for a record that exists.
  *
- * <p>A write whose key cannot reach the filter (its key expression fails, or the filter refuses the key)
- * stops the filter from rejecting, and does not fail the write: the record exists, so the filter is what is
- * now wrong.
+ * <p>A {@code @BloomPut} key known from the arguments is put before the call; one taken from the result is put
+ * by {@link PutBeforeCommitInterceptor} inside the method's transaction when there is one, else here once the
+ * call returns ({@link KeyPuts}).
  */
 public final class BloomGuardInterceptor implements MethodInterceptor {
 
@@ -148,7 +144,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             Object known = keyBeforeWrite(put, args);
             if (known != null) {
                 // Known up front: put before the write, so no reader can see the record without the key.
-                putKeys(put, known);
+                KeyPuts.putKeys(put, known);
                 return invocation.proceed();
             }
             // Not known yet, e.g. #user.id before the database assigns it to the entity passed in: it is
@@ -156,36 +152,22 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
         // The key is known only once the method returns, and the record may be committed before that: by the
         // method itself (a repository's save, a REQUIRES_NEW method inside the caller's transaction) or by
-        // its own auto-committed statements. Until the key is in, the filter holds off rejecting anything.
-        // For a shared filter, other instances do not see that hold: the write then runs in its transaction begun
-        // here, so that the put lands before the commit (see WriteTransactions).
+        // its own auto-committed statements. Until the key is in, this instance's filter holds off rejecting.
+        // Other instances sharing a filter do not see that hold, so the put is announced to the advice inside
+        // the method's transaction, which makes it before the commit (see PendingPuts).
         filter.beginWrite();
+        PendingPuts.PendingPut pending = PendingPuts.begin(invocation.getMethod(), put);
         try {
-            WriteTransactions.WriteScope scope = put.writeScope();
-            return (scope != null) ? scope.run(() -> writeThenPut(put, invocation, args))
-                    : writeThenPut(put, invocation, args);
-        }
-        finally {
-            filter.endWrite();
-        }
-    }
-
-    private @Nullable Object writeThenPut(PutOperation put, MethodInvocation invocation, Object[] args)
-            throws Throwable {
-        Object result = invocation.proceed();
-        Object keys;
-        try {
-            keys = put.key().evaluate(args, result);
-        }
-        catch (RuntimeException ex) {
-            if (result == null) {
-                return null; // no result, nothing written to key: the same as a key expression of #result
+            Object result = invocation.proceed();
+            if (!pending.claimed()) {
+                KeyPuts.putFromResult(put, args, result);
             }
-            keyLost(put, "its key expression failed on the method's result", "Fix the @BloomPut key expression", ex);
             return result;
         }
-        putKeys(put, keys);
-        return result;
+        finally {
+            PendingPuts.end(pending);
+            filter.endWrite();
+        }
     }
 
     /** The key computed from the arguments before the method runs, or null if they do not hold it yet. */
@@ -196,65 +178,6 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         catch (RuntimeException ex) {
             return null; // e.g. #user.address.id before the method fills in the address: tried again after it
         }
-    }
-
-    private void putKeys(PutOperation put, @Nullable Object keys) {
-        if (keys == null) {
-            return;
-        }
-        NamedBloomFilter filter = put.filter();
-        try {
-            if (keys instanceof Iterable<?> || keys.getClass().isArray()) {
-                filter.putAll(nonNullKeys(keys));
-            }
-            else {
-                filter.put(keys);
-            }
-        }
-        catch (RuntimeException ex) {
-            filter.counters().backendError();
-            keyLost(put, "the filter could not add its key", (ex instanceof IllegalArgumentException)
-                    ? "Fix the @BloomPut key expression so that it yields a whole number, String, UUID or enum" : "", ex);
-            if (filter.spec().onBackendFailure() == BackendFailurePolicy.THROW) {
-                throw ex;
-            }
-        }
-    }
-
-    /**
-     * A record was (or may have been) written without its key reaching the filter, which would reject it from
-     * now on: the filter stops rejecting until it holds every key again, and the log says why.
-     */
-    private static void keyLost(PutOperation put, String why, String fix, RuntimeException ex) {
-        NamedBloomFilter filter = put.filter();
-        String missing = "Filter '" + filter.name() + "' is missing a key written by " + put.description() + ": "
-                + why + " (" + ex.getMessage() + ").";
-        boolean recovers = filter.markIncomplete(missing);
-        logger.error(missing + (recovers
-                ? " No instance rejects anything with it until it has been rebuilt from its key source, which follows."
-                : " It lets every call through from now on, until the application restarts.")
-                + (fix.isEmpty() ? "" : " " + fix), ex);
-    }
-
-    /** The keys of a collection or array result, nulls left out: one batch for the filter. */
-    private static List<Object> nonNullKeys(Object keys) {
-        List<Object> batch = new ArrayList<>();
-        if (keys instanceof Iterable<?> iterable) {
-            for (Object key : iterable) {
-                if (key != null) {
-                    batch.add(key);
-                }
-            }
-        }
-        else {
-            for (int i = 0, n = Array.getLength(keys); i < n; i++) {
-                Object key = Array.get(keys, i);
-                if (key != null) {
-                    batch.add(key);
-                }
-            }
-        }
-        return batch;
     }
 
     /** Logs, once per method and problem, why calls of a guarded method go unguarded. */

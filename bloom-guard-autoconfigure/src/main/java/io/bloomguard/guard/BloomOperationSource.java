@@ -3,7 +3,6 @@ package io.bloomguard.guard;
 import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.core.KeyCanonicalizer;
-import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.registry.UnknownFilterException;
@@ -52,7 +51,6 @@ public final class BloomOperationSource {
             EmptyValues.optionalClass("org.springframework.data.repository.CrudRepository");
 
     private final BloomFilterRegistry registry;
-    private final WriteTransactions writeTransactions;
     private final SpelExpressionParser parser = new SpelExpressionParser();
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final Map<MethodClassKey, Operations> operations = new ConcurrentHashMap<>();
@@ -60,12 +58,7 @@ public final class BloomOperationSource {
     private final Map<String, Set<String>> guardedMethods = new ConcurrentHashMap<>();
 
     public BloomOperationSource(BloomFilterRegistry registry) {
-        this(registry, WriteTransactions.NONE);
-    }
-
-    public BloomOperationSource(BloomFilterRegistry registry, WriteTransactions writeTransactions) {
         this.registry = registry;
-        this.writeTransactions = writeTransactions;
     }
 
     /** The operations of one method; both null when the method carries neither annotation. */
@@ -85,6 +78,15 @@ public final class BloomOperationSource {
             validateAll(targetClass);
         }
         return !operationsFor(method, targetClass).isEmpty();
+    }
+
+    /**
+     * Whether {@link PutBeforeCommitAdvisor} applies: a {@code @BloomPut} method of a class. A Spring Data
+     * repository's puts are made inside the repository's own proxy instead, where its transaction is.
+     */
+    boolean hasPutOnClass(Method method, @Nullable Class<?> targetClass) {
+        return (targetClass == null || !isSpringDataRepository(targetClass))
+                && operationsFor(method, targetClass).put() != null;
     }
 
     Operations operationsFor(Method method, @Nullable Class<?> targetClass) {
@@ -190,8 +192,7 @@ public final class BloomOperationSource {
                     if (save != null) {
                         String description = describe(method, targetClass) + " (with the @BloomPut of save)";
                         KeyExpression key = each ? KeyExpression.eachElementOfResult(save.key()) : save.key();
-                        return new PutOperation(save.filter(), key, description,
-                                writeScope(save.filter(), method, targetClass));
+                        return new PutOperation(save.filter(), key, description);
                     }
                 }
             }
@@ -235,20 +236,7 @@ public final class BloomOperationSource {
         String written = asWritten("@BloomPut", annotation.filter(), annotation.key());
         NamedBloomFilter filter = filter(annotation.filter(), written, description);
         KeyExpression key = keyExpression(annotation.key(), true, method, targetClass, written, description);
-        return new PutOperation(filter, key, description, writeScope(filter, method, targetClass));
-    }
-
-    /**
-     * For a shared filter, the transaction to run a result-keyed write in, so that other instances cannot see
-     * the row before its key. (A local filter needs none: this instance holds off rejecting during the write.)
-     */
-    private WriteTransactions.@Nullable WriteScope writeScope(NamedBloomFilter filter, Method method,
-            @Nullable Class<?> targetClass) {
-        if (!(filter.backend() instanceof SharedBloomFilter)) {
-            return null;
-        }
-        boolean repository = targetClass != null && isSpringDataRepository(targetClass);
-        return writeTransactions.scopeFor(method, repository ? null : targetClass, repository);
+        return new PutOperation(filter, key, description);
     }
 
     /** The annotation as the user wrote it, for error messages. */

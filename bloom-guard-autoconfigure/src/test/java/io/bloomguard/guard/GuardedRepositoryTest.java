@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The guard on a real Spring Data JPA repository over H2, beside a real cache manager and real transactions.
@@ -230,7 +231,7 @@ class GuardedRepositoryTest {
 
     /**
      * A method that commits in its own transaction inside the caller's ({@code REQUIRES_NEW}): its record is
-     * visible to others from its own commit on, before the key is put, so the filter must hold off rejecting.
+     * visible to others from its own commit on, before the caller's, so its key must be in by then.
      */
     @Test
     void aReaderBetweenAnInnerCommitAndItsPutIsNotRejected() {
@@ -295,6 +296,19 @@ class GuardedRepositoryTest {
         assertThat(refusingFilter.state()).isEqualTo(FilterState.FAILED);
         assertThat(lookups.refusing(saved.getId())).isPresent();
         assertThat(refusingFilter.stats().backendErrors()).isEqualTo(1);
+    }
+
+    /**
+     * With {@code on-backend-failure: throw}, a put that fails is thrown from inside the method's transaction,
+     * which rolls back: the caller gets the error, and no row exists that the filter would not know.
+     */
+    @Test
+    void aPutThatFailsUnderTheThrowPolicyRollsTheWriteBack() {
+        String name = "strict-" + System.nanoTime();
+        assertThatThrownBy(() -> lookups.saveStrictlyWithUnhashableKey(name))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("java.lang.Double");
+        assertThat(jdbc.queryForObject("select count(*) from customer where name = ?", Integer.class, name))
+                .as("rows committed").isZero();
     }
 
     /** A guard whose key expression fails on the arguments lets the call run instead of throwing. */

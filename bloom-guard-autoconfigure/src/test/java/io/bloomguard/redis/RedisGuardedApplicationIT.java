@@ -24,10 +24,13 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.support.PropertiesLoaderUtils;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import java.io.IOException;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -112,7 +115,7 @@ class RedisGuardedApplicationIT {
     /**
      * A bare repository save on one instance: the repository commits inside itself, and another instance that
      * reads the row the moment it is committed (told of it by an event, say) must find it, so the key has to be
-     * in Redis by then. The guard runs the save in the repository's transaction begun around it.
+     * in Redis by then: it is put inside the repository's own transaction.
      */
     @Test
     void aRowSavedOnOneInstanceIsFoundOnAnotherTheMomentItCommits() {
@@ -144,6 +147,67 @@ class RedisGuardedApplicationIT {
             seenAtCommit.set(CompletableFuture.supplyAsync(() -> repository(second).findById(id)).join());
         });
         assertThat(seenAtCommit.get()).as("found through the other instance at the commit").isPresent();
+    }
+
+    /**
+     * A method called inside the caller's transaction that commits in one of its own ({@code REQUIRES_NEW}):
+     * its key is in Redis before that inner commit, not only before the caller's.
+     */
+    @Test
+    void aRowCommittedByARequiresNewMethodInsideACallersTransactionIsFoundOnAnotherInstanceTheMomentItCommits() {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        ConfigurableApplicationContext second = start(false, Map.of());
+        String name = "own-" + UUID.randomUUID().toString().substring(0, 8);
+        AtomicReference<Optional<Customer>> seenAtCommit = new AtomicReference<>();
+        JdbcTemplate jdbc = first.getBean(JdbcTemplate.class);
+        TransactionTemplate caller = new TransactionTemplate(first.getBean(PlatformTransactionManager.class));
+        caller.executeWithoutResult(status -> first.getBean(CustomerService.class).createInItsOwnTransaction(name, () -> {
+            Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
+            seenAtCommit.set(CompletableFuture.supplyAsync(() -> repository(second).findById(id)).join());
+        }));
+        assertThat(seenAtCommit.get()).as("found through the other instance at the inner commit").isPresent();
+    }
+
+    /**
+     * The guard leaves a write's transaction as its method declares it: here {@code saveAndFlush} (which takes
+     * {@code save}'s {@code @BloomPut}) with the isolation level declared on the repository interface.
+     */
+    @Test
+    void aRepositoryWriteRunsInTheTransactionItsInterfaceDeclares() {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        ConfigurableApplicationContext second = start(false, Map.of());
+        String code = "i-" + UUID.randomUUID().toString().substring(0, 8);
+        AtomicReference<Integer> isolation = new AtomicReference<>();
+        AtomicReference<Optional<Customer>> seenAtCommit = new AtomicReference<>();
+        Customer.onInsert = customer -> {
+            isolation.set(TransactionSynchronizationManager.getCurrentTransactionIsolationLevel());
+            afterCommit(() -> seenAtCommit.set(CompletableFuture
+                    .supplyAsync(() -> repository(second).findByTenantAndCode("t7", code)).join()));
+        };
+        try {
+            repository(first).saveAndFlush(new Customer("isolated", "t7", code));
+        }
+        finally {
+            Customer.onInsert = customer -> { };
+        }
+        assertThat(isolation.get()).as("isolation level of the transaction the row was written in")
+                .isEqualTo(Connection.TRANSACTION_REPEATABLE_READ);
+        assertThat(seenAtCommit.get()).as("found through the other instance at the commit").isPresent();
+    }
+
+    /**
+     * A method that marks its transaction rollback-only and returns normally gets what Spring gives it without
+     * the guard: a silent rollback, not an {@code UnexpectedRollbackException}.
+     */
+    @Test
+    void aMethodThatMarksItsTransactionRollbackOnlyReturnsNormallyAndWritesNothing() {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        String name = "rolled-" + UUID.randomUUID().toString().substring(0, 8);
+        Customer returned = first.getBean(CustomerService.class).createThenRollBack(name);
+        assertThat(returned.getId()).as("the method ran and returned its entity").isNotNull();
+        assertThat(first.getBean(JdbcTemplate.class)
+                .queryForObject("select count(*) from customer where name = ?", Integer.class, name))
+                .as("rows committed").isZero();
     }
 
     private static void afterCommit(Runnable action) {

@@ -6,6 +6,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.interceptor.TransactionAspectSupport;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -41,6 +42,18 @@ public class CustomerService {
         });
     }
 
+    /**
+     * Marks its own transaction rollback-only and returns normally: Spring then rolls back without an exception,
+     * and nothing is written.
+     */
+    @Transactional
+    @BloomPut(filter = "customers", key = "#result.id")
+    public Customer createThenRollBack(String name) {
+        Customer saved = customers.save(new Customer(name, "t0", "rolled-back-" + name));
+        TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
+        return saved;
+    }
+
     /** The key names the entity passed in, whose id the database assigns while the method runs. */
     @Transactional
     @BloomPut(filter = "customers", key = "#customer.id")
@@ -51,7 +64,7 @@ public class CustomerService {
 
     /**
      * Commits in a transaction of its own even when the caller has one: the record is visible to others before
-     * the caller's transaction ends, and before the key is put.
+     * the caller's transaction ends.
      */
     @Transactional(propagation = Propagation.REQUIRES_NEW)
     @BloomPut(filter = "customers", key = "#result.id")

@@ -4,6 +4,7 @@ import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomPut;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
 
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -55,6 +56,13 @@ public class Lookups {
     @BloomPut(filter = "refusing", key = "#result.id / 2.0")
     public Customer saveWithUnhashableKey(String name) {
         return customers.save(new Customer(name, "t8", "refused-" + name));
+    }
+
+    /** The same in a transaction, for a filter whose failures are thrown ({@code on-backend-failure: throw}). */
+    @Transactional
+    @BloomPut(filter = "strict", key = "#result.id / 2.0")
+    public Customer saveStrictlyWithUnhashableKey(String name) {
+        return customers.save(new Customer(name, "t8", "strict-" + name));
     }
 
     /**

@@ -1,0 +1,104 @@
+package io.bloomguard.guard;
+
+import io.bloomguard.registry.BackendFailurePolicy;
+import io.bloomguard.registry.NamedBloomFilter;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import java.lang.reflect.Array;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Puts the keys of a {@code @BloomPut}, whichever advice does it: the guard's own, or the one inside the
+ * method's transaction ({@link PutBeforeCommitInterceptor}).
+ *
+ * <p>A write whose key cannot reach the filter (its key expression fails, or the filter refuses the key)
+ * stops the filter from rejecting, and does not fail the write: the record exists, so the filter is what is
+ * now wrong.
+ */
+final class KeyPuts {
+
+    /** The guard's log category: one place to look for, and to configure, what the guard reports. */
+    private static final Log logger = LogFactory.getLog(BloomGuardInterceptor.class);
+
+    private KeyPuts() {
+    }
+
+    /** Puts the key(s) a write that has returned {@code result} wrote. */
+    static void putFromResult(PutOperation put, Object[] args, @Nullable Object result) {
+        Object keys;
+        try {
+            keys = put.key().evaluate(args, result);
+        }
+        catch (RuntimeException ex) {
+            if (result == null) {
+                return; // no result, nothing written to key: the same as a key expression of #result
+            }
+            keyLost(put, "its key expression failed on the method's result", "Fix the @BloomPut key expression", ex);
+            return;
+        }
+        putKeys(put, keys);
+    }
+
+    /** Puts a key, or each element of a collection or array of keys. */
+    static void putKeys(PutOperation put, @Nullable Object keys) {
+        if (keys == null) {
+            return;
+        }
+        NamedBloomFilter filter = put.filter();
+        try {
+            if (keys instanceof Iterable<?> || keys.getClass().isArray()) {
+                filter.putAll(nonNullKeys(keys));
+            }
+            else {
+                filter.put(keys);
+            }
+        }
+        catch (RuntimeException ex) {
+            filter.counters().backendError();
+            keyLost(put, "the filter could not add its key", (ex instanceof IllegalArgumentException)
+                    ? "Fix the @BloomPut key expression so that it yields a whole number, String, UUID or enum" : "", ex);
+            if (filter.spec().onBackendFailure() == BackendFailurePolicy.THROW) {
+                throw ex;
+            }
+        }
+    }
+
+    /**
+     * A record was (or may have been) written without its key reaching the filter, which would reject it from
+     * now on: the filter stops rejecting until it holds every key again, and the log says why.
+     */
+    private static void keyLost(PutOperation put, String why, String fix, RuntimeException ex) {
+        NamedBloomFilter filter = put.filter();
+        String missing = "Filter '" + filter.name() + "' is missing a key written by " + put.description() + ": "
+                + why + " (" + ex.getMessage() + ").";
+        boolean recovers = filter.markIncomplete(missing);
+        logger.error(missing + (recovers
+                ? " No instance rejects anything with it until it has been rebuilt from its key source, which follows."
+                : " It lets every call through from now on, until the application restarts.")
+                + (fix.isEmpty() ? "" : " " + fix), ex);
+    }
+
+    /** The keys of a collection or array result, nulls left out: one batch for the filter. */
+    private static List<Object> nonNullKeys(Object keys) {
+        List<Object> batch = new ArrayList<>();
+        if (keys instanceof Iterable<?> iterable) {
+            for (Object key : iterable) {
+                if (key != null) {
+                    batch.add(key);
+                }
+            }
+        }
+        else {
+            for (int i = 0, n = Array.getLength(keys); i < n; i++) {
+                Object key = Array.get(keys, i);
+                if (key != null) {
+                    batch.add(key);
+                }
+            }
+        }
+        return batch;
+    }
+}
