@@ -3,6 +3,8 @@ package io.bloomguard.autoconfigure;
 import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.guard.PutBeforeCommitInterceptor;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.core.Ordered;
+import org.springframework.core.PriorityOrdered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.data.repository.core.support.RepositoryFactoryBeanSupport;
 
@@ -18,9 +20,18 @@ import java.lang.reflect.Method;
  * added here sits inside the transaction interceptor (and inside the one that publishes domain events, which
  * then find the key in place).
  */
-final class RepositoryPutBeforeCommitPostProcessor implements BeanPostProcessor {
+final class RepositoryPutBeforeCommitPostProcessor implements BeanPostProcessor, PriorityOrdered {
 
     private final PutBeforeCommitInterceptor interceptor = new PutBeforeCommitInterceptor();
+
+    /**
+     * Among the first post-processors registered: a repository created while later ones are being made (one
+     * that some post-processor depends on) still gets the interceptor.
+     */
+    @Override
+    public int getOrder() {
+        return Ordered.HIGHEST_PRECEDENCE;
+    }
 
     @Override
     public Object postProcessBeforeInitialization(Object bean, String beanName) {

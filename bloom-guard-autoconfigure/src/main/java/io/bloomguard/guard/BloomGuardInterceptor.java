@@ -33,6 +33,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
 
     private final BloomOperationSource source;
     private final Set<String> reportedKeyProblems = ConcurrentHashMap.newKeySet();
+    private final Set<String> reportedUnclaimedPuts = ConcurrentHashMap.newKeySet();
 
     public BloomGuardInterceptor(BloomOperationSource source) {
         this.source = source;
@@ -150,16 +151,23 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             // Not known yet, e.g. #user.id before the database assigns it to the entity passed in: it is
             // read again once the method returns, exactly like a key taken from the result.
         }
-        // The key is known only once the method returns, and the record may be committed before that: by the
-        // method itself (a repository's save, a REQUIRES_NEW method inside the caller's transaction) or by
-        // its own auto-committed statements. Until the key is in, this instance's filter holds off rejecting.
-        // Other instances sharing a filter do not see that hold, so the put is announced to the advice inside
-        // the method's transaction, which makes it before the commit (see PendingPuts).
+        // The key is known only once the method returns. The advice inside the method's transaction puts it
+        // before the commit (see PendingPuts); but the record may be committed earlier still, by a transaction
+        // the method's code begins (a TransactionTemplate, another bean's REQUIRES_NEW method) or by auto-committed
+        // statements. Until the key is in, this instance's filter holds off rejecting. (Other instances sharing a
+        // filter do not see that hold.)
         filter.beginWrite();
-        PendingPuts.PendingPut pending = PendingPuts.begin(invocation.getMethod(), put);
+        PendingPuts.PendingPut pending = PendingPuts.begin(invocation, put);
         try {
             Object result = invocation.proceed();
-            if (!pending.claimed()) {
+            if (!pending.isKeyed(result)) {
+                if (!pending.everClaimed() && put.sharedFilter() && reportedUnclaimedPuts.add(put.description())) {
+                    logger.warn(put.description() + " puts its @BloomPut key into filter '" + filter.name()
+                            + "' after it returns, not inside its transaction, so other instances can see its row a"
+                            + " moment before the key. bloom-guard's interceptor is not inside this call: a repository"
+                            + " built in code rather than by Spring Data's repository factory bean, or transactions"
+                            + " woven by AspectJ (mode = ASPECTJ). See the README, \"The key is in before the commit\".");
+                }
                 KeyPuts.putFromResult(put, args, result);
             }
             return result;

@@ -50,6 +50,9 @@ public final class BloomOperationSource {
     private static final @Nullable Class<?> CRUD_REPOSITORY =
             EmptyValues.optionalClass("org.springframework.data.repository.CrudRepository");
 
+    private static final @Nullable Class<?> REPOSITORY =
+            EmptyValues.optionalClass("org.springframework.data.repository.Repository");
+
     private final BloomFilterRegistry registry;
     private final SpelExpressionParser parser = new SpelExpressionParser();
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
@@ -85,8 +88,9 @@ public final class BloomOperationSource {
      * repository's puts are made inside the repository's own proxy instead, where its transaction is.
      */
     boolean hasPutOnClass(Method method, @Nullable Class<?> targetClass) {
-        return (targetClass == null || !isSpringDataRepository(targetClass))
-                && operationsFor(method, targetClass).put() != null;
+        boolean repository = targetClass != null && REPOSITORY != null && Proxy.isProxyClass(targetClass)
+                && REPOSITORY.isAssignableFrom(targetClass); // any repository, not only a CrudRepository
+        return !repository && operationsFor(method, targetClass).put() != null;
     }
 
     Operations operationsFor(Method method, @Nullable Class<?> targetClass) {

@@ -16,7 +16,8 @@ import java.util.List;
  *
  * <p>A write whose key cannot reach the filter (its key expression fails, or the filter refuses the key)
  * stops the filter from rejecting, and does not fail the write: the record exists, so the filter is what is
- * now wrong.
+ * now wrong. Only under {@code on-backend-failure: throw} is a failed put rethrown, and then, thrown inside the
+ * method's transaction, it usually rolls the write back.
  */
 final class KeyPuts {
 

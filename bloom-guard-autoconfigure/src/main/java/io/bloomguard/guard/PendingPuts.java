@@ -1,6 +1,8 @@
 package io.bloomguard.guard;
 
+import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.ProxyMethodInvocation;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;
@@ -13,8 +15,12 @@ import java.util.Arrays;
  * that moment would be rejected. The guard therefore announces such a call here, and
  * {@link PutBeforeCommitInterceptor}, which sits inside the transaction interceptors (Spring Data's own in a
  * repository, Spring's {@code @Transactional} on a class), claims it and puts the key as the method returns,
- * before the commit. When nothing claims the call (no such interceptor around the method), the guard puts the
- * key itself once the call returns.
+ * before the commit. When no attempt of the call has put the key by the time it returns to the guard, the
+ * guard puts it itself.
+ *
+ * <p>An advice between the two may run the rest of the chain more than once (a retry on a deadlock or an
+ * optimistic-lock failure, which may come at the commit, after a put). Each attempt claims the call anew and
+ * puts its own result's key, so the key of the attempt that committed is always put.
  */
 final class PendingPuts {
 
@@ -23,9 +29,9 @@ final class PendingPuts {
     private PendingPuts() {
     }
 
-    /** Announces a call of {@code method}; {@link #end} it when the call is over, however it ends. */
-    static PendingPut begin(Method method, PutOperation put) {
-        PendingPut pending = new PendingPut(method, put, innermost.get());
+    /** Announces the call {@code invocation}; {@link #end} it when the call is over, however it ends. */
+    static PendingPut begin(MethodInvocation invocation, PutOperation put) {
+        PendingPut pending = new PendingPut(invocation.getMethod(), invocation.getThis(), put, innermost.get());
         innermost.set(pending);
         return pending;
     }
@@ -40,50 +46,90 @@ final class PendingPuts {
     }
 
     /**
-     * The innermost announced call, if it is a call of {@code method} that nothing has claimed yet; it is then
-     * claimed. Another method's call (a repository called from inside an announced service method) finds
-     * nothing to claim.
+     * The innermost announced call, if {@code invocation} is an attempt of it and no other attempt is under
+     * way; it is then claimed until {@link PendingPut#release}. A call of another method, or of the same method
+     * on another object (a repository called from inside an announced service method), claims nothing.
      */
-    static @Nullable PendingPut claim(Method method) {
+    static @Nullable PendingPut claim(MethodInvocation invocation) {
         PendingPut pending = innermost.get();
-        if (pending == null || pending.claimed || !sameSignature(pending.method, method)) {
+        if (pending == null || pending.claimed || !sameCall(pending, invocation)) {
             return null;
         }
         pending.claimed = true;
+        pending.everClaimed = true;
+        pending.keyed = false;
+        pending.keyedResult = null;
         return pending;
     }
 
+    /** Whether no call is announced on this thread: for tests. */
+    static boolean isEmpty() {
+        return innermost.get() == null;
+    }
+
     /**
-     * By name and parameter types, not by declaring type: in a Spring Data repository the call arrives through a
-     * second JDK proxy, whose {@code Method} for an interface method inherited along two paths (a
+     * The announced object is the guard's target: in a class's proxy the same object the inner advice sees;
+     * in front of a Spring Data repository, the repository's own proxy, inside which the inner advice runs.
+     * Methods are compared by name and parameter types, not by declaring type: in a repository the call arrives
+     * through that second JDK proxy, whose {@code Method} for an interface method inherited along two paths (a
      * {@code saveAll} of both {@code CrudRepository} and {@code ListCrudRepository}) may be the other one.
      */
-    private static boolean sameSignature(Method announced, Method invoked) {
-        return announced == invoked || announced.getName().equals(invoked.getName())
-                && Arrays.equals(announced.getParameterTypes(), invoked.getParameterTypes());
+    private static boolean sameCall(PendingPut pending, MethodInvocation invocation) {
+        Object target = pending.target;
+        boolean sameObject = target != null && (target == invocation.getThis()
+                || invocation instanceof ProxyMethodInvocation proxied && proxied.getProxy() == target);
+        Method announced = pending.method;
+        Method invoked = invocation.getMethod();
+        return sameObject && (announced == invoked || announced.getName().equals(invoked.getName())
+                && Arrays.equals(announced.getParameterTypes(), invoked.getParameterTypes()));
     }
 
     /** One announced call. */
     static final class PendingPut {
 
         private final Method method;
-        private final PutOperation put;
+        private final @Nullable Object target;
+        private final PutOperation operation;
         private final @Nullable PendingPut outer;
         private boolean claimed;
+        private boolean everClaimed;
+        private boolean keyed;
+        private @Nullable Object keyedResult;
 
-        private PendingPut(Method method, PutOperation put, @Nullable PendingPut outer) {
+        private PendingPut(Method method, @Nullable Object target, PutOperation operation,
+                @Nullable PendingPut outer) {
             this.method = method;
-            this.put = put;
+            this.target = target;
+            this.operation = operation;
             this.outer = outer;
         }
 
-        PutOperation put() {
-            return put;
+        PutOperation operation() {
+            return operation;
         }
 
-        /** Whether an advice inside the call took over its put. */
-        boolean claimed() {
-            return claimed;
+        /** Records that the attempt under way has put the key(s) of {@code result}. */
+        void recordKeyed(@Nullable Object result) {
+            keyed = true;
+            keyedResult = result;
+        }
+
+        /** Ends the attempt under way, so that another attempt of the call can claim it. */
+        void release() {
+            claimed = false;
+        }
+
+        /**
+         * Whether the key(s) of the result the call returned are in: put by the last attempt that claimed the
+         * call, and that result is the one returned (not, say, a retry advice's fallback value).
+         */
+        boolean isKeyed(@Nullable Object result) {
+            return keyed && keyedResult == result;
+        }
+
+        /** Whether any advice inside the call claimed it: if none did, it was not placed around the call. */
+        boolean everClaimed() {
+            return everClaimed;
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.NamedBloomFilter;
 
 /**
@@ -10,4 +11,9 @@ import io.bloomguard.registry.NamedBloomFilter;
  * @param description {@code Type.method} for logs and errors
  */
 record PutOperation(NamedBloomFilter filter, KeyExpression key, String description) {
+
+    /** Whether other instances read the filter too, so that only a put before the commit keeps them right. */
+    boolean sharedFilter() {
+        return filter.backend() instanceof SharedBloomFilter;
+    }
 }

@@ -234,12 +234,12 @@ class GuardedRepositoryTest {
      * visible to others from its own commit on, before the caller's, so its key must be in by then.
      */
     @Test
-    void aReaderBetweenAnInnerCommitAndItsPutIsNotRejected() {
+    void aReaderAtTheCommitOfARequiresNewMethodInsideACallersTransactionFindsItsRow() {
         String name = "inner-" + System.nanoTime();
         AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
         Customer created = new TransactionTemplate(transactionManager).execute(status ->
                 service.createInItsOwnTransaction(name, readerOf(name, seenByReader)));
-        assertThat(seenByReader.get()).as("reader between the inner commit and the put").isPresent();
+        assertThat(seenByReader.get()).as("reader at the inner commit").isPresent();
         assertThat(customersFilter.mightContain(created.getId())).isTrue();
         assertThat(customersFilter.trustedToReject()).as("rejections resume after the put").isTrue();
     }
@@ -309,6 +309,19 @@ class GuardedRepositoryTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("java.lang.Double");
         assertThat(jdbc.queryForObject("select count(*) from customer where name = ?", Integer.class, name))
                 .as("rows committed").isZero();
+    }
+
+    /**
+     * An advice between the guard and the transaction that runs the method again after a failure (a deadlock
+     * retry): the key put is that of the attempt that committed.
+     */
+    @Test
+    void aWriteRetriedInsideTheGuardPutsTheKeyOfTheAttemptThatCommitted() {
+        lookups.failNextCreate();
+        Customer created = lookups.createFailingOnce("retried-" + System.nanoTime());
+        assertThat(jdbc.queryForObject("select count(*) from customer where name = ?", Integer.class,
+                created.getName())).as("rows committed: the second attempt's").isEqualTo(1);
+        assertThat(lookups.retried(created.getId())).as("found through the filter").isPresent();
     }
 
     /** A guard whose key expression fails on the arguments lets the call run instead of throwing. */

@@ -1,90 +1,166 @@
 package io.bloomguard.guard;
 
+import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.framework.ProxyFactory;
 
-import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Which advice makes a result-keyed put: the one inside the call it was announced for, once. */
+/**
+ * Which advice makes a result-keyed put, through real Spring AOP proxies: an advice inside the call it was
+ * announced for, once per attempt; never an advice around another call.
+ */
 class PendingPutsTest {
 
     interface Writes {
         Object save(Object entity);
 
-        List<Object> saveAll(Iterable<Object> entities);
-    }
-
-    /** Declares the same method again, as a user's repository interface does. */
-    interface MoreWrites extends Writes {
-        @Override
-        Object save(Object entity);
+        Object copy(Object entity);
     }
 
     private final PutOperation put = new PutOperation(null, null, "Writes.save");
 
+    /** What the announcing advice (the guard's role) saw when its call returned. */
+    private final List<String> announcerSaw = new ArrayList<>();
+
+    /** One entry per claim attempt of the claiming advice (the role of the advice inside the transaction). */
+    private final List<Boolean> claims = new ArrayList<>();
+
+    private final MethodInterceptor announcer = invocation -> {
+        PendingPuts.PendingPut pending = PendingPuts.begin(invocation, put);
+        try {
+            Object result = invocation.proceed();
+            announcerSaw.add((pending.isKeyed(result) ? "keyed" : "not keyed")
+                    + (pending.everClaimed() ? "" : ", never claimed"));
+            return result;
+        }
+        finally {
+            PendingPuts.end(pending);
+        }
+    };
+
+    private final MethodInterceptor claimer = invocation -> {
+        PendingPuts.PendingPut pending = PendingPuts.claim(invocation);
+        claims.add(pending != null);
+        if (pending == null) {
+            return invocation.proceed();
+        }
+        try {
+            Object result = invocation.proceed();
+            pending.recordKeyed(result);
+            return result;
+        }
+        finally {
+            pending.release();
+        }
+    };
+
     @AfterEach
-    void nothingLeftAnnounced() throws NoSuchMethodException {
-        assertThat(PendingPuts.claim(method(Writes.class, "save"))).isNull();
+    void nothingLeftAnnounced() {
+        assertThat(PendingPuts.isEmpty()).isTrue();
     }
 
     @Test
-    void theCallItWasAnnouncedForClaimsItOnce() throws NoSuchMethodException {
-        PendingPuts.PendingPut pending = PendingPuts.begin(method(Writes.class, "save"), put);
-        try {
-            assertThat(PendingPuts.claim(method(Writes.class, "save"))).isSameAs(pending);
-            assertThat(pending.claimed()).isTrue();
-            assertThat(PendingPuts.claim(method(Writes.class, "save"))).as("a second advice").isNull();
-        }
-        finally {
-            PendingPuts.end(pending);
-        }
+    void anAdviceInsideTheCallClaimsItAndASecondOneDoesNot() {
+        Writes writes = proxy(new Entities(), announcer, claimer, claimer);
+        writes.save("a");
+        assertThat(claims).containsExactly(true, false);
+        assertThat(announcerSaw).containsExactly("keyed");
     }
 
     @Test
-    void anotherMethodCalledInsideTheCallDoesNotClaimIt() throws NoSuchMethodException {
-        PendingPuts.PendingPut pending = PendingPuts.begin(method(Writes.class, "saveAll"), put);
-        try {
-            assertThat(PendingPuts.claim(method(Writes.class, "save"))).isNull();
-            assertThat(pending.claimed()).as("left for the guard to put after the call").isFalse();
-        }
-        finally {
-            PendingPuts.end(pending);
-        }
+    void withNothingInsideTheCallTheGuardPutsTheKeyItself() {
+        proxy(new Entities(), announcer).save("a");
+        assertThat(announcerSaw).containsExactly("not keyed, never claimed");
     }
 
     @Test
-    void theSameMethodDeclaredOnAnotherInterfaceClaimsIt() throws NoSuchMethodException {
-        PendingPuts.PendingPut pending = PendingPuts.begin(method(MoreWrites.class, "save"), put);
-        try {
-            assertThat(PendingPuts.claim(method(Writes.class, "save"))).isSameAs(pending);
-        }
-        finally {
-            PendingPuts.end(pending);
-        }
+    void theSameMethodOfAnotherObjectCalledInsideClaimsNothing() {
+        Writes other = proxy(new Entities(), claimer);
+        proxy(new Entities(entity -> other.save(entity)), announcer).save("a");
+        assertThat(claims).containsExactly(false);
+        assertThat(announcerSaw).containsExactly("not keyed, never claimed");
     }
 
     @Test
-    void aNestedCallIsClaimedFirstAndTheOuterOneAfterItEnds() throws NoSuchMethodException {
-        PendingPuts.PendingPut outer = PendingPuts.begin(method(Writes.class, "save"), put);
-        try {
-            PendingPuts.PendingPut inner = PendingPuts.begin(method(Writes.class, "save"), put);
+    void anotherMethodOfTheSameObjectCalledInsideClaimsNothing() {
+        Entities entities = new Entities();
+        Writes claiming = proxy(entities, claimer);
+        entities.onSave = claiming::copy;
+        proxy(entities, announcer).save("a");
+        assertThat(claims).containsExactly(false);
+        assertThat(announcerSaw).containsExactly("not keyed, never claimed");
+    }
+
+    @Test
+    void eachAttemptOfARetriedCallClaimsItAnew() {
+        Entities entities = new Entities();
+        entities.failuresLeft = 1;
+        MethodInterceptor retryOnce = invocation -> {
             try {
-                assertThat(PendingPuts.claim(method(Writes.class, "save"))).isSameAs(inner);
+                return ((ProxyMethodInvocation) invocation).invocableClone().proceed();
             }
-            finally {
-                PendingPuts.end(inner);
+            catch (IllegalStateException ex) {
+                return ((ProxyMethodInvocation) invocation).invocableClone().proceed();
             }
-            assertThat(PendingPuts.claim(method(Writes.class, "save"))).isSameAs(outer);
-        }
-        finally {
-            PendingPuts.end(outer);
-        }
+        };
+        proxy(entities, announcer, retryOnce, claimer).save("a");
+        assertThat(claims).as("one claim per attempt").containsExactly(true, true);
+        assertThat(announcerSaw).containsExactly("keyed");
     }
 
-    private static Method method(Class<?> type, String name) throws NoSuchMethodException {
-        return name.equals("save") ? type.getMethod(name, Object.class) : type.getMethod(name, Iterable.class);
+    @Test
+    void aResultOtherThanTheOneKeyedInsideIsNotTakenAsKeyed() {
+        MethodInterceptor fallback = invocation -> {
+            invocation.proceed();
+            return "fallback";
+        };
+        proxy(new Entities(), announcer, fallback, claimer).save("a");
+        assertThat(claims).containsExactly(true);
+        assertThat(announcerSaw).as("the guard puts the key of what was returned").containsExactly("not keyed");
+    }
+
+    private static Writes proxy(Entities target, MethodInterceptor... advices) {
+        ProxyFactory factory = new ProxyFactory(target);
+        factory.addInterface(Writes.class);
+        for (MethodInterceptor advice : advices) {
+            factory.addAdvice(advice);
+        }
+        return (Writes) factory.getProxy();
+    }
+
+    static final class Entities implements Writes {
+
+        Function<Object, Object> onSave;
+        int failuresLeft;
+
+        Entities() {
+            this(entity -> entity);
+        }
+
+        Entities(Function<Object, Object> onSave) {
+            this.onSave = onSave;
+        }
+
+        @Override
+        public Object save(Object entity) {
+            if (failuresLeft > 0) {
+                failuresLeft--;
+                throw new IllegalStateException("deadlock, say");
+            }
+            onSave.apply(entity);
+            return "saved " + entity;
+        }
+
+        @Override
+        public Object copy(Object entity) {
+            return entity;
+        }
     }
 }

@@ -8,6 +8,7 @@ import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
 import io.bloomguard.testapp.CustomerService;
 import io.bloomguard.testapp.Lookups;
+import io.bloomguard.testapp.PlainCustomerRepository;
 import io.bloomguard.testapp.TestApplication;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
@@ -146,6 +147,23 @@ class RedisGuardedApplicationIT {
             Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
             seenAtCommit.set(CompletableFuture.supplyAsync(() -> repository(second).findById(id)).join());
         });
+        assertThat(seenAtCommit.get()).as("found through the other instance at the commit").isPresent();
+    }
+
+    /** The same through a repository that extends Spring Data's {@code Repository} only, not {@code CrudRepository}. */
+    @Test
+    void aRowSavedThroughAPlainRepositoryIsFoundOnAnotherInstanceTheMomentItCommits() {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        ConfigurableApplicationContext second = start(false, Map.of());
+        AtomicReference<Optional<Customer>> seenAtCommit = new AtomicReference<>();
+        Customer.onInsert = customer -> afterCommit(() -> seenAtCommit.set(CompletableFuture
+                .supplyAsync(() -> repository(second).findById(customer.getId())).join()));
+        try {
+            first.getBean(PlainCustomerRepository.class).save(new Customer("plain", "t6", "p-" + UUID.randomUUID()));
+        }
+        finally {
+            Customer.onInsert = customer -> { };
+        }
         assertThat(seenAtCommit.get()).as("found through the other instance at the commit").isPresent();
     }
 

@@ -7,6 +7,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
 
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 /** Guarded methods on a class (a CGLIB proxy, unlike the repository's JDK proxy). */
@@ -16,6 +17,7 @@ public class Lookups {
     private final CustomerRepository customers;
     private final JdbcTemplate jdbc;
     private volatile Runnable afterInsert = () -> { };
+    private final AtomicBoolean failNextCreate = new AtomicBoolean();
 
     public Lookups(CustomerRepository customers, JdbcTemplate jdbc) {
         this.customers = customers;
@@ -63,6 +65,30 @@ public class Lookups {
     @BloomPut(filter = "strict", key = "#result.id / 2.0")
     public Customer saveStrictlyWithUnhashableKey(String name) {
         return customers.save(new Customer(name, "t8", "strict-" + name));
+    }
+
+    /**
+     * Saves a customer, then fails once (a deadlock, say) after the row got its id: the transaction rolls back,
+     * and {@link RetryOnce} runs the method again, which saves it with a new id and commits.
+     */
+    @RetryOnce
+    @Transactional
+    @BloomPut(filter = "retried", key = "#result.id")
+    public Customer createFailingOnce(String name) {
+        Customer saved = customers.save(new Customer(name, "t8", "retried-" + name));
+        if (failNextCreate.getAndSet(false)) {
+            throw new IllegalStateException("deadlock detected, say");
+        }
+        return saved;
+    }
+
+    public void failNextCreate() {
+        failNextCreate.set(true);
+    }
+
+    @BloomGuarded(filter = "retried", key = "#id")
+    public Optional<Customer> retried(Long id) {
+        return customers.findCustomerById(id);
     }
 
     /**

@@ -1,9 +1,11 @@
 package io.bloomguard.testapp;
 
 import io.bloomguard.preload.BloomKeySource;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.cache.annotation.EnableCaching;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
 
 import java.util.stream.LongStream;
 
@@ -25,6 +27,12 @@ public class TestApplication {
     @Bean
     BloomKeySource tinyIds() {
         return BloomKeySource.of("tiny", () -> LongStream.rangeClosed(1, 1000).boxed());
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static RetryOnceAdvisor retryOnceAdvisor() {
+        return new RetryOnceAdvisor();
     }
 
     @Bean
