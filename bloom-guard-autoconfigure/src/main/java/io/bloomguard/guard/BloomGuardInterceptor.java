@@ -160,13 +160,14 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         PendingPuts.PendingPut pending = PendingPuts.begin(invocation, put);
         try {
             Object result = invocation.proceed();
-            if (!pending.isKeyed(result)) {
+            if (!pending.everClaimed() || !pending.keyed(KeyPuts.keysOf(put, args, result))) {
                 if (!pending.everClaimed() && put.sharedFilter() && reportedUnclaimedPuts.add(put.description())) {
                     logger.warn(put.description() + " puts its @BloomPut key into filter '" + filter.name()
                             + "' after it returns, not inside its transaction, so other instances can see its row a"
                             + " moment before the key. bloom-guard's interceptor is not inside this call: a repository"
-                            + " built in code rather than by Spring Data's repository factory bean, or transactions"
-                            + " woven by AspectJ (mode = ASPECTJ). See the README, \"The key is in before the commit\".");
+                            + " built in code rather than by Spring Data's repository factory bean, or another proxy"
+                            + " between bloom-guard's and the repository's. See the README, \"The key is in before the"
+                            + " commit\".");
                 }
                 KeyPuts.putFromResult(put, args, result);
             }

@@ -27,20 +27,34 @@ final class KeyPuts {
     private KeyPuts() {
     }
 
-    /** Puts the key(s) a write that has returned {@code result} wrote. */
-    static void putFromResult(PutOperation put, Object[] args, @Nullable Object result) {
+    /**
+     * Puts the key(s) a write that has returned {@code result} wrote, and returns them: {@code null} when there
+     * were none, or when the key expression failed (which is logged, and stops the filter from rejecting).
+     */
+    static @Nullable Object putFromResult(PutOperation put, Object[] args, @Nullable Object result) {
         Object keys;
         try {
             keys = put.key().evaluate(args, result);
         }
         catch (RuntimeException ex) {
-            if (result == null) {
-                return; // no result, nothing written to key: the same as a key expression of #result
+            if (result != null) {
+                keyLost(put, "its key expression failed on the method's result", "Fix the @BloomPut key expression", ex);
             }
-            keyLost(put, "its key expression failed on the method's result", "Fix the @BloomPut key expression", ex);
-            return;
+            // else no result, nothing written to key: the same as a key expression of #result
+            return null;
         }
         putKeys(put, keys);
+        return keys;
+    }
+
+    /** The key(s) {@link #putFromResult} would put, or {@code null} if the key expression fails. */
+    static @Nullable Object keysOf(PutOperation put, Object[] args, @Nullable Object result) {
+        try {
+            return put.key().evaluate(args, result);
+        }
+        catch (RuntimeException ex) {
+            return null;
+        }
     }
 
     /** Puts a key, or each element of a collection or array of keys. */

@@ -6,6 +6,7 @@ import org.springframework.aop.ProxyMethodInvocation;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * The calls on this thread whose {@code @BloomPut} key is known only once they return, innermost last.
@@ -58,7 +59,7 @@ final class PendingPuts {
         pending.claimed = true;
         pending.everClaimed = true;
         pending.keyed = false;
-        pending.keyedResult = null;
+        pending.keys = null;
         return pending;
     }
 
@@ -94,7 +95,7 @@ final class PendingPuts {
         private boolean claimed;
         private boolean everClaimed;
         private boolean keyed;
-        private @Nullable Object keyedResult;
+        private @Nullable Object keys;
 
         private PendingPut(Method method, @Nullable Object target, PutOperation operation,
                 @Nullable PendingPut outer) {
@@ -108,10 +109,10 @@ final class PendingPuts {
             return operation;
         }
 
-        /** Records that the attempt under way has put the key(s) of {@code result}. */
-        void recordKeyed(@Nullable Object result) {
-            keyed = true;
-            keyedResult = result;
+        /** Records that the attempt under way has put {@code keys} (or had none to put: {@code null}). */
+        void recordKeyed(@Nullable Object keys) {
+            this.keyed = true;
+            this.keys = keys;
         }
 
         /** Ends the attempt under way, so that another attempt of the call can claim it. */
@@ -120,11 +121,13 @@ final class PendingPuts {
         }
 
         /**
-         * Whether the key(s) of the result the call returned are in: put by the last attempt that claimed the
-         * call, and that result is the one returned (not, say, a retry advice's fallback value).
+         * Whether the last attempt that claimed the call put exactly {@code keys}: those the guard computes
+         * from what the call returned. They differ when an advice returns something else (a retry's fallback
+         * value), and then the guard puts its own. Compared by value: a {@code long} result is boxed anew on its
+         * way out of a repository's proxy.
          */
-        boolean isKeyed(@Nullable Object result) {
-            return keyed && keyedResult == result;
+        boolean keyed(@Nullable Object keys) {
+            return keyed && Objects.deepEquals(this.keys, keys);
         }
 
         /** Whether any advice inside the call claimed it: if none did, it was not placed around the call. */

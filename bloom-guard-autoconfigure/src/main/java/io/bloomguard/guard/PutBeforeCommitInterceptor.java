@@ -5,9 +5,6 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.springframework.aop.Advisor;
-import org.springframework.aop.ProxyMethodInvocation;
-import org.springframework.aop.framework.Advised;
 
 import java.lang.reflect.Method;
 import java.util.Set;
@@ -26,10 +23,7 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
 
     private static final Log logger = LogFactory.getLog(BloomGuardInterceptor.class);
 
-    private static final @Nullable Class<?> TRANSACTION_INTERCEPTOR =
-            EmptyValues.optionalClass("org.springframework.transaction.interceptor.TransactionInterceptor");
-
-    private final Set<Method> orderChecked = ConcurrentHashMap.newKeySet();
+    private final Set<Method> reportedOutsideTransaction = ConcurrentHashMap.newKeySet();
 
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
@@ -38,12 +32,13 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         try {
-            if (pending.operation().sharedFilter() && orderChecked.add(invocation.getMethod())) {
-                warnIfOutsideTransaction(invocation, pending.operation());
-            }
             Object result = invocation.proceed();
-            KeyPuts.putFromResult(pending.operation(), invocation.getArguments(), result);
-            pending.recordKeyed(result);
+            PutOperation put = pending.operation();
+            if (put.sharedFilter() && !ActiveTransactions.active()
+                    && reportedOutsideTransaction.add(invocation.getMethod())) {
+                warnOutsideTransaction(put);
+            }
+            pending.recordKeyed(KeyPuts.putFromResult(put, invocation.getArguments(), result));
             return result;
         }
         finally {
@@ -52,26 +47,15 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Spring's transaction advisor and this one have the same precedence, and run in the order they were
-     * declared. If a transaction advisor was declared after bloom-guard's, it runs inside this interceptor and
-     * the key goes in after the commit: say so once, rather than leave a window nobody knows about.
+     * With no transaction around this point, whatever the method wrote is committed already: other instances
+     * sharing the filter can read the row a moment before its key. Said once per method, with what causes it.
      */
-    private void warnIfOutsideTransaction(MethodInvocation invocation, PutOperation put) {
-        if (TRANSACTION_INTERCEPTOR == null || !(invocation instanceof ProxyMethodInvocation proxied)
-                || !(proxied.getProxy() instanceof Advised advised)) {
-            return;
-        }
-        boolean afterThis = false;
-        for (Advisor advisor : advised.getAdvisors()) {
-            if (advisor.getAdvice() == this) {
-                afterThis = true;
-            }
-            else if (afterThis && TRANSACTION_INTERCEPTOR.isInstance(advisor.getAdvice())) {
-                logger.warn(put.description() + " runs its @BloomPut outside its transaction, so its key reaches filter '"
-                        + put.filter().name() + "' after the commit: a transaction advisor comes after bloom-guard's "
-                        + "with the same precedence. Give it a higher precedence (a lower order value).");
-                return;
-            }
-        }
+    private static void warnOutsideTransaction(PutOperation put) {
+        logger.warn(put.description() + " puts its @BloomPut key into shared filter '" + put.filter().name()
+                + "' after its row may be committed, so other instances can read the row a moment before its key:"
+                + " no transaction is active where bloom-guard puts it. Make the method @Transactional (or put the"
+                + " @BloomPut on the repository method that writes); with transactions woven by AspectJ, or a"
+                + " transaction advisor ordered inside bloom-guard's, the same applies."
+                + " See the README, \"The key is in before the commit\".");
     }
 }

@@ -22,6 +22,8 @@ class PendingPutsTest {
         Object save(Object entity);
 
         Object copy(Object entity);
+
+        long count(Object entity);
     }
 
     private final PutOperation put = new PutOperation(null, null, "Writes.save");
@@ -36,7 +38,7 @@ class PendingPutsTest {
         PendingPuts.PendingPut pending = PendingPuts.begin(invocation, put);
         try {
             Object result = invocation.proceed();
-            announcerSaw.add((pending.isKeyed(result) ? "keyed" : "not keyed")
+            announcerSaw.add((pending.everClaimed() && pending.keyed(result) ? "keyed" : "not keyed")
                     + (pending.everClaimed() ? "" : ", never claimed"));
             return result;
         }
@@ -53,7 +55,7 @@ class PendingPutsTest {
         }
         try {
             Object result = invocation.proceed();
-            pending.recordKeyed(result);
+            pending.recordKeyed(result); // here the key is the result itself
             return result;
         }
         finally {
@@ -115,6 +117,50 @@ class PendingPutsTest {
         assertThat(announcerSaw).containsExactly("keyed");
     }
 
+    /** A retry after the put, when the commit fails (an optimistic-lock conflict, say): the new attempt puts again. */
+    @Test
+    void anAttemptThatPutThenFailedAtTheCommitIsFollowedByOneThatPutsItsOwnKey() {
+        Entities entities = new Entities();
+        boolean[] commitFails = {true};
+        MethodInterceptor commit = invocation -> {
+            Object result = invocation.proceed();
+            if (commitFails[0]) {
+                commitFails[0] = false;
+                throw new IllegalStateException("optimistic lock conflict at commit");
+            }
+            return result;
+        };
+        MethodInterceptor retryOnce = invocation -> {
+            try {
+                return ((ProxyMethodInvocation) invocation).invocableClone().proceed();
+            }
+            catch (IllegalStateException ex) {
+                return ((ProxyMethodInvocation) invocation).invocableClone().proceed();
+            }
+        };
+        Object saved = proxy(entities, announcer, retryOnce, commit, claimer).save("a");
+        assertThat(saved).isEqualTo("saved a (2)");
+        assertThat(claims).as("one claim per attempt").containsExactly(true, true);
+        assertThat(announcerSaw).as("the second attempt's key is the one put").containsExactly("keyed");
+    }
+
+    /** A repository: the guard's proxy wraps the repository's own proxy, where the call is claimed. */
+    @Test
+    void theCallIsClaimedInsideAProxyTheGuardsProxyWraps() {
+        Writes repository = proxy(new Entities(), claimer);
+        proxy(repository, announcer).save("a");
+        assertThat(claims).containsExactly(true);
+        assertThat(announcerSaw).containsExactly("keyed");
+    }
+
+    /** Out of the inner proxy a {@code long} is boxed anew: another object, the same key. */
+    @Test
+    void aPrimitiveResultBoxedAgainBetweenTheProxiesIsStillTakenAsKeyed() {
+        Writes repository = proxy(new Entities(), claimer);
+        assertThat(proxy(repository, announcer).count("a")).isEqualTo(1_000L);
+        assertThat(announcerSaw).containsExactly("keyed");
+    }
+
     @Test
     void aResultOtherThanTheOneKeyedInsideIsNotTakenAsKeyed() {
         MethodInterceptor fallback = invocation -> {
@@ -126,7 +172,7 @@ class PendingPutsTest {
         assertThat(announcerSaw).as("the guard puts the key of what was returned").containsExactly("not keyed");
     }
 
-    private static Writes proxy(Entities target, MethodInterceptor... advices) {
+    private static Writes proxy(Writes target, MethodInterceptor... advices) {
         ProxyFactory factory = new ProxyFactory(target);
         factory.addInterface(Writes.class);
         for (MethodInterceptor advice : advices) {
@@ -139,6 +185,7 @@ class PendingPutsTest {
 
         Function<Object, Object> onSave;
         int failuresLeft;
+        int saves;
 
         Entities() {
             this(entity -> entity);
@@ -155,7 +202,12 @@ class PendingPutsTest {
                 throw new IllegalStateException("deadlock, say");
             }
             onSave.apply(entity);
-            return "saved " + entity;
+            return "saved " + entity + (++saves > 1 ? " (" + saves + ")" : "");
+        }
+
+        @Override
+        public long count(Object entity) {
+            return 1_000L;
         }
 
         @Override

@@ -19,8 +19,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.support.PropertiesLoaderUtils;
@@ -59,6 +62,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code redis-server}, guarding a real Spring Data JPA repository: what a user running several replicas sees.
  */
 @Timeout(180)
+@ExtendWith(OutputCaptureExtension.class)
 class RedisGuardedApplicationIT {
 
     private static final long ABSENT = 987_654_321L;
@@ -155,6 +159,7 @@ class RedisGuardedApplicationIT {
     void aRowSavedThroughAPlainRepositoryIsFoundOnAnotherInstanceTheMomentItCommits() {
         ConfigurableApplicationContext first = start(true, Map.of());
         ConfigurableApplicationContext second = start(false, Map.of());
+        assertThat(filter(second, "customers").state()).isEqualTo(FilterState.READY);
         AtomicReference<Optional<Customer>> seenAtCommit = new AtomicReference<>();
         Customer.onInsert = customer -> afterCommit(() -> seenAtCommit.set(CompletableFuture
                 .supplyAsync(() -> repository(second).findById(customer.getId())).join()));
@@ -165,6 +170,44 @@ class RedisGuardedApplicationIT {
             Customer.onInsert = customer -> { };
         }
         assertThat(seenAtCommit.get()).as("found through the other instance at the commit").isPresent();
+    }
+
+    /**
+     * A write that fails once after its insert and is run again by a retry advice between the guard and the
+     * transaction: the key of the attempt that commits is in Redis at its commit.
+     */
+    @Test
+    void aRetriedWriteIsFoundOnAnotherInstanceTheMomentItCommits() {
+        Map<String, String> sharedRetried = Map.of("bloom-guard.filters.retried.backend", "redis");
+        ConfigurableApplicationContext first = start(true, sharedRetried);
+        ConfigurableApplicationContext second = start(false, sharedRetried);
+        assertThat(filter(second, "retried").state()).isEqualTo(FilterState.READY);
+        AtomicReference<Optional<Customer>> seenAtCommit = new AtomicReference<>();
+        Customer.onInsert = customer -> afterCommit(() -> seenAtCommit.set(CompletableFuture
+                .supplyAsync(() -> second.getBean(Lookups.class).retried(customer.getId())).join()));
+        try {
+            first.getBean(Lookups.class).failNextCreate();
+            first.getBean(Lookups.class).createFailingOnce("retried-" + UUID.randomUUID().toString().substring(0, 8));
+        }
+        finally {
+            Customer.onInsert = customer -> { };
+        }
+        assertThat(seenAtCommit.get()).as("found through the other instance at the commit").isPresent();
+    }
+
+    /**
+     * A write to a shared filter with no transaction around it (an auto-committed insert): its row is visible
+     * before its key, and the log says so, once per method.
+     */
+    @Test
+    void aSharedFilterWrittenOutsideATransactionIsReportedOnce(CapturedOutput output) {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        Lookups lookups = first.getBean(Lookups.class);
+        String id = UUID.randomUUID().toString().substring(0, 8);
+        lookups.insertCommittedBeforeKeyIsKnown("auto-1-" + id);
+        lookups.insertCommittedBeforeKeyIsKnown("auto-2-" + id);
+        assertThat(output).containsOnlyOnce("Lookups.insertCommittedBeforeKeyIsKnown puts its @BloomPut key into"
+                + " shared filter 'customers' after its row may be committed");
     }
 
     /**

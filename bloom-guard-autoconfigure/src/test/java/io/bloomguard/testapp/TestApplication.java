@@ -8,6 +8,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 
 import java.util.stream.LongStream;
+import java.util.stream.Stream;
 
 /** A Spring Boot application over H2 with a cache, used as a user's application would be. */
 @SpringBootApplication
@@ -27,6 +28,12 @@ public class TestApplication {
     @Bean
     BloomKeySource tinyIds() {
         return BloomKeySource.of("tiny", () -> LongStream.rangeClosed(1, 1000).boxed());
+    }
+
+    /** Starts empty and is filled by puts alone (so that, shared in Redis, it is loaded at all). */
+    @Bean
+    BloomKeySource retriedIds() {
+        return BloomKeySource.of("retried", Stream::empty);
     }
 
     @Bean
