@@ -7,5 +7,8 @@ public enum FilterImpl {
     BLOOM_GUARD,
 
     /** {@code com.google.common.hash.BloomFilter} with Guava's own funnels. */
-    GUAVA
+    GUAVA,
+
+    /** EXPERIMENT: {@link SplitBlockPrototype}, a candidate layout, not bloom-guard's. */
+    SPLIT_BLOCK
 }

@@ -33,6 +33,9 @@ abstract class FilterUnderTest {
         if (impl == FilterImpl.BLOOM_GUARD) {
             return new BloomGuard(LocalBloomFilter.create(FilterSizing.of(n, fpp), SEED));
         }
+        if (impl == FilterImpl.SPLIT_BLOCK) {
+            return new SplitBlockPrototype(n, fpp);
+        }
         return keys == BenchmarkKeys.LONG
                 ? new Guava<>(Long.class, Funnels.longFunnel(), n, fpp)
                 : new Guava<>(String.class, Funnels.stringFunnel(StandardCharsets.UTF_8), n, fpp);
