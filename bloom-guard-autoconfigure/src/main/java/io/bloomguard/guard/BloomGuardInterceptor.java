@@ -33,7 +33,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
 
     private final BloomOperationSource source;
     private final Set<String> reportedKeyProblems = ConcurrentHashMap.newKeySet();
-    private final Set<String> reportedUnclaimedPuts = ConcurrentHashMap.newKeySet();
+    private final Set<String> reportedLatePuts = ConcurrentHashMap.newKeySet();
 
     public BloomGuardInterceptor(BloomOperationSource source) {
         this.source = source;
@@ -160,14 +160,12 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         PendingPuts.PendingPut pending = PendingPuts.begin(invocation, put);
         try {
             Object result = invocation.proceed();
+            // Put here unless the advice inside put the very keys the result now gives: it may not have run, an
+            // advice may have returned another result, or the key may have changed since, e.g. a column the
+            // database fills only when the insert is flushed at the commit, null when the advice read it.
             if (!pending.everClaimed() || !pending.keyed(KeyPuts.keysOf(put, args, result))) {
-                if (!pending.everClaimed() && put.sharedFilter() && reportedUnclaimedPuts.add(put.description())) {
-                    logger.warn(put.description() + " puts its @BloomPut key into filter '" + filter.name()
-                            + "' after it returns, not inside its transaction, so other instances can see its row a"
-                            + " moment before the key. bloom-guard's interceptor is not inside this call: a repository"
-                            + " built in code rather than by Spring Data's repository factory bean, or another proxy"
-                            + " between bloom-guard's and the repository's. See the README, \"The key is in before the"
-                            + " commit\".");
+                if (put.sharedFilter()) {
+                    reportPutAfterReturn(put, pending.everClaimed());
                 }
                 KeyPuts.putFromResult(put, args, result);
             }
@@ -177,6 +175,24 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             PendingPuts.end(pending);
             filter.endWrite();
         }
+    }
+
+    /**
+     * Says once per method that a shared filter's key goes in only once the call has returned: other instances
+     * can read the row a moment before its key. (This instance holds off rejecting meanwhile.)
+     */
+    private void reportPutAfterReturn(PutOperation put, boolean claimedInside) {
+        if (!reportedLatePuts.add(put.description())) {
+            return;
+        }
+        String why = claimedInside
+                ? "its key was not known inside its transaction (null there, or changed since: a column the database"
+                        + " fills in when the insert is flushed at the commit, say)"
+                : "bloom-guard's interceptor is not inside this call (a repository built in code rather than by Spring"
+                        + " Data's repository factory bean, or another proxy between bloom-guard's and the repository's)";
+        logger.warn(put.description() + " puts its @BloomPut key into shared filter '" + put.filter().name()
+                + "' after it returns, not inside its transaction, so other instances can read its row a moment"
+                + " before the key: " + why + ". See the README, \"The key is in before the commit\".");
     }
 
     /** The key computed from the arguments before the method runs, or null if they do not hold it yet. */

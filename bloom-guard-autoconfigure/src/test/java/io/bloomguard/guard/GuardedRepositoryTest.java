@@ -11,6 +11,8 @@ import io.bloomguard.testapp.CustomerService;
 import io.bloomguard.testapp.Finder;
 import io.bloomguard.testapp.Lookups;
 import io.bloomguard.testapp.TestApplication;
+import io.bloomguard.testapp.Ticket;
+import io.bloomguard.testapp.TicketRepository;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.hibernate.stat.Statistics;
@@ -85,6 +87,9 @@ class GuardedRepositoryTest {
 
     @Autowired
     CustomerFinder customerFinder;
+
+    @Autowired
+    TicketRepository tickets;
 
     @Autowired
     PlatformTransactionManager transactionManager;
@@ -322,6 +327,17 @@ class GuardedRepositoryTest {
         assertThat(jdbc.queryForObject("select count(*) from customer where name = ?", Integer.class,
                 created.getName())).as("rows committed: the second attempt's").isEqualTo(1);
         assertThat(lookups.retried(created.getId())).as("found through the filter").isPresent();
+    }
+
+    /**
+     * A key the database generates when the insert is flushed, at the commit: still null where the put inside
+     * the transaction reads it, so the guard puts it once the call has returned.
+     */
+    @Test
+    void aKeyTheDatabaseFillsInAtTheFlushIsPutOnceItIsKnown() {
+        Ticket saved = tickets.save(new Ticket("flushed at the commit"));
+        assertThat(saved.getCode()).as("filled in by the database").isNotNull();
+        assertThat(tickets.findByCode(saved.getCode())).as("found through the filter").isPresent();
     }
 
     /** A guard whose key expression fails on the arguments lets the call run instead of throwing. */

@@ -10,6 +10,8 @@ import io.bloomguard.testapp.CustomerService;
 import io.bloomguard.testapp.Lookups;
 import io.bloomguard.testapp.PlainCustomerRepository;
 import io.bloomguard.testapp.TestApplication;
+import io.bloomguard.testapp.Ticket;
+import io.bloomguard.testapp.TicketRepository;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.hibernate.stat.Statistics;
@@ -208,6 +210,24 @@ class RedisGuardedApplicationIT {
         lookups.insertCommittedBeforeKeyIsKnown("auto-2-" + id);
         assertThat(output).containsOnlyOnce("Lookups.insertCommittedBeforeKeyIsKnown puts its @BloomPut key into"
                 + " shared filter 'customers' after its row may be committed");
+    }
+
+    /**
+     * A key the database fills in when the insert is flushed, at the commit, cannot be put before it: it goes
+     * in once the save returns (found on the other instance from then on), and the log says so, once.
+     */
+    @Test
+    void aKeyKnownOnlyAtTheCommitIsPutOnceTheSaveReturnsAndReported(CapturedOutput output) {
+        Map<String, String> sharedTickets = Map.of("bloom-guard.filters.tickets.backend", "redis");
+        ConfigurableApplicationContext first = start(true, sharedTickets);
+        ConfigurableApplicationContext second = start(false, sharedTickets);
+        TicketRepository tickets = first.getBean(TicketRepository.class);
+        tickets.save(new Ticket("first"));
+        Ticket saved = tickets.save(new Ticket("second"));
+        assertThat(second.getBean(TicketRepository.class).findByCode(saved.getCode()))
+                .as("found through the other instance").isPresent();
+        assertThat(output).containsOnlyOnce("TicketRepository.save puts its @BloomPut key into shared filter 'tickets'"
+                + " after it returns");
     }
 
     /**

@@ -37,6 +37,11 @@ public class TestApplication {
     }
 
     @Bean
+    BloomKeySource ticketCodes() {
+        return BloomKeySource.of("tickets", Stream::empty);
+    }
+
+    @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static RetryOnceAdvisor retryOnceAdvisor() {
         return new RetryOnceAdvisor();
