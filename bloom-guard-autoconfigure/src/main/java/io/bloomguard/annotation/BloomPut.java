@@ -8,7 +8,8 @@ import java.lang.annotation.Target;
 
 /**
  * Adds a key to the named filter when the method writes a record, so that the filter stays complete. The key
- * is in the filter no later than the commit of the transaction the method runs in.
+ * is in the filter no later than the commit of the transaction the method runs in (the README's "The key is in
+ * before the commit" lists the exceptions, such as a method with no transaction).
  *
  * <pre>{@code
  * @BloomPut(filter = "users", key = "#result.id")
@@ -17,8 +18,8 @@ import java.lang.annotation.Target;
  *
  * A key that can be computed from the parameters alone is put before the method runs. A key that uses
  * {@code #result}, or that is still {@code null} before the method runs (such as {@code #user.id} when the
- * database assigns the id), is put when it returns, and while such a write is under way outside a
- * transaction the filter does not reject. A key that yields a collection or an array puts each element. If
+ * database assigns the id), is put when it returns, from inside its transaction, and while such a write is
+ * under way this instance's filter does not reject. A key that yields a collection or an array puts each element. If
  * the method throws, a key put before it ran stays (a false positive, never a false negative).
  */
 @Target(ElementType.METHOD)

@@ -96,7 +96,11 @@ public class BloomGuardProperties {
         /** What the guard does with absent keys: enforce (reject), shadow (record only) or off. */
         private GuardMode mode = GuardMode.ENFORCE;
 
-        /** What a guarded call does when the backend fails: allow (call through), reject or throw. */
+        /**
+         * What a guarded call does when the backend fails: allow (call through), reject or throw. With throw, a
+         * {@code @BloomPut} whose key the filter refuses or cannot store also throws, from inside the method's
+         * transaction, which then rolls back.
+         */
         private BackendFailurePolicy onBackendFailure = BackendFailurePolicy.ALLOW;
 
         public BackendType getBackend() {
@@ -155,7 +159,10 @@ public class BloomGuardProperties {
         /** What the guard does with absent keys: enforce, shadow or off. */
         private @Nullable GuardMode mode;
 
-        /** What a guarded call does when the backend fails: allow, reject or throw. */
+        /**
+         * What a guarded call does when the backend fails: allow, reject or throw. With throw, a {@code @BloomPut}
+         * whose key the filter refuses or cannot store also throws, from inside the method's transaction.
+         */
         private @Nullable BackendFailurePolicy onBackendFailure;
 
         /** How this filter is filled at startup. */

@@ -23,9 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * fails, a key of an unsupported type, a backend error under the {@code allow} policy) lets the call through:
  * a wasted query is the price of never answering "not found" for a record that exists.
  *
- * <p>A {@code @BloomPut} key known from the arguments is put before the call; one taken from the result is put
- * by {@link PutBeforeCommitInterceptor} inside the method's transaction when there is one, else here once the
- * call returns ({@link KeyPuts}).
+ * <p>A {@code @BloomPut} key known from the arguments is put before the call. One taken from the result is put
+ * by {@link PutBeforeCommitInterceptor} where it sits inside the call (inside the transaction interceptor when
+ * there is one), and here only if no such advice claimed the call or the result now gives other keys
+ * ({@link KeyPuts}).
  */
 public final class BloomGuardInterceptor implements MethodInterceptor {
 
@@ -192,7 +193,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
                         + " Data's repository factory bean, or another proxy between bloom-guard's and the repository's)";
         logger.warn(put.description() + " puts its @BloomPut key into shared filter '" + put.filter().name()
                 + "' after it returns, not inside its transaction, so other instances can read its row a moment"
-                + " before the key: " + why + ". See the README, \"The key is in before the commit\".");
+                + " before the key: " + why + ". See the README, \"How the guard behaves\", \"The key is in before the commit\".");
     }
 
     /** The key computed from the arguments before the method runs, or null if they do not hold it yet. */

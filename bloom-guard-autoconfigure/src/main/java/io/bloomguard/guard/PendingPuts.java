@@ -16,8 +16,8 @@ import java.util.Objects;
  * that moment would be rejected. The guard therefore announces such a call here, and
  * {@link PutBeforeCommitInterceptor}, which sits inside the transaction interceptors (Spring Data's own in a
  * repository, Spring's {@code @Transactional} on a class), claims it and puts the key as the method returns,
- * before the commit. When no attempt of the call has put the key by the time it returns to the guard, the
- * guard puts it itself.
+ * before the commit. When no attempt of the call has put the key by the time it returns to the guard, or the
+ * keys it put are not those the returned result gives, the guard puts them itself.
  *
  * <p>An advice between the two may run the rest of the chain more than once (a retry on a deadlock or an
  * optimistic-lock failure, which may come at the commit, after a put). Each attempt claims the call anew and

@@ -6,7 +6,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import java.lang.reflect.Method;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -21,9 +20,10 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class PutBeforeCommitInterceptor implements MethodInterceptor {
 
+    /** The guard's log category: one place to look for, and to configure, what the guard reports. */
     private static final Log logger = LogFactory.getLog(BloomGuardInterceptor.class);
 
-    private final Set<Method> reportedOutsideTransaction = ConcurrentHashMap.newKeySet();
+    private final Set<String> reportedOutsideTransaction = ConcurrentHashMap.newKeySet();
 
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
@@ -35,7 +35,7 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
             Object result = invocation.proceed();
             PutOperation put = pending.operation();
             if (put.sharedFilter() && !ActiveTransactions.active()
-                    && reportedOutsideTransaction.add(invocation.getMethod())) {
+                    && reportedOutsideTransaction.add(put.description())) {
                 warnOutsideTransaction(put);
             }
             pending.recordKeyed(KeyPuts.putFromResult(put, invocation.getArguments(), result));
@@ -53,9 +53,10 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
     private static void warnOutsideTransaction(PutOperation put) {
         logger.warn(put.description() + " puts its @BloomPut key into shared filter '" + put.filter().name()
                 + "' after its row may be committed, so other instances can read the row a moment before its key:"
-                + " no transaction is active where bloom-guard puts it. Make the method @Transactional (or put the"
-                + " @BloomPut on the repository method that writes); with transactions woven by AspectJ, or a"
-                + " transaction advisor ordered inside bloom-guard's, the same applies."
-                + " See the README, \"The key is in before the commit\".");
+                + " no transaction is active where bloom-guard puts it. Make the method @Transactional, or put the"
+                + " @BloomPut on the repository method that writes. With transactions woven by AspectJ the same applies;"
+                + " a transaction advisor of your own at the lowest precedence, declared after bloom-guard's"
+                + " auto-configuration, needs a higher precedence. See the README, \"How the guard behaves\","
+                + " \"The key is in before the commit\".");
     }
 }

@@ -242,8 +242,15 @@ class GuardedRepositoryTest {
     void aReaderAtTheCommitOfARequiresNewMethodInsideACallersTransactionFindsItsRow() {
         String name = "inner-" + System.nanoTime();
         AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
+        AtomicReference<Boolean> keyInAtCommit = new AtomicReference<>();
+        Runnable reader = readerOf(name, seenByReader);
         Customer created = new TransactionTemplate(transactionManager).execute(status ->
-                service.createInItsOwnTransaction(name, readerOf(name, seenByReader)));
+                service.createInItsOwnTransaction(name, () -> {
+                    Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
+                    keyInAtCommit.set(customersFilter.backendMightContain(id));
+                    reader.run();
+                }));
+        assertThat(keyInAtCommit.get()).as("key in the filter's bits at the inner commit").isTrue();
         assertThat(seenByReader.get()).as("reader at the inner commit").isPresent();
         assertThat(customersFilter.mightContain(created.getId())).isTrue();
         assertThat(customersFilter.trustedToReject()).as("rejections resume after the put").isTrue();

@@ -7,6 +7,7 @@ import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
 import io.bloomguard.testapp.CustomerService;
+import io.bloomguard.testapp.IsolatedCustomerRepository;
 import io.bloomguard.testapp.Lookups;
 import io.bloomguard.testapp.PlainCustomerRepository;
 import io.bloomguard.testapp.TestApplication;
@@ -221,6 +222,7 @@ class RedisGuardedApplicationIT {
         Map<String, String> sharedTickets = Map.of("bloom-guard.filters.tickets.backend", "redis");
         ConfigurableApplicationContext first = start(true, sharedTickets);
         ConfigurableApplicationContext second = start(false, sharedTickets);
+        assertThat(filter(second, "tickets").trustedToReject()).as("the other instance rejects with it").isTrue();
         TicketRepository tickets = first.getBean(TicketRepository.class);
         tickets.save(new Ticket("first"));
         Ticket saved = tickets.save(new Ticket("second"));
@@ -250,8 +252,8 @@ class RedisGuardedApplicationIT {
     }
 
     /**
-     * The guard leaves a write's transaction as its method declares it: here {@code saveAndFlush} (which takes
-     * {@code save}'s {@code @BloomPut}) with the isolation level declared on the repository interface.
+     * The guard leaves a write's transaction as its method declares it: here a repository's {@code save} with
+     * the isolation level declared on the repository interface.
      */
     @Test
     void aRepositoryWriteRunsInTheTransactionItsInterfaceDeclares() {
@@ -266,7 +268,7 @@ class RedisGuardedApplicationIT {
                     .supplyAsync(() -> repository(second).findByTenantAndCode("t7", code)).join()));
         };
         try {
-            repository(first).saveAndFlush(new Customer("isolated", "t7", code));
+            first.getBean(IsolatedCustomerRepository.class).save(new Customer("isolated", "t7", code));
         }
         finally {
             Customer.onInsert = customer -> { };

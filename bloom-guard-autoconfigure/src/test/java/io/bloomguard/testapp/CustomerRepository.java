@@ -5,8 +5,6 @@ import io.bloomguard.annotation.BloomPut;
 import org.springframework.cache.annotation.Cacheable;
 import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.data.jpa.repository.Query;
-import org.springframework.transaction.annotation.Isolation;
-import org.springframework.transaction.annotation.Transactional;
 
 import java.util.List;
 import java.util.Optional;
@@ -52,9 +50,4 @@ public interface CustomerRepository extends JpaRepository<Customer, Long> {
     @Override
     @BloomPut(filter = "codes", key = "#result.tenant + ':' + #result.code")
     <S extends Customer> S save(S customer);
-
-    /** Takes save's {@code @BloomPut}, and runs in a transaction of its own declaring. */
-    @Override
-    @Transactional(isolation = Isolation.REPEATABLE_READ)
-    <S extends Customer> S saveAndFlush(S customer);
 }
