@@ -85,11 +85,11 @@ public final class BloomOperationSource {
 
     /**
      * Whether {@link PutBeforeCommitAdvisor} applies: a {@code @BloomPut} method of a class. A Spring Data
-     * repository's puts are made inside the repository's own proxy instead, where its transaction is.
+     * repository's (any {@code Repository}, not only a {@code CrudRepository}) puts are made inside the
+     * repository's own proxy instead, where its transaction is.
      */
     boolean hasPutOnClass(Method method, @Nullable Class<?> targetClass) {
-        boolean repository = targetClass != null && REPOSITORY != null && Proxy.isProxyClass(targetClass)
-                && REPOSITORY.isAssignableFrom(targetClass); // any repository, not only a CrudRepository
+        boolean repository = targetClass != null && isRepositoryProxy(targetClass, REPOSITORY);
         return !repository && operationsFor(method, targetClass).put() != null;
     }
 
@@ -186,7 +186,7 @@ public final class BloomOperationSource {
     private @Nullable PutOperation putThroughSave(Method method, @Nullable Class<?> targetClass) {
         boolean each = method.getName().equals("saveAll") || method.getName().equals("saveAllAndFlush");
         if (!(each || method.getName().equals("saveAndFlush")) || method.getParameterCount() != 1
-                || targetClass == null || !isSpringDataRepository(targetClass)) {
+                || targetClass == null || !isRepositoryProxy(targetClass, CRUD_REPOSITORY)) {
             return null;
         }
         for (Class<?> type : ClassUtils.getAllInterfacesForClassAsSet(targetClass)) {
@@ -204,8 +204,9 @@ public final class BloomOperationSource {
         return null;
     }
 
-    private static boolean isSpringDataRepository(Class<?> targetClass) {
-        return CRUD_REPOSITORY != null && Proxy.isProxyClass(targetClass) && CRUD_REPOSITORY.isAssignableFrom(targetClass);
+    /** Whether the class is a Spring Data repository's JDK proxy of that type ({@code null}: no Spring Data). */
+    private static boolean isRepositoryProxy(Class<?> targetClass, @Nullable Class<?> repositoryType) {
+        return repositoryType != null && Proxy.isProxyClass(targetClass) && repositoryType.isAssignableFrom(targetClass);
     }
 
     private static <A extends java.lang.annotation.Annotation> @Nullable A find(Method specific, Method method,

@@ -4,6 +4,7 @@ import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.redis.server.RedisServerProcess;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.testapp.AfterCommit;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
 import io.bloomguard.testapp.CustomerService;
@@ -32,7 +33,6 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.support.PropertiesLoaderUtils;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -56,6 +56,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -130,15 +131,9 @@ class RedisGuardedApplicationIT {
         ConfigurableApplicationContext first = start(true, Map.of());
         ConfigurableApplicationContext second = start(false, Map.of());
         String code = "c-" + UUID.randomUUID().toString().substring(0, 8);
-        AtomicReference<Optional<Customer>> seenAtCommit = new AtomicReference<>();
-        Customer.onInsert = customer -> afterCommit(() -> seenAtCommit.set(CompletableFuture
-                .supplyAsync(() -> repository(second).findByTenantAndCode("t6", code)).join()));
-        try {
-            repository(first).save(new Customer("committed", "t6", code));
-        }
-        finally {
-            Customer.onInsert = customer -> { };
-        }
+        AtomicReference<Optional<Customer>> seenAtCommit = readAtCommitOfInsert(
+                customer -> repository(second).findByTenantAndCode("t6", code),
+                () -> repository(first).save(new Customer("committed", "t6", code)));
         assertThat(seenAtCommit.get()).as("found through the other instance at the commit").isPresent();
     }
 
@@ -163,15 +158,9 @@ class RedisGuardedApplicationIT {
         ConfigurableApplicationContext first = start(true, Map.of());
         ConfigurableApplicationContext second = start(false, Map.of());
         assertThat(filter(second, "customers").state()).isEqualTo(FilterState.READY);
-        AtomicReference<Optional<Customer>> seenAtCommit = new AtomicReference<>();
-        Customer.onInsert = customer -> afterCommit(() -> seenAtCommit.set(CompletableFuture
-                .supplyAsync(() -> repository(second).findById(customer.getId())).join()));
-        try {
-            first.getBean(PlainCustomerRepository.class).save(new Customer("plain", "t6", "p-" + UUID.randomUUID()));
-        }
-        finally {
-            Customer.onInsert = customer -> { };
-        }
+        AtomicReference<Optional<Customer>> seenAtCommit = readAtCommitOfInsert(
+                customer -> repository(second).findById(customer.getId()),
+                () -> first.getBean(PlainCustomerRepository.class).save(new Customer("plain", "t6", "p-" + UUID.randomUUID())));
         assertThat(seenAtCommit.get()).as("found through the other instance at the commit").isPresent();
     }
 
@@ -185,16 +174,11 @@ class RedisGuardedApplicationIT {
         ConfigurableApplicationContext first = start(true, sharedRetried);
         ConfigurableApplicationContext second = start(false, sharedRetried);
         assertThat(filter(second, "retried").state()).isEqualTo(FilterState.READY);
-        AtomicReference<Optional<Customer>> seenAtCommit = new AtomicReference<>();
-        Customer.onInsert = customer -> afterCommit(() -> seenAtCommit.set(CompletableFuture
-                .supplyAsync(() -> second.getBean(Lookups.class).retried(customer.getId())).join()));
-        try {
-            first.getBean(Lookups.class).failNextCreate();
-            first.getBean(Lookups.class).createFailingOnce("retried-" + UUID.randomUUID().toString().substring(0, 8));
-        }
-        finally {
-            Customer.onInsert = customer -> { };
-        }
+        Lookups lookups = first.getBean(Lookups.class);
+        lookups.failNextCreate();
+        AtomicReference<Optional<Customer>> seenAtCommit = readAtCommitOfInsert(
+                customer -> second.getBean(Lookups.class).retried(customer.getId()),
+                () -> lookups.createFailingOnce("retried-" + UUID.randomUUID().toString().substring(0, 8)));
         assertThat(seenAtCommit.get()).as("found through the other instance at the commit").isPresent();
     }
 
@@ -264,7 +248,7 @@ class RedisGuardedApplicationIT {
         AtomicReference<Optional<Customer>> seenAtCommit = new AtomicReference<>();
         Customer.onInsert = customer -> {
             isolation.set(TransactionSynchronizationManager.getCurrentTransactionIsolationLevel());
-            afterCommit(() -> seenAtCommit.set(CompletableFuture
+            AfterCommit.run(() -> seenAtCommit.set(CompletableFuture
                     .supplyAsync(() -> repository(second).findByTenantAndCode("t7", code)).join()));
         };
         try {
@@ -293,13 +277,21 @@ class RedisGuardedApplicationIT {
                 .as("rows committed").isZero();
     }
 
-    private static void afterCommit(Runnable action) {
-        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-            @Override
-            public void afterCommit() {
-                action.run();
-            }
-        });
+    /**
+     * Runs {@code write}, and returns what {@code read} gave for the customer it inserted, read on another thread
+     * the moment that insert committed (as another instance told of the row by an event sent at the commit).
+     */
+    private static <T> AtomicReference<T> readAtCommitOfInsert(Function<Customer, T> read, Runnable write) {
+        AtomicReference<T> seen = new AtomicReference<>();
+        Customer.onInsert = customer -> AfterCommit.run(
+                () -> seen.set(CompletableFuture.supplyAsync(() -> read.apply(customer)).join()));
+        try {
+            write.run();
+        }
+        finally {
+            Customer.onInsert = customer -> { };
+        }
+        return seen;
     }
 
     /**

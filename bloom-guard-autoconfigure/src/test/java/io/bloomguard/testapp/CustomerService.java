@@ -7,8 +7,6 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.interceptor.TransactionAspectSupport;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** Write paths: transactional service methods, with a hook that runs right after the commit. */
@@ -29,17 +27,8 @@ public class CustomerService {
     @BloomPut(filter = "customers", key = "#result.id")
     public Customer create(String name, Runnable afterCommit) {
         Customer saved = customers.save(new Customer(name, "t0", "new-" + name));
-        runAfterCommit(afterCommit);
+        AfterCommit.run(afterCommit);
         return saved;
-    }
-
-    private static void runAfterCommit(Runnable action) {
-        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-            @Override
-            public void afterCommit() {
-                action.run();
-            }
-        });
     }
 
     /**
@@ -70,7 +59,7 @@ public class CustomerService {
     @BloomPut(filter = "customers", key = "#result.id")
     public Customer createInItsOwnTransaction(String name, Runnable afterCommit) {
         Customer saved = customers.save(new Customer(name, "t0", "own-" + name));
-        runAfterCommit(afterCommit);
+        AfterCommit.run(afterCommit);
         return saved;
     }
 
@@ -78,7 +67,7 @@ public class CustomerService {
     @Transactional
     public Customer createWithCode(String tenant, String code, Runnable afterCommit) {
         Customer saved = customers.save(new Customer("coded", tenant, code));
-        runAfterCommit(afterCommit);
+        AfterCommit.run(afterCommit);
         return saved;
     }
 
@@ -91,7 +80,7 @@ public class CustomerService {
     public Customer createInAnInnerTransaction(String name, Runnable afterInnerCommit) {
         return innerTransaction.execute(status -> {
             Customer saved = customers.save(new Customer(name, "t0", "inner-" + name));
-            runAfterCommit(afterInnerCommit);
+            AfterCommit.run(afterInnerCommit);
             return saved;
         });
     }
