@@ -152,6 +152,9 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             // Not known yet, e.g. #user.id before the database assigns it to the entity passed in: it is
             // read again once the method returns, exactly like a key taken from the result.
         }
+        if (put.kind().deferred()) {
+            return proceedAndPutOnDelivery(put, invocation);
+        }
         // The key is known only once the method returns. The advice inside the method's transaction puts it
         // before the commit (see PendingPuts); but the record may be committed earlier still, by a transaction
         // the method's code begins (a TransactionTemplate, another bean's REQUIRES_NEW method) or by auto-committed
@@ -166,7 +169,12 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             // database fills only when the insert is flushed at the commit, null when the advice read it.
             if (!pending.everClaimed() || !pending.keyed(KeyPuts.keysOf(put, args, result))) {
                 if (put.sharedFilter()) {
-                    reportPutAfterReturn(put, pending.everClaimed());
+                    reportLatePut(put, "after it returns, not inside its transaction", pending.everClaimed()
+                            ? "its key was not known inside its transaction (null there, or changed since: a column"
+                                    + " the database fills in when the insert is flushed at the commit, say)"
+                            : "bloom-guard's interceptor is not inside this call (a repository built in code rather"
+                                    + " than by Spring Data's repository factory bean, or another proxy between"
+                                    + " bloom-guard's and the repository's)");
                 }
                 KeyPuts.putFromResult(put, args, result);
             }
@@ -179,20 +187,40 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Says once per method that a shared filter's key goes in only once the call has returned: other instances
-     * can read the row a moment before its key. (This instance holds off rejecting meanwhile.)
+     * A method returning a promise ({@link DeferredPuts}): the keys are put when it delivers, not now. The call
+     * itself may already write (a {@code Mono.just(repository.save(user))}), so it holds off rejecting too, and a
+     * key from the arguments that the call has filled in is put at once.
      */
-    private void reportPutAfterReturn(PutOperation put, boolean claimedInside) {
+    private @Nullable Object proceedAndPutOnDelivery(PutOperation put, MethodInvocation invocation) throws Throwable {
+        Object[] args = invocation.getArguments();
+        NamedBloomFilter filter = put.filter();
+        filter.beginWrite();
+        try {
+            Object result = invocation.proceed();
+            if (!put.key().usesResult()) {
+                Object filledIn = KeyPuts.keysOf(put, args, null);
+                if (filledIn != null) {
+                    KeyPuts.putKeys(put, filledIn);
+                    return result;
+                }
+            }
+            return DeferredPuts.watch(invocation, put, result, why -> reportLatePut(put, "after what it wrote may have been committed", why));
+        }
+        finally {
+            filter.endWrite();
+        }
+    }
+
+    /**
+     * Says once per method that a shared filter's key goes in only after the write may have committed: other
+     * instances can read the row a moment before its key. (This instance holds off rejecting meanwhile.)
+     */
+    private void reportLatePut(PutOperation put, String when, String why) {
         if (!reportedLatePuts.add(put.description())) {
             return;
         }
-        String why = claimedInside
-                ? "its key was not known inside its transaction (null there, or changed since: a column the database"
-                        + " fills in when the insert is flushed at the commit, say)"
-                : "bloom-guard's interceptor is not inside this call (a repository built in code rather than by Spring"
-                        + " Data's repository factory bean, or another proxy between bloom-guard's and the repository's)";
         logger.warn(put.description() + " puts its @BloomPut key into shared filter '" + put.filter().name()
-                + "' after it returns, not inside its transaction, so other instances can read its row a moment"
+                + "' " + when + ", so other instances can read its row a moment"
                 + " before the key: " + why + ". See the README, \"How the guard behaves\", \"The key is in before the commit\".");
     }
 

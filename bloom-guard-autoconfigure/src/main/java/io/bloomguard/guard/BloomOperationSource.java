@@ -196,7 +196,7 @@ public final class BloomOperationSource {
                     if (save != null) {
                         String description = describe(method, targetClass) + " (with the @BloomPut of save)";
                         KeyExpression key = each ? KeyExpression.eachElementOfResult(save.key()) : save.key();
-                        return new PutOperation(save.filter(), key, description);
+                        return new PutOperation(save.filter(), key, description, save.kind());
                     }
                 }
             }
@@ -241,7 +241,7 @@ public final class BloomOperationSource {
         String written = asWritten("@BloomPut", annotation.filter(), annotation.key());
         NamedBloomFilter filter = filter(annotation.filter(), written, description);
         KeyExpression key = keyExpression(annotation.key(), true, method, targetClass, written, description);
-        return new PutOperation(filter, key, description);
+        return new PutOperation(filter, key, description, DeferredPuts.kindOf(method.getReturnType()));
     }
 
     /** The annotation as the user wrote it, for error messages. */
@@ -337,30 +337,45 @@ public final class BloomOperationSource {
     }
 
     /**
-     * A key read from the result needs a result that holds it once the method returns; {@code keyIsResult} when
-     * the expression is {@code #result} itself, which must then be a key, or keys.
+     * A key read from the result needs a result that holds it once the method returns, or a promise bloom-guard
+     * can watch deliver it ({@link DeferredPuts}); {@code keyIsResult} when the expression is {@code #result}
+     * itself, which must then be a key, or keys.
      */
     private static void checkResultType(Method method, @Nullable Class<?> targetClass, boolean keyIsResult,
             String written, String description) {
-        Class<?> declared = method.getReturnType();
-        Class<?> type = (targetClass != null)
-                ? ResolvableType.forMethodReturnType(method, targetClass).resolve(declared)
-                : declared;
+        ResolvableType returned = (targetClass != null)
+                ? ResolvableType.forMethodReturnType(method, targetClass)
+                : ResolvableType.forMethodReturnType(method);
+        Class<?> type = returned.resolve(method.getReturnType());
         if (type == void.class || type == Void.class) {
             throw new InvalidBloomAnnotationException(written, description,
                     "the key uses #result, but the method returns nothing",
                     "Return the saved entity or its key, or compute the key from the parameters");
         }
-        if (EmptyValues.isDeferred(type)) {
+        String what = "the method's result";
+        DeferredPuts.Kind kind = DeferredPuts.kindOf(type);
+        if (kind == DeferredPuts.Kind.UNWATCHABLE) {
             throw new InvalidBloomAnnotationException(written, description,
                     "the key uses #result, which would be the " + type.getSimpleName()
-                            + " itself, not the value it completes with",
-                    "Put the @BloomPut on a method that returns the saved value, or use the filter's put() in your own callback");
+                            + " itself, and bloom-guard cannot watch a " + type.getSimpleName() + " for the value it delivers",
+                    "Return a CompletableFuture, a Mono or a Flux (#result is then its value), or compute the key from"
+                            + " the parameters");
+        }
+        if (kind.deferred()) {
+            // Mono<T>, Flux<T>, CompletionStage<T>, CompletableFuture<T>: #result is a T.
+            String promise = type.getSimpleName();
+            type = returned.getGeneric(0).resolve(Object.class);
+            what = (kind == DeferredPuts.Kind.FLUX) ? "each element of the Flux" : "the value of the " + promise;
+            if (type == Void.class) {
+                throw new InvalidBloomAnnotationException(written, description,
+                        "the key uses #result, but the method's " + promise + "<Void> delivers no value",
+                        "Deliver the saved entity or its key, or compute the key from the parameters");
+            }
         }
         if (keyIsResult && !KeyCanonicalizer.isSupportedType(type) && !KeyCanonicalizer.mayHoldSupportedType(type)
                 && !Iterable.class.isAssignableFrom(type) && !type.isArray()) {
             throw new InvalidBloomAnnotationException(written, description,
-                    "the key is the method's result, of type " + type.getTypeName() + ", which has no canonical key form",
+                    "the key is " + what + ", of type " + type.getTypeName() + ", which has no canonical key form",
                     "Name the key inside the result, e.g. key = \"#result.id\"");
         }
     }

@@ -81,14 +81,19 @@ final class KeyPuts {
         }
     }
 
+    /** A record may be written without its key, which cannot be computed: as {@link #keyLost}, with no exception. */
+    static void keyUnknown(PutOperation put, String why, String fix) {
+        keyLost(put, why, fix, null);
+    }
+
     /**
      * A record was (or may have been) written without its key reaching the filter, which would reject it from
      * now on: the filter stops rejecting until it holds every key again, and the log says why.
      */
-    private static void keyLost(PutOperation put, String why, String fix, RuntimeException ex) {
+    private static void keyLost(PutOperation put, String why, String fix, @Nullable RuntimeException ex) {
         NamedBloomFilter filter = put.filter();
         String missing = "Filter '" + filter.name() + "' is missing a key written by " + put.description() + ": "
-                + why + " (" + ex.getMessage() + ").";
+                + why + (ex != null ? " (" + ex.getMessage() + ")." : ".");
         boolean recovers = filter.markIncomplete(missing);
         logger.error(missing + (recovers
                 ? " No instance rejects anything with it until it has been rebuilt from its key source, which follows."

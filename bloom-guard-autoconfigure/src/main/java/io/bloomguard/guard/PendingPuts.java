@@ -37,6 +37,14 @@ final class PendingPuts {
         return pending;
     }
 
+    /**
+     * A call announced not on this thread but along a reactive pipeline (see {@link DeferredPuts}): the advice
+     * inside the call finds it in the subscriber's context, and checks {@link PendingPut#isFor} itself.
+     */
+    static PendingPut detached(MethodInvocation invocation, PutOperation put) {
+        return new PendingPut(invocation.getMethod(), invocation.getThis(), put, null);
+    }
+
     static void end(PendingPut pending) {
         if (pending.outer == null) {
             innermost.remove();
@@ -107,6 +115,17 @@ final class PendingPuts {
 
         PutOperation operation() {
             return operation;
+        }
+
+        /** Whether {@code invocation} is an attempt of this {@link #detached} call, which it then has claimed. */
+        boolean claimedBy(MethodInvocation invocation) {
+            if (!sameCall(this, invocation)) {
+                return false;
+            }
+            everClaimed = true;
+            keyed = false; // a new attempt (a retry resubscribes): only its own put counts
+            keys = null;
+            return true;
         }
 
         /** Records that the attempt under way has put {@code keys} (or had none to put: {@code null}). */

@@ -13,7 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Puts a {@code @BloomPut} key taken from the result as the method returns, from inside the method's
  * transaction, so that the key is in the filter before the row is committed.
  *
- * <p>It acts only on a call the guard has announced ({@link PendingPuts}), and leaves the transaction as the
+ * <p>It acts only on a call the guard has announced ({@link PendingPuts}; for a {@code Mono} or {@code Flux},
+ * {@link DeferredPuts}), and leaves the transaction as the
  * method declared it: it begins none, and a put that fails under {@code on-backend-failure: throw} fails the
  * method, whose transaction then rolls back by its own rules. Placed inside the transaction interceptor by
  * {@link PutBeforeCommitAdvisor} on classes and by a repository proxy post-processor on Spring Data repositories.
@@ -29,7 +30,8 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         PendingPuts.PendingPut pending = PendingPuts.claim(invocation);
         if (pending == null) {
-            return invocation.proceed();
+            // A Mono or Flux is announced not on this thread but in its subscriber's context, looked at once subscribed.
+            return DeferredPuts.putInside(invocation, invocation.proceed());
         }
         try {
             Object result = invocation.proceed();

@@ -11,9 +11,12 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,6 +40,13 @@ class AnnotationValidationTest {
             assertThat(service.find(1L)).as("ready and empty: rejected").isEmpty();
             assertThat(service.save("bob")).isEqualTo(3L);
             assertThat(service.find(3L)).contains("user 3");
+            assertThat(service.saveLater("dora").join()).isEqualTo(4L);
+            assertThat(service.find(4L)).contains("user 4");
+            assertThat(service.saveReactively("alice").block()).isEqualTo(new Saved(5));
+            assertThat(service.find(5L)).contains("user 5");
+            assertThat(service.saveAllReactively("sixsix", "sevennn").collectList().block()).containsExactly(6L, 7L);
+            assertThat(service.find(6L)).contains("user 6");
+            assertThat(service.find(7L)).contains("user 7");
         });
     }
 
@@ -113,10 +123,25 @@ class AnnotationValidationTest {
     }
 
     @Test
-    void resultKeyOnAFuture() {
+    void resultKeyOnAFutureItCannotWatch() {
         assertFailure(FutureSave.class,
-                "the key uses #result, which would be the CompletableFuture itself, not the value it completes with",
-                "@BloomPut on a method that returns the saved value");
+                "the key uses #result, which would be the Future itself, and bloom-guard cannot watch a Future for the"
+                        + " value it delivers",
+                "Return a CompletableFuture, a Mono or a Flux (#result is then its value)");
+    }
+
+    @Test
+    void resultKeyOnAPromiseOfNothing() {
+        assertFailure(MonoOfNothing.class, "on MonoOfNothing.save: the key uses #result, but the method's Mono<Void>"
+                + " delivers no value", "Deliver the saved entity or its key");
+    }
+
+    @Test
+    void resultKeyThatIsAPromisedValueWithNoCanonicalKeyForm() {
+        assertFailure(MonoOfEntity.class, "the key is the value of the Mono, of type " + Saved.class.getTypeName()
+                + ", which has no canonical key form", "key = \"#result.id\"");
+        assertFailure(FluxOfEntities.class, "the key is each element of the Flux, of type " + Saved.class.getTypeName()
+                + ", which has no canonical key form", "key = \"#result.id\"");
     }
 
     @Test
@@ -168,6 +193,21 @@ class AnnotationValidationTest {
         @BloomPut(filter = "users", key = "#result")
         public long save(String name) {
             return name.length();
+        }
+
+        @BloomPut(filter = "users", key = "#result")
+        public CompletableFuture<Long> saveLater(String name) {
+            return CompletableFuture.completedFuture((long) name.length());
+        }
+
+        @BloomPut(filter = "users", key = "#result.id")
+        public Mono<Saved> saveReactively(String name) {
+            return Mono.just(new Saved(name.length()));
+        }
+
+        @BloomPut(filter = "users", key = "#result")
+        public Flux<Long> saveAllReactively(String... names) {
+            return Flux.fromArray(names).map(name -> (long) name.length());
         }
     }
 
@@ -244,9 +284,33 @@ class AnnotationValidationTest {
 
     static class FutureSave {
 
-        @BloomPut(filter = "users", key = "#result.join()")
-        public CompletableFuture<Long> save(String name) {
+        @BloomPut(filter = "users", key = "#result")
+        public Future<Long> save(String name) {
             return CompletableFuture.completedFuture(1L);
+        }
+    }
+
+    static class MonoOfNothing {
+
+        @BloomPut(filter = "users", key = "#result")
+        public Mono<Void> save(String name) {
+            return Mono.empty();
+        }
+    }
+
+    static class MonoOfEntity {
+
+        @BloomPut(filter = "users", key = "#result")
+        public Mono<Saved> save(String name) {
+            return Mono.just(new Saved(1));
+        }
+    }
+
+    static class FluxOfEntities {
+
+        @BloomPut(filter = "users", key = "#result")
+        public Flux<Saved> save(String name) {
+            return Flux.just(new Saved(1));
         }
     }
 

@@ -26,7 +26,7 @@ class PendingPutsTest {
         long count(Object entity);
     }
 
-    private final PutOperation put = new PutOperation(null, null, "Writes.save");
+    private final PutOperation put = new PutOperation(null, null, "Writes.save", DeferredPuts.Kind.NOW);
 
     /** What the announcing advice (the guard's role) saw when its call returned. */
     private final List<String> announcerSaw = new ArrayList<>();

@@ -1,0 +1,347 @@
+package io.bloomguard.guard;
+
+import io.bloomguard.annotation.BloomGuarded;
+import io.bloomguard.annotation.BloomPut;
+import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
+import io.bloomguard.preload.FilterPreloader;
+import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.NamedBloomFilter;
+import io.r2dbc.spi.ConnectionFactories;
+import io.r2dbc.spi.ConnectionFactory;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.reactive.TransactionSynchronization;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@code @BloomPut} on methods that return a promise of what they write: a {@code Mono} or {@code Flux} from a
+ * reactive repository, written only when subscribed to, or a {@code CompletableFuture}. A real reactive database
+ * (H2 through R2DBC) with reactive transactions; the id of each row is assigned by the insert.
+ */
+class DeferredPutTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, BloomGuardAutoConfiguration.class))
+            .withUserConfiguration(ReactiveStoreConfiguration.class)
+            .withPropertyValues("bloom-guard.filters.people.expected-size=1000",
+                    "bloom-guard.filters.strict.expected-size=1000",
+                    "bloom-guard.filters.strict.on-backend-failure=throw");
+
+    @Test
+    void anIdTheInsertAssignsToTheArgumentIsPutBeforeTheCommit() {
+        run(app -> {
+            Person ann = new Person("ann");
+            Mono<Person> insert = app.store().insert(ann);
+            assertThat(ann.id).as("nothing written before the Mono is subscribed to").isNull();
+
+            insert.block();
+
+            assertThat(app.seen().seenAtCommit).containsEntry(ann.id, true);
+            assertThat(app.find(ann.id)).as("found, not rejected").isNotNull();
+        });
+    }
+
+    @Test
+    void theResultOfAMonoIsItsValue() {
+        run(app -> {
+            Person bob = app.store().insertNamed("bob").block();
+
+            assertThat(app.seen().seenAtCommit).containsEntry(bob.id, true);
+            assertThat(app.find(bob.id)).isNotNull();
+        });
+    }
+
+    @Test
+    void theResultOfAFluxIsEachElement() {
+        run(app -> {
+            List<Person> people = app.store().insertAll(List.of("cy", "di", "ed")).collectList().block();
+
+            assertThat(people).hasSize(3).allSatisfy(person -> {
+                assertThat(app.seen().seenAtCommit).containsEntry(person.id, true);
+                assertThat(app.find(person.id)).isNotNull();
+            });
+        });
+    }
+
+    @Test
+    void theResultOfACompletableFutureIsItsValueAndIsInBeforeTheFutureCompletes() {
+        run(app -> {
+            CompletableFuture<Long> id = app.store().insertLater("fay");
+
+            Boolean inWhenComplete = id.thenApply(app.people()::mightContain).get(10, TimeUnit.SECONDS);
+
+            assertThat(inWhenComplete).isTrue();
+            assertThat(app.find(id.join())).isNotNull();
+        });
+    }
+
+    @Test
+    void aFailedFutureFailsWithItsOwnExceptionAndPutsNothing() {
+        run(app -> {
+            CompletableFuture<Long> failed = app.store().insertFailing("gus");
+
+            Throwable seenByCaller = failed.handle((id, ex) -> ex).get(10, TimeUnit.SECONDS);
+
+            assertThat(seenByCaller).as("the method's own exception, not wrapped again")
+                    .isExactlyInstanceOf(IllegalStateException.class).hasMessage("insert of gus failed");
+            assertThat(app.people().trustedToReject()).as("the write's hold is over").isTrue();
+        });
+    }
+
+    @Test
+    void holdsOffRejectingWhileSubscribedOnly() {
+        run(app -> {
+            Mono<Person> insert = app.store().insertNamed("hal");
+            assertThat(app.people().trustedToReject()).as("not subscribed to: nothing written, nothing held").isTrue();
+
+            insert.block();
+
+            assertThat(app.seen().trustedDuringWrite).as("held while the insert ran").containsEntry("hal", false);
+            assertThat(app.people().trustedToReject()).as("released at the end").isTrue();
+        });
+    }
+
+    @Test
+    void aFailedPutUnderThrowRollsTheReactiveTransactionBack() {
+        run(app -> {
+            assertThatThrownBy(() -> app.store().insertStrictly("ivy").block())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Unsupported Bloom filter key type");
+
+            assertThat(app.store().count("ivy")).as("rolled back").isZero();
+        });
+    }
+
+    @Test
+    void aKeyAFutureItCannotWatchWouldFillInStopsTheFilterRejecting() {
+        run(app -> {
+            long absent = 987_654L;
+            assertThat(app.find(absent)).isNull();
+            int queries = app.seen().queries.get();
+
+            app.store().insertUnwatchable(new Person("jo"));
+
+            assertThat(app.people().trustedToReject()).isFalse();
+            assertThat(app.find(absent)).isNull();
+            assertThat(app.seen().queries.get()).as("let through to the database").isEqualTo(queries + 1);
+        });
+    }
+
+    private void run(ThrowingConsumer<Fixture> test) {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            context.getBean(FilterPreloader.class).preloadAll();
+            Fixture fixture = new Fixture(context.getBean(PersonStore.class), context.getBean(Observations.class),
+                    context.getBean(BloomFilterRegistry.class).get("people"));
+            assertThat(fixture.find(123_456L)).as("an empty, loaded filter rejects").isNull();
+            assertThat(fixture.seen().queries.get()).isZero();
+            test.accept(fixture);
+        });
+    }
+
+    @FunctionalInterface
+    interface ThrowingConsumer<T> {
+        void accept(T value) throws Exception;
+    }
+
+    /** The store, what it saw, and its filter. */
+    record Fixture(PersonStore store, Observations seen, NamedBloomFilter people) {
+
+        Person find(Long id) {
+            return store.find(id).block(Duration.ofSeconds(10));
+        }
+    }
+
+    static final class Person {
+
+        Long id;
+        final String name;
+        final LocalDate created = LocalDate.of(2026, 11, 22);
+
+        Person(String name) {
+            this.name = name;
+        }
+
+        public Long getId() {
+            return id;
+        }
+
+        public String getName() {
+            return name;
+        }
+
+        public LocalDate getCreated() {
+            return created;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableTransactionManagement
+    static class ReactiveStoreConfiguration {
+
+        @Bean
+        ConnectionFactory connectionFactory() {
+            return ConnectionFactories.get("r2dbc:h2:mem:///people-" + UUID.randomUUID() + "?options=DB_CLOSE_DELAY=-1");
+        }
+
+        @Bean
+        R2dbcTransactionManager transactionManager(ConnectionFactory connectionFactory) {
+            return new R2dbcTransactionManager(connectionFactory);
+        }
+
+        @Bean
+        DatabaseClient databaseClient(ConnectionFactory connectionFactory) {
+            DatabaseClient db = DatabaseClient.create(connectionFactory);
+            db.sql("create table person (id bigint auto_increment primary key, name varchar(50))").then().block();
+            return db;
+        }
+
+        @Bean
+        Observations observations() {
+            return new Observations();
+        }
+
+        @Bean
+        PersonStore personStore(DatabaseClient db, BloomFilterRegistry registry, Observations observations) {
+            return new PersonStore(db, registry.get("people"), observations);
+        }
+    }
+
+    /** What the store saw, kept apart from it: the test holds the store's proxy, not the store. */
+    static final class Observations {
+
+        final Map<Long, Boolean> seenAtCommit = new ConcurrentHashMap<>();
+        final Map<String, Boolean> trustedDuringWrite = new ConcurrentHashMap<>();
+        final AtomicInteger queries = new AtomicInteger();
+    }
+
+    /** A reactive repository written by hand over R2DBC, as an application would. */
+    static class PersonStore {
+
+        private final DatabaseClient db;
+        private final NamedBloomFilter people;
+        private final Map<Long, Boolean> seenAtCommit;
+        private final Map<String, Boolean> trustedDuringWrite;
+        private final AtomicInteger queries;
+
+        PersonStore(DatabaseClient db, NamedBloomFilter people, Observations observations) {
+            this.db = db;
+            this.people = people;
+            this.seenAtCommit = observations.seenAtCommit;
+            this.trustedDuringWrite = observations.trustedDuringWrite;
+            this.queries = observations.queries;
+        }
+
+        @Transactional
+        @BloomPut(filter = "people", key = "#person.id")
+        public Mono<Person> insert(Person person) {
+            return insertRow(person);
+        }
+
+        @Transactional
+        @BloomPut(filter = "people", key = "#result.id")
+        public Mono<Person> insertNamed(String name) {
+            return insertRow(new Person(name));
+        }
+
+        @Transactional
+        @BloomPut(filter = "people", key = "#result.id")
+        public Flux<Person> insertAll(List<String> names) {
+            return Flux.fromIterable(names).concatMap(name -> insertRow(new Person(name)));
+        }
+
+        @BloomPut(filter = "people", key = "#result")
+        public CompletableFuture<Long> insertLater(String name) {
+            return insertRow(new Person(name)).map(Person::getId).toFuture();
+        }
+
+        @BloomPut(filter = "people", key = "#result")
+        public CompletableFuture<Long> insertFailing(String name) {
+            CompletableFuture<Long> failing = new CompletableFuture<>();
+            CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS).execute(
+                    () -> failing.completeExceptionally(new IllegalStateException("insert of " + name + " failed")));
+            return failing;
+        }
+
+        @Transactional
+        @BloomPut(filter = "strict", key = "#result.created")
+        public Mono<Person> insertStrictly(String name) {
+            return insertRow(new Person(name));
+        }
+
+        /** A plain Future: the id the insert assigns is not there when the method returns. */
+        @BloomPut(filter = "people", key = "#person.id")
+        public Future<Person> insertUnwatchable(Person person) {
+            return CompletableFuture.supplyAsync(() -> insertRow(person).block(),
+                    CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS));
+        }
+
+        @BloomGuarded(filter = "people")
+        public Mono<Person> find(Long id) {
+            return Mono.defer(() -> {
+                queries.incrementAndGet();
+                return db.sql("select id, name from person where id = :id").bind("id", id)
+                        .map(row -> {
+                            Person person = new Person(row.get("name", String.class));
+                            person.id = row.get("id", Long.class);
+                            return person;
+                        })
+                        .one();
+            });
+        }
+
+        public long count(String name) {
+            return db.sql("select count(*) from person where name = :name").bind("name", name)
+                    .map(row -> row.get(0, Long.class)).one().block();
+        }
+
+        /**
+         * Inserts the row, sets the id the database assigned, and notes, as its transaction commits, whether the
+         * filter holds the id then.
+         */
+        private Mono<Person> insertRow(Person person) {
+            NamedBloomFilter filter = people;
+            return Mono.fromRunnable(() -> trustedDuringWrite.put(person.name, filter.trustedToReject()))
+                    .then(db.sql("insert into person (name) values (:name)").bind("name", person.name)
+                            .filter(statement -> statement.returnGeneratedValues("id"))
+                            .map(row -> row.get("id", Long.class)).one())
+                    .map(id -> {
+                        person.id = id;
+                        return person;
+                    })
+                    .flatMap(saved -> TransactionSynchronizationManager.forCurrentTransaction()
+                            .doOnNext(transaction -> transaction.registerSynchronization(new TransactionSynchronization() {
+                                @Override
+                                public Mono<Void> beforeCommit(boolean readOnly) {
+                                    return Mono.fromRunnable(() -> seenAtCommit.put(saved.id, filter.backendMightContain(saved.id)));
+                                }
+                            }))
+                            .onErrorResume(noTransaction -> Mono.empty())
+                            .thenReturn(saved));
+        }
+
+    }
+}
