@@ -37,6 +37,13 @@ public interface SharedBloomFilter extends BloomFilter, AutoCloseable {
     /** What this instance sees of the shared filter now. */
     SharedFilterStatus status();
 
+    /**
+     * {@link #mightContain} without waiting for the store: for callers that must not block, such as a guarded
+     * method returning a {@code Mono}. The future fails as {@code mightContain} would throw (the store did not
+     * answer in time, or is unreachable); a key of an unsupported type is refused at once, by throwing.
+     */
+    java.util.concurrent.CompletableFuture<Boolean> mightContainAsync(Object key);
+
     /** Whether a "no" from {@link #mightContain} may be acted on now. */
     default boolean trustedToReject() {
         return status() == SharedFilterStatus.READY;

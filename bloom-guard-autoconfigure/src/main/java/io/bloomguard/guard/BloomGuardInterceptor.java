@@ -1,5 +1,6 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.FilterCounters;
 import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
@@ -70,72 +71,119 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
 
     private @Nullable Object guard(GuardOperation guard, @Nullable PutOperation put, MethodInvocation invocation)
             throws Throwable {
-        NamedBloomFilter filter = guard.filter();
-        FilterCounters counters = filter.counters();
-        GuardMode mode = filter.spec().mode();
-        // Read trust before the bits: a write that committed before this call began has either finished its
-        // put (so the bits are set) or is still counted in flight (so trust is false).
-        if (mode == GuardMode.OFF || !filter.trustedToReject()) {
-            counters.skipped();
-            return proceed(put, invocation);
+        if (guard.reactive() && guard.filter().backend() instanceof SharedBloomFilter) {
+            return ReactiveGuard.guard(this, guard, put, invocation);
         }
-        Object key;
-        try {
-            key = guard.key().evaluate(invocation.getArguments(), null);
-        }
-        catch (RuntimeException ex) {
-            reportKeyProblem(guard.description(), "could not compute its key", ex);
-            counters.skipped();
-            return proceed(put, invocation);
-        }
+        Object key = keyToCheck(guard, invocation.getArguments());
         if (key == null) {
-            counters.skipped();
             return proceed(put, invocation);
         }
         boolean mightContain;
         try {
-            mightContain = filter.backendMightContain(key);
+            mightContain = guard.filter().backendMightContain(key);
         }
         catch (IllegalArgumentException ex) {
-            reportKeyProblem(guard.description(), "computed a key the filter cannot hash", ex);
-            counters.skipped();
+            keyUnhashable(guard, ex);
             return proceed(put, invocation);
         }
         catch (RuntimeException ex) {
-            counters.backendError();
-            switch (filter.spec().onBackendFailure()) {
-                case REJECT:
-                    return guard.emptyValue().get();
-                case THROW:
-                    throw ex;
-                default:
-                    logger.debug("Filter '" + filter.name() + "' failed a check; letting the call through", ex);
-                    return proceed(put, invocation);
-            }
+            return callsThroughAfter(guard, ex) ? proceed(put, invocation) : guard.emptyValue().get();
         }
-        if (mightContain) {
-            counters.passed();
-            Object result = proceed(put, invocation);
-            if (mode == GuardMode.ENFORCE && guard.answersWithValue() && EmptyValues.isEmpty(result)) {
-                counters.falsePositive();
-            }
-            return result;
+        if (!callsThrough(guard, mightContain)) {
+            return guard.emptyValue().get();
         }
-        if (mode == GuardMode.SHADOW) {
-            counters.shadowRejection();
-            Object result = proceed(put, invocation);
-            if (guard.answersWithValue() && EmptyValues.isFound(result)) {
-                counters.shadowFalseNegative();
-                logger.warn("Filter '" + filter.name() + "' (shadow mode) would have rejected key '" + key + "' in "
-                        + guard.description() + ", which exists: the filter is missing keys");
-            }
-            return result;
-        }
-        counters.rejected();
-        return guard.emptyValue().get();
+        Object result = proceed(put, invocation);
+        countAnswer(guard, key, mightContain, result);
+        return result;
     }
 
-    private @Nullable Object proceed(@Nullable PutOperation put, MethodInvocation invocation) throws Throwable {
+    /**
+     * The key to check a call with, or {@code null} when the call goes through unchecked (counted as skipped):
+     * the filter is off, not ready or holding off for a write, or the key cannot be computed.
+     */
+    @Nullable Object keyToCheck(GuardOperation guard, Object[] args) {
+        NamedBloomFilter filter = guard.filter();
+        // Read trust before the bits: a write that committed before this call began has either finished its
+        // put (so the bits are set) or is still counted in flight (so trust is false).
+        if (filter.spec().mode() == GuardMode.OFF || !filter.trustedToReject()) {
+            filter.counters().skipped();
+            return null;
+        }
+        Object key;
+        try {
+            key = guard.key().evaluate(args, null);
+        }
+        catch (RuntimeException ex) {
+            reportKeyProblem(guard.description(), "could not compute its key", ex);
+            key = null;
+        }
+        if (key == null) {
+            filter.counters().skipped();
+        }
+        return key;
+    }
+
+    /** A key the filter cannot hash: the call goes through unchecked, and the problem is logged once. */
+    void keyUnhashable(GuardOperation guard, IllegalArgumentException ex) {
+        reportKeyProblem(guard.description(), "computed a key the filter cannot hash", ex);
+        guard.filter().counters().skipped();
+    }
+
+    /**
+     * Whether a call whose check failed goes through, by the filter's {@code on-backend-failure}: {@code allow}
+     * yes, {@code reject} no (it answers empty), {@code throw} passes the failure on.
+     */
+    boolean callsThroughAfter(GuardOperation guard, RuntimeException failure) {
+        NamedBloomFilter filter = guard.filter();
+        filter.counters().backendError();
+        switch (filter.spec().onBackendFailure()) {
+            case REJECT:
+                return false;
+            case THROW:
+                throw failure;
+            default:
+                logger.debug("Filter '" + filter.name() + "' failed a check; letting the call through", failure);
+                return true;
+        }
+    }
+
+    /** Whether a checked call goes through: the filter said "might contain", or it only shadows. Counted. */
+    static boolean callsThrough(GuardOperation guard, boolean mightContain) {
+        FilterCounters counters = guard.filter().counters();
+        if (mightContain) {
+            counters.passed();
+            return true;
+        }
+        if (guard.filter().spec().mode() == GuardMode.SHADOW) {
+            counters.shadowRejection();
+            return true;
+        }
+        counters.rejected();
+        return false;
+    }
+
+    /**
+     * Counts what the filter's answer turned out to be, where the result shows it: a "might contain" that found
+     * nothing (a false positive), a shadow "absent" that found something (a false negative, also logged).
+     */
+    private static void countAnswer(GuardOperation guard, Object key, boolean mightContain, @Nullable Object result) {
+        NamedBloomFilter filter = guard.filter();
+        if (!guard.answersWithValue()) {
+            return;
+        }
+        if (mightContain) {
+            if (filter.spec().mode() == GuardMode.ENFORCE && EmptyValues.isEmpty(result)) {
+                filter.counters().falsePositive();
+            }
+        }
+        else if (EmptyValues.isFound(result)) {
+            filter.counters().shadowFalseNegative();
+            logger.warn("Filter '" + filter.name() + "' (shadow mode) would have rejected key '" + key + "' in "
+                    + guard.description() + ", which exists: the filter is missing keys");
+        }
+    }
+
+    @Nullable Object proceed(@Nullable PutOperation put, MethodInvocation invocation) throws Throwable {
         return (put != null) ? proceedAndPut(put, invocation) : invocation.proceed();
     }
 

@@ -233,7 +233,9 @@ public final class BloomOperationSource {
         guardedMethods.computeIfAbsent(filter.name(), name -> Collections.synchronizedSet(new LinkedHashSet<>()))
                 .add(description);
         boolean answersWithValue = returnType != void.class && returnType != Void.class;
-        return new GuardOperation(filter, key, emptyValue, answersWithValue, description);
+        DeferredPuts.Kind kind = DeferredPuts.kindOf(returnType);
+        boolean reactive = kind == DeferredPuts.Kind.MONO || kind == DeferredPuts.Kind.FLUX;
+        return new GuardOperation(filter, key, emptyValue, answersWithValue, description, reactive);
     }
 
     private PutOperation putOperation(BloomPut annotation, Method method, @Nullable Class<?> targetClass,

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
@@ -270,31 +271,91 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     @Override
     public boolean mightContain(Object key) {
+        BlockCheck check = blockCheck(key);
+        if (check == null) {
+            return true;
+        }
+        return check.answer(call(() -> port.get().getRange(check.bitmap, check.start, check.end()),
+                settings.checkTimeout()));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> mightContainAsync(Object key) {
+        BlockCheck check = blockCheck(key);
+        if (check == null) {
+            return CompletableFuture.completedFuture(true);
+        }
+        CompletableFuture<byte[]> reply;
+        try {
+            reply = send(() -> port.get().getRange(check.bitmap, check.start, check.end()));
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+        long timeoutMillis = settings.checkTimeout().toMillis();
+        return reply.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).handle((bytes, failure) -> {
+            if (failure == null) {
+                breaker.onSuccess();
+                return check.answer(bytes);
+            }
+            breaker.onFailure();
+            Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
+            throw (cause instanceof TimeoutException)
+                    ? new RedisUnavailableException("Redis did not answer within " + timeoutMillis + " ms")
+                    : new RedisUnavailableException("Redis command failed: " + cause.getMessage(), cause);
+        });
+    }
+
+    /** The block holding a key's bits; {@code null} when no generation is live (nothing to read: "might contain"). */
+    private @Nullable BlockCheck blockCheck(Object key) {
         View current = view;
         RedisFilterIdentity live = current.live;
         if (live == null) {
-            return true;
+            return null;
         }
         Hash128 hash = KeyCanonicalizer.hash(key, live.seed());
         long block = BlockedBloomLayout.blockIndex(hash.h1(), (int) live.blockCount());
         int shard = live.shardOf(block);
         long start = (block - live.firstBlockOf(shard)) * (BlockedBloomLayout.BLOCK_BITS / 8);
-        String bitmap = current.liveKeys[shard];
-        byte[] bytes = call(() -> port.get().getRange(bitmap, start, start + BlockedBloomLayout.BLOCK_BITS / 8 - 1),
-                settings.checkTimeout());
-        if (bytes.length < BlockedBloomLayout.BLOCK_BITS / 8) {
-            bitmapMissing(current);
+        return new BlockCheck(current, live, hash, current.liveKeys[shard], start);
+    }
+
+    /** The one block a key's bits are in, and how to read them from its bytes. */
+    private final class BlockCheck {
+
+        private final View view;
+        private final RedisFilterIdentity live;
+        private final Hash128 hash;
+        private final String bitmap;
+        private final long start;
+
+        private BlockCheck(View view, RedisFilterIdentity live, Hash128 hash, String bitmap, long start) {
+            this.view = view;
+            this.live = live;
+            this.hash = hash;
+            this.bitmap = bitmap;
+            this.start = start;
+        }
+
+        long end() {
+            return start + BlockedBloomLayout.BLOCK_BITS / 8 - 1;
+        }
+
+        boolean answer(byte[] bytes) {
+            if (bytes.length < BlockedBloomLayout.BLOCK_BITS / 8) {
+                bitmapMissing(view);
+                return true;
+            }
+            long step = BlockedBloomLayout.step(hash.h1());
+            long probe = hash.h2();
+            for (int i = 0; i < live.hashCount(); i++) {
+                if (!RedisBitmapCodec.isSet(bytes, BlockedBloomLayout.bitInBlock(probe))) {
+                    return false;
+                }
+                probe = BlockedBloomLayout.nextProbe(probe, step);
+            }
             return true;
         }
-        long step = BlockedBloomLayout.step(hash.h1());
-        long probe = hash.h2();
-        for (int i = 0; i < live.hashCount(); i++) {
-            if (!RedisBitmapCodec.isSet(bytes, BlockedBloomLayout.bitInBlock(probe))) {
-                return false;
-            }
-            probe = BlockedBloomLayout.nextProbe(probe, step);
-        }
-        return true;
     }
 
     /** One script per shard, all sent before any answer is awaited: one round trip for a batch on one shard. */

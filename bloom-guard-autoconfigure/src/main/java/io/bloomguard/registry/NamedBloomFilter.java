@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -151,6 +152,16 @@ public final class NamedBloomFilter implements BloomFilter {
     /** The backend's own answer, whatever the state: for the guard, which checks the state itself. */
     public boolean backendMightContain(Object key) {
         return backend.mightContain(key);
+    }
+
+    /**
+     * {@link #backendMightContain} without waiting on a shared store: answered at once by a local backend.
+     *
+     * @throws IllegalArgumentException for a key of an unsupported type
+     */
+    public CompletableFuture<Boolean> backendMightContainAsync(Object key) {
+        return (backend instanceof SharedBloomFilter shared) ? shared.mightContainAsync(key)
+                : CompletableFuture.completedFuture(backend.mightContain(key));
     }
 
     @Override

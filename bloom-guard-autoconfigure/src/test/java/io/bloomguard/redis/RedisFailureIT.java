@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -258,6 +259,35 @@ class RedisFailureIT {
             assertThat(recovered).as("checks answer again at the latest one breaker window after the server does")
                 .isLessThan(TestRedisBackend.FAST.breakerWindow().plusMillis(500));
             assertThat(filter.mightContain(4_999L)).isTrue();
+        }
+    }
+
+    /**
+     * The check a reactive guard sends: the same answers as a blocking check, and on a hung server the caller is
+     * not held, the answer fails after the check timeout, and the breaker then fails the next ones at once.
+     */
+    @Test
+    void anAsynchronousCheckAnswersAsABlockingOneAndNeverHoldsItsCaller() {
+        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
+                TestRedisBackend app = TestRedisBackend.on(proxy.port(), TestRedisBackend.FAST)) {
+            RedisBloomFilter filter = app.backend.create("async", SIZING, 1, 1);
+            assertThat(filter.start(RecordingKeyFeed.of(longs(0, 5_000)))).isEqualTo(StartOutcome.LOADED_HERE);
+            for (long key = 0; key < 10_000; key += 7) {
+                assertThat(filter.mightContainAsync(key).join()).as("key %d", key).isEqualTo(filter.mightContain(key));
+            }
+
+            proxy.freeze();
+
+            CompletableFuture<Boolean> hung = filter.mightContainAsync(1L);
+            assertThat(hung).as("returned before any answer").isNotDone();
+            assertThatThrownBy(hung::join).hasCauseInstanceOf(RedisUnavailableException.class)
+                .hasMessageContaining("did not answer within 200 ms");
+            assertThat(filter.mightContainAsync(2L)).as("breaker open: failed at once").isCompletedExceptionally();
+
+            proxy.thaw();
+            Eventually.until("an asynchronous check succeeds after the server answers again",
+                    () -> filter.mightContainAsync(4_999L).handle((answer, failure) -> Boolean.TRUE.equals(answer)).join(),
+                    Duration.ofSeconds(5));
         }
     }
 

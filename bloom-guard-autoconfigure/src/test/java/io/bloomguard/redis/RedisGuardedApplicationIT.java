@@ -35,6 +35,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 import java.io.IOException;
 import java.sql.Connection;
@@ -505,6 +507,37 @@ class RedisGuardedApplicationIT {
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /**
+     * A guarded {@code Mono} or {@code Flux}: nothing goes to Redis when the method is called (in a reactive
+     * application, on an event loop that must not wait); the check is sent when the publisher is subscribed to,
+     * and the method then runs off the Redis client's I/O threads.
+     */
+    @Test
+    void aReactiveMethodIsCheckedWhenSubscribedToAndRunsOffTheRedisClientsThreads() {
+        ConfigurableApplicationContext app = start(true, Map.of());
+        Lookups lookups = app.getBean(Lookups.class);
+        try (RedisMonitor monitor = RedisMonitor.on(redis)) {
+            monitor.commandsSinceLastCall();
+            Mono<String> one = lookups.nameReactively(ABSENT);
+            Flux<String> all = lookups.namesReactively(ABSENT);
+            assertThat(checksSent(monitor)).as("checks sent when the methods were called").isZero();
+
+            assertThat(one.block()).isNull();
+            assertThat(all.collectList().block()).isEmpty();
+            assertThat(checksSent(monitor)).as("one check per subscription").isEqualTo(2);
+            assertThat(lookups.reactiveQueryThreads()).as("rejected: no query ran").isEmpty();
+
+            assertThat(lookups.nameReactively(500L).block()).isNotNull();
+            assertThat(lookups.namesReactively(500L).collectList().block()).hasSize(1);
+            assertThat(checksSent(monitor)).isEqualTo(2);
+            assertThat(lookups.reactiveQueryThreads()).hasSize(2).noneMatch(thread -> thread.startsWith("lettuce"));
+        }
+    }
+
+    private static long checksSent(RedisMonitor monitor) {
+        return monitor.commandsSinceLastCall().getOrDefault("getrange", 0L);
+    }
 
     private ConfigurableApplicationContext start(boolean initializeDatabase, Map<String, String> overrides) {
         Map<String, Object> properties = new HashMap<>();

@@ -5,8 +5,12 @@ import io.bloomguard.annotation.BloomPut;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
@@ -18,6 +22,7 @@ public class Lookups {
     private final JdbcTemplate jdbc;
     private volatile Runnable afterInsert = () -> { };
     private final AtomicBoolean failNextCreate = new AtomicBoolean();
+    private final List<String> reactiveQueryThreads = new CopyOnWriteArrayList<>();
 
     public Lookups(CustomerRepository customers, JdbcTemplate jdbc) {
         this.customers = customers;
@@ -128,6 +133,30 @@ public class Lookups {
     @BloomGuarded(filter = "tiny")
     public void touchTiny(Long id) {
         customers.findCustomerById(id);
+    }
+
+    /**
+     * A reactive finder, as a reactive repository would be; the query here is JPA's, run when subscribed to.
+     * Notes the thread each query ran on.
+     */
+    @BloomGuarded(filter = "customers")
+    public Mono<String> nameReactively(Long id) {
+        return Mono.fromCallable(() -> queryName(id));
+    }
+
+    @BloomGuarded(filter = "customers")
+    public Flux<String> namesReactively(Long id) {
+        return Flux.defer(() -> Flux.fromIterable(Optional.ofNullable(queryName(id)).stream().toList()));
+    }
+
+    /** The threads the reactive finders' queries ran on, in order. */
+    public List<String> reactiveQueryThreads() {
+        return List.copyOf(reactiveQueryThreads);
+    }
+
+    private String queryName(Long id) {
+        reactiveQueryThreads.add(Thread.currentThread().getName());
+        return customers.findCustomerById(id).map(Customer::getName).orElse(null);
     }
 
     public void setAfterInsert(Runnable afterInsert) {

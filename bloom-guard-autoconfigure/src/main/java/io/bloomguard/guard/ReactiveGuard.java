@@ -1,0 +1,80 @@
+package io.bloomguard.guard;
+
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Guards a method that returns a Reactor {@code Mono} or {@code Flux} with a shared filter, without blocking.
+ *
+ * <p>A shared filter answers over the network. Checked when the method is called, the calling thread would wait
+ * for that answer, and in a reactive application that thread is an event loop serving many requests. So the
+ * call returns at once a publisher that, when subscribed to, sends the check, and only once the answer is in
+ * calls the method (or answers empty). The method then runs at subscription rather than at the call, as it does
+ * under Spring's reactive {@code @Cacheable}; each subscription checks anew, as a reactive repository queries anew.
+ * The decisions and counters are the guard's own ({@link BloomGuardInterceptor}).
+ *
+ * <p>Loaded only for such methods, so Reactor stays optional. A local filter answers in nanoseconds and is
+ * checked when the method is called, as for any other method.
+ */
+final class ReactiveGuard {
+
+    private ReactiveGuard() {
+    }
+
+    static Object guard(BloomGuardInterceptor interceptor, GuardOperation guard, @Nullable PutOperation put,
+            MethodInvocation invocation) {
+        Mono<Boolean> callsThrough = Mono.defer(() -> decide(interceptor, guard, invocation.getArguments()));
+        if (Flux.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
+            return callsThrough.flatMapMany(through -> through ? Flux.from(call(interceptor, put, invocation)) : Flux.empty());
+        }
+        return callsThrough.flatMap(through -> through ? Mono.from(call(interceptor, put, invocation)) : Mono.empty());
+    }
+
+    /** Whether the call goes through, once the filter has answered; fails under {@code on-backend-failure: throw}. */
+    private static Mono<Boolean> decide(BloomGuardInterceptor interceptor, GuardOperation guard, Object[] args) {
+        Object key = interceptor.keyToCheck(guard, args);
+        if (key == null) {
+            return Mono.just(true);
+        }
+        CompletableFuture<Boolean> answer;
+        try {
+            answer = guard.filter().backendMightContainAsync(key);
+        }
+        catch (IllegalArgumentException ex) {
+            interceptor.keyUnhashable(guard, ex);
+            return Mono.just(true);
+        }
+        return Mono.fromFuture(answer)
+                // The answer arrives on the Redis client's I/O thread, which the method must not run on: a slow
+                // subscriber there would hold up every Redis reply of the application.
+                .publishOn(Schedulers.parallel())
+                .map(mightContain -> BloomGuardInterceptor.callsThrough(guard, mightContain))
+                .onErrorResume(RuntimeException.class,
+                        failure -> Mono.just(interceptor.callsThroughAfter(guard, failure)));
+    }
+
+    /**
+     * Calls the method, once per subscription: each call proceeds through its own copy of the invocation, whose
+     * remaining advice (a transaction, a cache) would otherwise be skipped from the second time on. The copy is
+     * also exposed as the current invocation, as Spring does at the head of a proxy's chain on the calling thread:
+     * AspectJ-style advice further in looks it up, and this may run on another thread, later.
+     */
+    private static org.reactivestreams.Publisher<?> call(BloomGuardInterceptor interceptor, @Nullable PutOperation put,
+            MethodInvocation invocation) {
+        MethodInvocation once = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone() : invocation;
+        try {
+            Object result = (put == null) ? ExposeInvocationInterceptor.INSTANCE.invoke(once) : interceptor.proceed(put, once);
+            return (result != null) ? (org.reactivestreams.Publisher<?>) result : Mono.empty();
+        }
+        catch (Throwable ex) {
+            return Mono.error(ex);
+        }
+    }
+}
