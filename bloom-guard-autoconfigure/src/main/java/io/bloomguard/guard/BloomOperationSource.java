@@ -233,9 +233,8 @@ public final class BloomOperationSource {
         guardedMethods.computeIfAbsent(filter.name(), name -> Collections.synchronizedSet(new LinkedHashSet<>()))
                 .add(description);
         boolean answersWithValue = returnType != void.class && returnType != Void.class;
-        DeferredPuts.Kind kind = DeferredPuts.kindOf(returnType);
-        boolean reactive = kind == DeferredPuts.Kind.MONO || kind == DeferredPuts.Kind.FLUX;
-        return new GuardOperation(filter, key, emptyValue, answersWithValue, description, reactive);
+        return new GuardOperation(filter, key, emptyValue, answersWithValue, description,
+                DeferredPuts.kindOf(returnType));
     }
 
     private PutOperation putOperation(BloomPut annotation, Method method, @Nullable Class<?> targetClass,

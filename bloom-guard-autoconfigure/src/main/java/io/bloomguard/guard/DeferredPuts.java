@@ -162,6 +162,10 @@ final class DeferredPuts {
     /** Reactor's types; a nested class so that Reactor stays optional. */
     private static final class Reactor {
 
+        /** Why a key is put late when no advice inside the call put it. */
+        private static final String NOT_INSIDE = "bloom-guard's interceptor is not inside this call (another proxy"
+                + " between bloom-guard's and the method)";
+
         /** The context entry through which the guard announces a call to the advice inside it. */
         private static final Class<?> ANNOUNCED = PendingPuts.PendingPut.class;
 
@@ -191,8 +195,7 @@ final class DeferredPuts {
                             if (put.sharedFilter()) {
                                 latePut.accept(announced.everClaimed()
                                         ? "its key was not known inside its transaction (null there, or changed since)"
-                                        : "bloom-guard's interceptor is not inside this call (another proxy between"
-                                                + " bloom-guard's and the method)");
+                                        : NOT_INSIDE);
                             }
                             KeyPuts.putFromResult(put, args, value);
                         })
@@ -206,25 +209,19 @@ final class DeferredPuts {
             reactor.core.publisher.Flux<Object> flux = asFlux(result);
             return reactor.core.publisher.Flux.defer(() -> {
                 PendingPuts.PendingPut announced = PendingPuts.detached(invocation, put);
-                Runnable unlessPutInside = () -> {
-                    if (put.sharedFilter()) {
-                        latePut.accept("bloom-guard's interceptor is not inside this call (another proxy between"
-                                + " bloom-guard's and the method)");
+                // Each element's keys (or, keyed on the arguments, the keys at completion), unless put inside.
+                Consumer<@Nullable Object> putHere = value -> {
+                    if (announced.everClaimed()) {
+                        return;
                     }
+                    if (put.sharedFilter()) {
+                        latePut.accept(NOT_INSIDE);
+                    }
+                    KeyPuts.putFromResult(put, args, value);
                 };
                 reactor.core.publisher.Flux<Object> putting = put.key().usesResult()
-                        ? flux.doOnNext(value -> {
-                            if (!announced.everClaimed()) {
-                                unlessPutInside.run();
-                                KeyPuts.putFromResult(put, args, value);
-                            }
-                        })
-                        : flux.doOnComplete(() -> {
-                            if (!announced.everClaimed()) {
-                                unlessPutInside.run();
-                                KeyPuts.putFromResult(put, args, null);
-                            }
-                        });
+                        ? flux.doOnNext(putHere)
+                        : flux.doOnComplete(() -> putHere.accept(null));
                 return putting.contextWrite(context -> context.put(ANNOUNCED, announced));
             }).doFinally(signal -> filter.endWrite()).doFirst(filter::beginWrite);
         }

@@ -31,7 +31,7 @@ final class ReactiveGuard {
     static Object guard(BloomGuardInterceptor interceptor, GuardOperation guard, @Nullable PutOperation put,
             MethodInvocation invocation) {
         Mono<Boolean> callsThrough = Mono.defer(() -> decide(interceptor, guard, invocation.getArguments()));
-        if (Flux.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
+        if (guard.resultKind() == DeferredPuts.Kind.FLUX) {
             return callsThrough.flatMapMany(through -> through ? Flux.from(call(interceptor, put, invocation)) : Flux.empty());
         }
         return callsThrough.flatMap(through -> through ? Mono.from(call(interceptor, put, invocation)) : Mono.empty());

@@ -292,17 +292,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(ex);
         }
-        long timeoutMillis = settings.checkTimeout().toMillis();
-        return reply.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).handle((bytes, failure) -> {
+        Duration timeout = settings.checkTimeout();
+        return reply.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).handle((bytes, failure) -> {
             if (failure == null) {
                 breaker.onSuccess();
                 return check.answer(bytes);
             }
             breaker.onFailure();
-            Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
-            throw (cause instanceof TimeoutException)
-                    ? new RedisUnavailableException("Redis did not answer within " + timeoutMillis + " ms")
-                    : new RedisUnavailableException("Redis command failed: " + cause.getMessage(), cause);
+            throw unavailable((failure instanceof CompletionException) ? failure.getCause() : failure, timeout);
         });
     }
 
@@ -914,16 +911,23 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
         catch (TimeoutException ex) {
             breaker.onFailure();
-            throw new RedisUnavailableException("Redis did not answer within " + timeout.toMillis() + " ms");
+            throw unavailable(ex, timeout);
         }
         catch (ExecutionException ex) {
             breaker.onFailure();
-            throw new RedisUnavailableException("Redis command failed: " + ex.getCause().getMessage(), ex.getCause());
+            throw unavailable(ex.getCause(), timeout);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new RedisUnavailableException("Interrupted while waiting for Redis", ex);
         }
+    }
+
+    /** The exception a command that timed out ({@code TimeoutException}) or failed ({@code cause}) is reported as. */
+    private static RedisUnavailableException unavailable(Throwable cause, Duration timeout) {
+        return (cause instanceof TimeoutException)
+                ? new RedisUnavailableException("Redis did not answer within " + timeout.toMillis() + " ms")
+                : new RedisUnavailableException("Redis command failed: " + cause.getMessage(), cause);
     }
 
     private <T> T call(Supplier<CompletableFuture<T>> command, Duration timeout) {
