@@ -1,6 +1,5 @@
 package io.bloomguard.guard;
 
-import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.FilterCounters;
 import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
@@ -71,7 +70,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
 
     private @Nullable Object guard(GuardOperation guard, @Nullable PutOperation put, MethodInvocation invocation)
             throws Throwable {
-        if (guard.reactive() && guard.filter().backend() instanceof SharedBloomFilter) {
+        if (guard.reactive()) {
             return ReactiveGuard.guard(this, guard, put, invocation);
         }
         Object key = keyToCheck(guard, invocation.getArguments());

@@ -14,8 +14,8 @@ import java.util.function.Supplier;
  * @param answersWithValue whether the method returns something that says "found" or "not found" (not
  *                    {@code void}), so that its results can be counted as false positives or negatives
  * @param description {@code Type.method} for logs and errors
- * @param resultKind  what the method returns: a Reactor {@code Mono} or {@code Flux} guarded by a shared filter is
- *                    checked when subscribed to rather than when built ({@link ReactiveGuard})
+ * @param resultKind  what the method returns: a Reactor {@code Mono} or {@code Flux} is checked when subscribed to
+ *                    rather than when built ({@link ReactiveGuard})
  */
 record GuardOperation(NamedBloomFilter filter, KeyExpression key, Supplier<@Nullable Object> emptyValue,
         boolean answersWithValue, String description, DeferredPuts.Kind resultKind) {

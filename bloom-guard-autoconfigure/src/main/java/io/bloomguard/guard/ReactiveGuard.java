@@ -11,17 +11,19 @@ import reactor.core.scheduler.Schedulers;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Guards a method that returns a Reactor {@code Mono} or {@code Flux} with a shared filter, without blocking.
+ * Guards a method that returns a Reactor {@code Mono} or {@code Flux} when it is subscribed to, not when it is called.
  *
- * <p>A shared filter answers over the network. Checked when the method is called, the calling thread would wait
- * for that answer, and in a reactive application that thread is an event loop serving many requests. So the
- * call returns at once a publisher that, when subscribed to, sends the check, and only once the answer is in
- * calls the method (or answers empty). The method then runs at subscription rather than at the call, as it does
- * under Spring's reactive {@code @Cacheable}; each subscription checks anew, as a reactive repository queries anew.
- * The decisions and counters are the guard's own ({@link BloomGuardInterceptor}).
+ * <p>A reactive method does its work when subscribed to, which may be well after the call: in
+ * {@code insert.then(find)} the lookup is built before the insert and runs after it. Checked at the call, the
+ * key would still be absent and the lookup rejected though the row exists by the time it runs. So the call
+ * returns at once a publisher that, when subscribed to, checks the key and only then calls the method (or answers
+ * empty). The method thus runs at subscription rather than at the call, as it does under Spring's reactive
+ * {@code @Cacheable}; each subscription checks anew, as a reactive repository queries anew. The decisions and
+ * counters are the guard's own ({@link BloomGuardInterceptor}).
  *
- * <p>Loaded only for such methods, so Reactor stays optional. A local filter answers in nanoseconds and is
- * checked when the method is called, as for any other method.
+ * <p>A shared filter answers over the network, and the subscribing thread (in a reactive application, an event
+ * loop serving many requests) does not wait for it: the check is sent, and the method is called once the answer
+ * is in. Loaded only for such methods, so Reactor stays optional.
  */
 final class ReactiveGuard {
 
@@ -51,10 +53,16 @@ final class ReactiveGuard {
             interceptor.keyUnhashable(guard, ex);
             return Mono.just(true);
         }
-        return Mono.fromFuture(answer)
-                // The answer arrives on the Redis client's I/O thread, which the method must not run on: a slow
-                // subscriber there would hold up every Redis reply of the application.
-                .publishOn(Schedulers.parallel())
+        catch (RuntimeException ex) { // a backend that fails at once, not through the future
+            return Mono.fromCallable(() -> interceptor.callsThroughAfter(guard, ex));
+        }
+        Mono<Boolean> answered = Mono.fromFuture(answer);
+        if (!answer.isDone()) {
+            // A shared filter's answer arrives on the Redis client's I/O thread, which the method must not run on: a
+            // slow subscriber there would hold up every Redis reply of the application. A local one is in already.
+            answered = answered.publishOn(Schedulers.parallel());
+        }
+        return answered
                 .map(mightContain -> BloomGuardInterceptor.callsThrough(guard, mightContain))
                 .onErrorResume(RuntimeException.class,
                         failure -> Mono.just(interceptor.callsThroughAfter(guard, failure)));

@@ -135,6 +135,22 @@ class DeferredPutTest {
         });
     }
 
+    /**
+     * A reactive lookup built before the insert and subscribed to after it, as in {@code insert.then(find)}: the
+     * repository queries when subscribed to, so the guard has to check then too, not when the Mono was built.
+     */
+    @Test
+    void aLookupBuiltBeforeTheInsertAndRunAfterItFindsTheRow() {
+        run(app -> {
+            Mono<Person> findFirst = app.store().find(1L);
+
+            Person found = app.store().insertNamed("kim").then(findFirst).block(Duration.ofSeconds(10));
+
+            assertThat(found).as("the first row, inserted before the lookup ran").isNotNull()
+                    .extracting(person -> person.name).isEqualTo("kim");
+        });
+    }
+
     @Test
     void aKeyAFutureItCannotWatchWouldFillInStopsTheFilterRejecting() {
         run(app -> {
