@@ -165,17 +165,25 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
      * Counts what the filter's answer turned out to be, where the result shows it: a "might contain" that found
      * nothing (a false positive), a shadow "absent" that found something (a false negative, also logged).
      */
-    private static void countAnswer(GuardOperation guard, Object key, boolean mightContain, @Nullable Object result) {
+    static void countAnswer(GuardOperation guard, Object key, boolean mightContain, @Nullable Object result) {
+        countAnswer(guard, key, mightContain, EmptyValues.isEmpty(result), EmptyValues.isFound(result));
+    }
+
+    /**
+     * As above, for a result already judged: {@code empty} when it says "not found", {@code found} when it says
+     * "found" (a stream says neither until it is consumed).
+     */
+    static void countAnswer(GuardOperation guard, Object key, boolean mightContain, boolean empty, boolean found) {
         NamedBloomFilter filter = guard.filter();
         if (!guard.answersWithValue()) {
             return;
         }
         if (mightContain) {
-            if (filter.spec().mode() == GuardMode.ENFORCE && EmptyValues.isEmpty(result)) {
+            if (filter.spec().mode() == GuardMode.ENFORCE && empty) {
                 filter.counters().falsePositive();
             }
         }
-        else if (EmptyValues.isFound(result)) {
+        else if (found) {
             filter.counters().shadowFalseNegative();
             logger.warn("Filter '" + filter.name() + "' (shadow mode) would have rejected key '" + key + "' in "
                     + guard.description() + ", which exists: the filter is missing keys");

@@ -232,9 +232,12 @@ public final class BloomOperationSource {
         }
         guardedMethods.computeIfAbsent(filter.name(), name -> Collections.synchronizedSet(new LinkedHashSet<>()))
                 .add(description);
-        boolean answersWithValue = returnType != void.class && returnType != Void.class;
-        return new GuardOperation(filter, key, emptyValue, answersWithValue, description,
-                DeferredPuts.kindOf(returnType));
+        DeferredPuts.Kind kind = DeferredPuts.kindOf(returnType);
+        // A Mono<Void> says no more than a void method; the value type of a Mono or Flux is its type argument.
+        Class<?> answerType = kind.deferred()
+                ? returnTypeOf(method, targetClass).getGeneric(0).resolve(Object.class) : returnType;
+        boolean answersWithValue = answerType != void.class && answerType != Void.class;
+        return new GuardOperation(filter, key, emptyValue, answersWithValue, description, kind);
     }
 
     private PutOperation putOperation(BloomPut annotation, Method method, @Nullable Class<?> targetClass,
@@ -344,9 +347,7 @@ public final class BloomOperationSource {
      */
     private static void checkResultType(Method method, @Nullable Class<?> targetClass, boolean keyIsResult,
             String written, String description) {
-        ResolvableType returned = (targetClass != null)
-                ? ResolvableType.forMethodReturnType(method, targetClass)
-                : ResolvableType.forMethodReturnType(method);
+        ResolvableType returned = returnTypeOf(method, targetClass);
         Class<?> type = returned.resolve(method.getReturnType());
         if (type == void.class || type == Void.class) {
             throw new InvalidBloomAnnotationException(written, description,
@@ -379,6 +380,13 @@ public final class BloomOperationSource {
                     "the key is " + what + ", of type " + type.getTypeName() + ", which has no canonical key form",
                     "Name the key inside the result, e.g. key = \"#result.id\"");
         }
+    }
+
+    /** The method's return type as declared for the class it is called on (type variables resolved). */
+    private static ResolvableType returnTypeOf(Method method, @Nullable Class<?> targetClass) {
+        return (targetClass != null)
+                ? ResolvableType.forMethodReturnType(method, targetClass)
+                : ResolvableType.forMethodReturnType(method);
     }
 
     private static int parameterIndex(String variable, String @Nullable [] names, int parameterCount) {

@@ -9,6 +9,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Guards a method that returns a Reactor {@code Mono} or {@code Flux} when it is subscribed to, not when it is called.
@@ -19,7 +20,8 @@ import java.util.concurrent.CompletableFuture;
  * returns at once a publisher that, when subscribed to, checks the key and only then calls the method (or answers
  * empty). The method thus runs at subscription rather than at the call, as it does under Spring's reactive
  * {@code @Cacheable}; each subscription checks anew, as a reactive repository queries anew. The decisions and
- * counters are the guard's own ({@link BloomGuardInterceptor}).
+ * counters are the guard's own ({@link BloomGuardInterceptor}), false positives and shadow false negatives included:
+ * counted when the method's publisher has answered.
  *
  * <p>A shared filter answers over the network, and the subscribing thread (in a reactive application, an event
  * loop serving many requests) does not wait for it: the check is sent, and the method is called once the answer
@@ -32,18 +34,23 @@ final class ReactiveGuard {
 
     static Object guard(BloomGuardInterceptor interceptor, GuardOperation guard, @Nullable PutOperation put,
             MethodInvocation invocation) {
-        Mono<Boolean> callsThrough = Mono.defer(() -> decide(interceptor, guard, invocation.getArguments()));
+        Mono<Decision> decision = Mono.defer(() -> decide(interceptor, guard, invocation.getArguments()));
         if (guard.resultKind() == DeferredPuts.Kind.FLUX) {
-            return callsThrough.flatMapMany(through -> through ? Flux.from(call(interceptor, put, invocation)) : Flux.empty());
+            return decision.flatMapMany(decided -> decided.through()
+                    ? counted(guard, decided, Flux.from(call(interceptor, put, invocation))) : Flux.empty());
         }
-        return callsThrough.flatMap(through -> through ? Mono.from(call(interceptor, put, invocation)) : Mono.empty());
+        return decision.flatMap(decided -> decided.through()
+                ? counted(guard, decided, Mono.from(call(interceptor, put, invocation))) : Mono.empty());
     }
 
-    /** Whether the call goes through, once the filter has answered; fails under {@code on-backend-failure: throw}. */
-    private static Mono<Boolean> decide(BloomGuardInterceptor interceptor, GuardOperation guard, Object[] args) {
+    /**
+     * Whether the call goes through, once the filter has answered, with that answer; fails under
+     * {@code on-backend-failure: throw}.
+     */
+    private static Mono<Decision> decide(BloomGuardInterceptor interceptor, GuardOperation guard, Object[] args) {
         Object key = interceptor.keyToCheck(guard, args);
         if (key == null) {
-            return Mono.just(true);
+            return Mono.just(Decision.UNCHECKED);
         }
         CompletableFuture<Boolean> answer;
         try {
@@ -51,10 +58,10 @@ final class ReactiveGuard {
         }
         catch (IllegalArgumentException ex) {
             interceptor.keyUnhashable(guard, ex);
-            return Mono.just(true);
+            return Mono.just(Decision.UNCHECKED);
         }
         catch (RuntimeException ex) { // a backend that fails at once, not through the future
-            return Mono.fromCallable(() -> interceptor.callsThroughAfter(guard, ex));
+            return Mono.fromCallable(() -> Decision.unanswered(interceptor.callsThroughAfter(guard, ex)));
         }
         Mono<Boolean> answered = Mono.fromFuture(answer);
         if (!answer.isDone()) {
@@ -63,9 +70,54 @@ final class ReactiveGuard {
             answered = answered.publishOn(Schedulers.parallel());
         }
         return answered
-                .map(mightContain -> BloomGuardInterceptor.callsThrough(guard, mightContain))
+                .map(mightContain -> new Decision(BloomGuardInterceptor.callsThrough(guard, mightContain), key, mightContain))
                 .onErrorResume(RuntimeException.class,
-                        failure -> Mono.just(interceptor.callsThroughAfter(guard, failure)));
+                        failure -> Mono.just(Decision.unanswered(interceptor.callsThroughAfter(guard, failure))));
+    }
+
+    /** The method's {@code Mono}, counting once it has answered whether the filter's answer was right. */
+    private static Mono<?> counted(GuardOperation guard, Decision decided, Mono<?> result) {
+        Object key = decided.key();
+        if (key == null || !guard.answersWithValue()) {
+            return result;
+        }
+        // Completes empty: the value is null, which is "not found".
+        return result.doOnSuccess(value -> BloomGuardInterceptor.countAnswer(guard, key, decided.mightContain(), value));
+    }
+
+    /** The method's {@code Flux}, counting as above: it found something if it emits anything. */
+    private static Flux<?> counted(GuardOperation guard, Decision decided, Flux<?> result) {
+        Object key = decided.key();
+        if (key == null || !guard.answersWithValue()) {
+            return result;
+        }
+        AtomicBoolean found = new AtomicBoolean(); // this subscription's: the method is called anew for each
+        return result
+                .doOnNext(element -> {
+                    if (found.compareAndSet(false, true)) {
+                        BloomGuardInterceptor.countAnswer(guard, key, decided.mightContain(), false, true);
+                    }
+                })
+                .doOnComplete(() -> {
+                    if (!found.get()) {
+                        BloomGuardInterceptor.countAnswer(guard, key, decided.mightContain(), true, false);
+                    }
+                });
+    }
+
+    /**
+     * Whether a call goes through and, if the filter answered, for which key and with what answer.
+     *
+     * @param key          the key checked, or {@code null} when the filter did not answer (unchecked, or failed)
+     * @param mightContain the filter's answer, when it gave one
+     */
+    private record Decision(boolean through, @Nullable Object key, boolean mightContain) {
+
+        static final Decision UNCHECKED = new Decision(true, null, true);
+
+        static Decision unanswered(boolean through) {
+            return new Decision(through, null, true);
+        }
     }
 
     /**

@@ -40,7 +40,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * {@code @BloomPut} on methods that return a promise of what they write: a {@code Mono} or {@code Flux} from a
  * reactive repository, written only when subscribed to, or a {@code CompletableFuture}. A real reactive database
- * (H2 through R2DBC) with reactive transactions; the id of each row is assigned by the insert.
+ * (H2 through R2DBC) with reactive transactions; the id of each row is assigned by the insert. Also the guard of
+ * reactive lookups, which runs when they are subscribed to and counts what their answers show.
  */
 class DeferredPutTest {
 
@@ -49,7 +50,9 @@ class DeferredPutTest {
             .withUserConfiguration(ReactiveStoreConfiguration.class)
             .withPropertyValues("bloom-guard.filters.people.expected-size=1000",
                     "bloom-guard.filters.strict.expected-size=1000",
-                    "bloom-guard.filters.strict.on-backend-failure=throw");
+                    "bloom-guard.filters.strict.on-backend-failure=throw",
+                    "bloom-guard.filters.shadowed.expected-size=1000",
+                    "bloom-guard.filters.shadowed.mode=shadow");
 
     @Test
     void anIdTheInsertAssignsToTheArgumentIsPutBeforeTheCommit() {
@@ -166,6 +169,56 @@ class DeferredPutTest {
         });
     }
 
+    @Test
+    void aReactiveLookupThatFindsNothingAfterMightContainIsCountedAsAFalsePositive() {
+        run(app -> {
+            long absent = 555L;
+            app.people().put(absent); // in the filter, not in the database: what a false positive is
+            long before = app.people().stats().falsePositives();
+
+            assertThat(app.find(absent)).isNull();
+            assertThat(app.people().stats().falsePositives()).as("Mono").isEqualTo(before + 1);
+
+            assertThat(app.store().findAll(absent).collectList().block()).isEmpty();
+            assertThat(app.people().stats().falsePositives()).as("Flux").isEqualTo(before + 2);
+
+            app.store().touch(absent).block();
+            assertThat(app.people().stats().falsePositives()).as("a Mono<Void> says nothing about the key")
+                    .isEqualTo(before + 2);
+        });
+    }
+
+    @Test
+    void aReactiveLookupThatFindsTheRowAfterMightContainIsNoFalsePositive() {
+        run(app -> {
+            Person kept = app.store().insertNamed("lea").block();
+            long before = app.people().stats().falsePositives();
+
+            assertThat(app.find(kept.id)).isNotNull();
+            assertThat(app.store().findAll(kept.id).collectList().block()).hasSize(1);
+
+            assertThat(app.people().stats().falsePositives()).isEqualTo(before);
+            assertThat(app.people().stats().passed()).isGreaterThanOrEqualTo(2);
+        });
+    }
+
+    @Test
+    void aShadowFilterCountsTheReactiveLookupsItWouldHaveWronglyRejected() {
+        run(app -> {
+            NamedBloomFilter shadowed = app.store().shadowed();
+            Person unkeyed = app.store().insertUnkeyed("max").block(); // written without its key: the filter misses it
+            long missing = 777_777L;
+
+            assertThat(app.store().findShadowed(unkeyed.id).block()).as("shadow mode never rejects").isNotNull();
+            assertThat(app.store().findAllShadowed(unkeyed.id).collectList().block()).hasSize(1);
+            assertThat(app.store().findShadowed(missing).block()).isNull();
+            assertThat(app.store().findAllShadowed(missing).collectList().block()).isEmpty();
+
+            assertThat(shadowed.stats().shadowRejections()).isEqualTo(4);
+            assertThat(shadowed.stats().shadowFalseNegatives()).as("the two lookups that found the row").isEqualTo(2);
+        });
+    }
+
     private void run(ThrowingConsumer<Fixture> test) {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
@@ -242,7 +295,7 @@ class DeferredPutTest {
 
         @Bean
         PersonStore personStore(DatabaseClient db, BloomFilterRegistry registry, Observations observations) {
-            return new PersonStore(db, registry.get("people"), observations);
+            return new PersonStore(db, registry.get("people"), registry.get("shadowed"), observations);
         }
     }
 
@@ -259,13 +312,15 @@ class DeferredPutTest {
 
         private final DatabaseClient db;
         private final NamedBloomFilter people;
+        private final NamedBloomFilter shadowed;
         private final Map<Long, Boolean> seenAtCommit;
         private final Map<String, Boolean> trustedDuringWrite;
         private final AtomicInteger queries;
 
-        PersonStore(DatabaseClient db, NamedBloomFilter people, Observations observations) {
+        PersonStore(DatabaseClient db, NamedBloomFilter people, NamedBloomFilter shadowed, Observations observations) {
             this.db = db;
             this.people = people;
+            this.shadowed = shadowed;
             this.seenAtCommit = observations.seenAtCommit;
             this.trustedDuringWrite = observations.trustedDuringWrite;
             this.queries = observations.queries;
@@ -317,6 +372,45 @@ class DeferredPutTest {
 
         @BloomGuarded(filter = "people")
         public Mono<Person> find(Long id) {
+            return selectById(id);
+        }
+
+        @BloomGuarded(filter = "people")
+        public Flux<Person> findAll(Long id) {
+            return selectById(id).flux();
+        }
+
+        /** Says nothing of whether the key exists: a rejected call and a passed one both complete empty. */
+        @BloomGuarded(filter = "people")
+        public Mono<Void> touch(Long id) {
+            return selectById(id).then();
+        }
+
+        @BloomGuarded(filter = "shadowed")
+        public Mono<Person> findShadowed(Long id) {
+            return selectById(id);
+        }
+
+        @BloomGuarded(filter = "shadowed")
+        public Flux<Person> findAllShadowed(Long id) {
+            return selectById(id).flux();
+        }
+
+        /** A write with no {@code @BloomPut}: its row is missing from every filter. */
+        public Mono<Person> insertUnkeyed(String name) {
+            return insertRow(new Person(name));
+        }
+
+        public NamedBloomFilter shadowed() {
+            return shadowed;
+        }
+
+        public long count(String name) {
+            return db.sql("select count(*) from person where name = :name").bind("name", name)
+                    .map(row -> row.get(0, Long.class)).one().block();
+        }
+
+        private Mono<Person> selectById(Long id) {
             return Mono.defer(() -> {
                 queries.incrementAndGet();
                 return db.sql("select id, name from person where id = :id").bind("id", id)
@@ -327,11 +421,6 @@ class DeferredPutTest {
                         })
                         .one();
             });
-        }
-
-        public long count(String name) {
-            return db.sql("select count(*) from person where name = :name").bind("name", name)
-                    .map(row -> row.get(0, Long.class)).one().block();
         }
 
         /**
