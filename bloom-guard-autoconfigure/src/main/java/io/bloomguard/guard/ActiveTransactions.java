@@ -1,9 +1,13 @@
 package io.bloomguard.guard;
 
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.ClassUtils;
 
-/** Whether the current thread runs in a Spring-managed transaction, without needing spring-tx on the classpath. */
+/**
+ * Whether the current thread runs in a Spring-managed transaction, and what to do when it commits, without needing
+ * spring-tx on the classpath. For a reactive pipeline, see {@link ReactiveTransactions}.
+ */
 final class ActiveTransactions {
 
     private static final boolean SPRING_TX = ClassUtils.isPresent(
@@ -18,11 +22,37 @@ final class ActiveTransactions {
         return SPRING_TX && SpringTx.active();
     }
 
+    /** Whether spring-tx is on the classpath. */
+    static boolean springTxPresent() {
+        return SPRING_TX;
+    }
+
+    /**
+     * Runs {@code action} once the transaction active on this thread has committed (not if it rolls back); does
+     * nothing when no transaction is active.
+     */
+    static void afterCommit(Runnable action) {
+        if (SPRING_TX) {
+            SpringTx.afterCommit(action);
+        }
+    }
+
     /** Loaded only once spring-tx is known to be there. */
     private static final class SpringTx {
 
         static boolean active() {
             return TransactionSynchronizationManager.isActualTransactionActive();
+        }
+
+        static void afterCommit(Runnable action) {
+            if (active() && TransactionSynchronizationManager.isSynchronizationActive()) {
+                TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                    @Override
+                    public void afterCommit() {
+                        action.run();
+                    }
+                });
+            }
         }
     }
 }

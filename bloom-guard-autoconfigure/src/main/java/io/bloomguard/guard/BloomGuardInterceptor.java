@@ -218,7 +218,16 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         filter.beginWrite();
         PendingPuts.PendingPut pending = PendingPuts.begin(invocation, put);
         try {
-            Object result = invocation.proceed();
+            Object result;
+            try {
+                result = invocation.proceed();
+            }
+            catch (Throwable ex) {
+                if (!pending.everClaimed()) { // else the advice inside has dealt with it (InterruptedWrites)
+                    InterruptedWrites.putKeyFromArguments(put, args);
+                }
+                throw ex;
+            }
             // Put here unless the advice inside put the very keys the result now gives: it may not have run, an
             // advice may have returned another result, or the key may have changed since, e.g. a column the
             // database fills only when the insert is flushed at the commit, null when the advice read it.

@@ -7,7 +7,6 @@ import org.springframework.util.ClassUtils;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
 /**
@@ -36,6 +35,10 @@ import java.util.function.Consumer;
  * <p>Meanwhile this instance's filter holds off rejecting, as during any write whose key is not in yet: from each
  * subscription to its end (or cancellation) for a {@code Mono} or {@code Flux}, and from the call to completion
  * for a {@code CompletionStage}. A publisher nobody subscribes to writes nothing and holds nothing.
+ *
+ * <p>A write that fails or is cancelled before it delivers is watched from inside its transaction
+ * ({@link InterruptedWrites}). Cancelling the {@code CompletableFuture} the guard returns is not passed on to the
+ * method's own, whose work would go on (a {@code CompletableFuture} cannot be interrupted) without delivering its key.
  *
  * <p>A plain {@code Future}, or another library's publisher, cannot be watched: {@code #result} on one is refused at
  * startup, and a key from the arguments that is still unknown when the method returns is reported as lost.
@@ -135,6 +138,9 @@ final class DeferredPuts {
                     }
                     KeyPuts.putFromResult(put, args, value);
                 }
+                else {
+                    InterruptedWrites.putKeyFromArguments(put, args);
+                }
             }
             catch (Throwable ex) { // a failed put under on-backend-failure: throw
                 outcome = ex;
@@ -149,13 +155,8 @@ final class DeferredPuts {
                 watched.complete(value);
             }
         });
-        if (stage instanceof Future<?> future) {
-            watched.whenComplete((value, failure) -> {
-                if (watched.isCancelled()) {
-                    future.cancel(true);
-                }
-            });
-        }
+        // Cancelling the stage returned is not passed on to the method's own: a CompletableFuture's work goes on when
+        // it is cancelled (it cannot be interrupted), and the cancelled future would no longer deliver its key.
         return watched;
     }
 
@@ -199,6 +200,8 @@ final class DeferredPuts {
                             }
                             KeyPuts.putFromResult(put, args, value);
                         })
+                        .doOnError(failure -> interruptedOutside(announced, args))
+                        .doOnCancel(() -> interruptedOutside(announced, args))
                         .contextWrite(context -> context.put(ANNOUNCED, announced));
             }).doFinally(signal -> filter.endWrite()).doFirst(filter::beginWrite);
         }
@@ -222,8 +225,21 @@ final class DeferredPuts {
                 reactor.core.publisher.Flux<Object> putting = put.key().usesResult()
                         ? flux.doOnNext(putHere)
                         : flux.doOnComplete(() -> putHere.accept(null));
-                return putting.contextWrite(context -> context.put(ANNOUNCED, announced));
+                return putting
+                        .doOnError(failure -> interruptedOutside(announced, args))
+                        .doOnCancel(() -> interruptedOutside(announced, args))
+                        .contextWrite(context -> context.put(ANNOUNCED, announced));
             }).doFinally(signal -> filter.endWrite()).doFirst(filter::beginWrite);
+        }
+
+        /**
+         * A write that failed or was cancelled, seen from the guard: the advice inside the call deals with it
+         * ({@link InterruptedWrites}); with none there, the most the guard can do is put a key the arguments hold.
+         */
+        private static void interruptedOutside(PendingPuts.PendingPut announced, Object[] args) {
+            if (!announced.everClaimed()) {
+                InterruptedWrites.putKeyFromArguments(announced.operation(), args);
+            }
         }
 
         static Object putInside(MethodInvocation invocation, Object result) {
@@ -236,7 +252,20 @@ final class DeferredPuts {
                         return mono;
                     }
                     PutOperation put = announced.operation();
-                    return mono.doOnSuccess(value -> announced.recordKeyed(KeyPuts.putFromResult(put, args, value)));
+                    InterruptedWrites.Subscription watch = new InterruptedWrites.Subscription(put, args, "Mono");
+                    return ReactiveTransactions.whenEnds(watch::transactionEnded).flatMap(inTransaction -> {
+                        watch.inTransaction(inTransaction);
+                        // Watched between the method's publisher and the put: the method's own failures, not a put's.
+                        return mono
+                                .doOnEach(signal -> {
+                                    if (signal.isOnNext() || signal.isOnComplete()) {
+                                        watch.settled(); // its value is keyed next, or it wrote nothing to key
+                                    }
+                                })
+                                .doOnError(failure -> watch.failed())
+                                .doOnCancel(watch::cancelled)
+                                .doOnSuccess(value -> announced.recordKeyed(KeyPuts.putFromResult(put, args, value)));
+                    });
                 });
             }
             reactor.core.publisher.Flux<Object> flux = asFlux(result);
@@ -246,9 +275,17 @@ final class DeferredPuts {
                     return flux;
                 }
                 PutOperation put = announced.operation();
-                return put.key().usesResult()
-                        ? flux.doOnNext(value -> KeyPuts.putFromResult(put, args, value))
-                        : flux.doOnComplete(() -> KeyPuts.putFromResult(put, args, null));
+                InterruptedWrites.Subscription watch = new InterruptedWrites.Subscription(put, args, "Flux");
+                return ReactiveTransactions.whenEnds(watch::transactionEnded).flatMapMany(inTransaction -> {
+                    watch.inTransaction(inTransaction);
+                    reactor.core.publisher.Flux<Object> watched = flux
+                            .doOnComplete(watch::settled) // each element keyed, or the arguments' key put next
+                            .doOnError(failure -> watch.failed())
+                            .doOnCancel(watch::cancelled);
+                    return put.key().usesResult()
+                            ? watched.doOnNext(value -> KeyPuts.putFromResult(put, args, value))
+                            : watched.doOnComplete(() -> KeyPuts.putFromResult(put, args, null));
+                });
             });
         }
 

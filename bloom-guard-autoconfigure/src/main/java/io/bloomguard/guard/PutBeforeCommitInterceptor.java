@@ -16,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>It acts only on a call the guard has announced ({@link PendingPuts}; for a {@code Mono} or {@code Flux},
  * {@link DeferredPuts}), and leaves the transaction as the
  * method declared it: it begins none, and a put that fails under {@code on-backend-failure: throw} fails the
- * method, whose transaction then rolls back by its own rules. Placed inside the transaction interceptor by
+ * method, whose transaction then rolls back by its own rules. A call that throws before it gives its key is
+ * watched to the end of its transaction ({@link InterruptedWrites}). Placed inside the transaction interceptor by
  * {@link PutBeforeCommitAdvisor} on classes and by a repository proxy post-processor on Spring Data repositories.
  */
 public final class PutBeforeCommitInterceptor implements MethodInterceptor {
@@ -34,8 +35,15 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
             return DeferredPuts.putInside(invocation, invocation.proceed());
         }
         try {
-            Object result = invocation.proceed();
             PutOperation put = pending.operation();
+            Object result;
+            try {
+                result = invocation.proceed();
+            }
+            catch (Throwable ex) {
+                InterruptedWrites.threw(put, invocation.getArguments(), ex);
+                throw ex;
+            }
             if (put.sharedFilter() && !ActiveTransactions.active()
                     && reportedOutsideTransaction.add(put.description())) {
                 warnOutsideTransaction(put);

@@ -5,9 +5,11 @@ import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -32,6 +34,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -219,6 +222,104 @@ class DeferredPutTest {
         });
     }
 
+    /** A cancelled reactive transaction rolls back: nothing was written, so the filter is still trusted. */
+    @Test
+    void aCancelledTransactionalInsertRollsBackAndTheFilterGoesOnRejecting() {
+        run(app -> {
+            assertThatThrownBy(() -> app.store().insertSlowly("ola").timeout(Duration.ofMillis(100)).block())
+                    .hasCauseInstanceOf(TimeoutException.class);
+
+            awaitTrue("the transaction ended", () -> app.seen().completions.containsKey("ola"));
+            assertThat(app.seen().completions).containsEntry("ola", TransactionSynchronization.STATUS_ROLLED_BACK);
+            assertThat(app.store().count("ola")).isZero();
+            assertThat(app.people().trustedToReject()).isTrue();
+        });
+    }
+
+    /**
+     * With no transaction the insert is in the database before the cancellation, and its id never reached the
+     * filter: the filter must stop rejecting, or that row would be "not found" from now on.
+     */
+    @Test
+    void aCancelledInsertWithNoTransactionStopsTheFilterRejecting() {
+        run(app -> {
+            assertThatThrownBy(() -> app.store().insertSlowlyWithoutTransaction("pat").timeout(Duration.ofMillis(100)).block())
+                    .hasCauseInstanceOf(TimeoutException.class);
+
+            Long id = app.store().idOf("pat");
+            assertThat(id).as("written before it was cancelled").isNotNull();
+            assertThat(app.people().trustedToReject()).isFalse();
+            assertThat(app.find(id)).as("found, not rejected").isNotNull();
+        });
+    }
+
+    /** Cancelled after the insert assigned the id to the argument: that key is put, and the filter stays trusted. */
+    @Test
+    void aCancelledInsertKeyedOnItsArgumentPutsTheIdItWasAssigned() {
+        run(app -> {
+            Person quin = new Person("quin");
+            assertThatThrownBy(() -> app.store().insertSlowlyWithoutTransaction(quin).timeout(Duration.ofMillis(100)).block())
+                    .hasCauseInstanceOf(TimeoutException.class);
+
+            assertThat(quin.id).isNotNull();
+            assertThat(app.people().trustedToReject()).isTrue();
+            assertThat(app.find(quin.id)).as("found, not rejected").isNotNull();
+        });
+    }
+
+    /** A failure the transaction does not roll back for: the row is committed, without its key. */
+    @Test
+    void aFailedInsertWhoseTransactionCommitsAllTheSameStopsTheFilterRejecting() {
+        run(app -> {
+            assertThatThrownBy(() -> app.store().insertThenFailToMail("rae").block())
+                    .isInstanceOf(IllegalStateException.class).hasMessage("mail server down");
+
+            Long id = app.store().idOf("rae");
+            assertThat(id).as("committed").isNotNull();
+            assertThat(app.seen().completions).containsEntry("rae", TransactionSynchronization.STATUS_COMMITTED);
+            assertThat(app.people().trustedToReject()).isFalse();
+            assertThat(app.find(id)).as("found, not rejected").isNotNull();
+        });
+    }
+
+    /** A failure that rolls the transaction back wrote nothing: the filter goes on rejecting. */
+    @Test
+    void aFailedInsertThatRollsBackLeavesTheFilterTrusted() {
+        run(app -> {
+            assertThatThrownBy(() -> app.store().insertThenFail("sam").block()).isInstanceOf(IllegalStateException.class);
+
+            assertThat(app.seen().completions).containsEntry("sam", TransactionSynchronization.STATUS_ROLLED_BACK);
+            assertThat(app.store().count("sam")).isZero();
+            assertThat(app.people().trustedToReject()).isTrue();
+        });
+    }
+
+    /**
+     * Cancelling the future the method returned does not stop the write behind it (the future's own would no longer
+     * deliver the key while the insert went on): the row is written and its key put.
+     */
+    @Test
+    void cancellingTheReturnedFutureLetsTheWriteFinishAndPutItsKey() {
+        run(app -> {
+            CompletableFuture<Long> insert = app.store().insertLaterSlowly("tia");
+
+            assertThat(insert.cancel(true)).isTrue();
+
+            awaitTrue("the row is written and the write's hold is over",
+                    () -> app.store().idOf("tia") != null && app.people().trustedToReject());
+            assertThat(app.people().state()).isEqualTo(FilterState.READY);
+            assertThat(app.find(app.store().idOf("tia"))).as("found, not rejected").isNotNull();
+        });
+    }
+
+    private static void awaitTrue(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waited 10 s for: " + what).isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
     private void run(ThrowingConsumer<Fixture> test) {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
@@ -305,6 +406,7 @@ class DeferredPutTest {
         final Map<Long, Boolean> seenAtCommit = new ConcurrentHashMap<>();
         final Map<String, Boolean> trustedDuringWrite = new ConcurrentHashMap<>();
         final AtomicInteger queries = new AtomicInteger();
+        final Map<String, Integer> completions = new ConcurrentHashMap<>();
     }
 
     /** A reactive repository written by hand over R2DBC, as an application would. */
@@ -316,6 +418,7 @@ class DeferredPutTest {
         private final Map<Long, Boolean> seenAtCommit;
         private final Map<String, Boolean> trustedDuringWrite;
         private final AtomicInteger queries;
+        private final Map<String, Integer> completions;
 
         PersonStore(DatabaseClient db, NamedBloomFilter people, NamedBloomFilter shadowed, Observations observations) {
             this.db = db;
@@ -324,6 +427,7 @@ class DeferredPutTest {
             this.seenAtCommit = observations.seenAtCommit;
             this.trustedDuringWrite = observations.trustedDuringWrite;
             this.queries = observations.queries;
+            this.completions = observations.completions;
         }
 
         @Transactional
@@ -396,6 +500,46 @@ class DeferredPutTest {
             return selectById(id).flux();
         }
 
+        /** Inserts, then takes its time before it answers: long enough to be cancelled after the insert. */
+        @Transactional
+        @BloomPut(filter = "people", key = "#result.id")
+        public Mono<Person> insertSlowly(String name) {
+            return insertRow(new Person(name)).delayElement(Duration.ofSeconds(2));
+        }
+
+        @BloomPut(filter = "people", key = "#result.id")
+        public Mono<Person> insertSlowlyWithoutTransaction(String name) {
+            return insertRow(new Person(name)).delayElement(Duration.ofSeconds(2));
+        }
+
+        @BloomPut(filter = "people", key = "#person.id")
+        public Mono<Person> insertSlowlyWithoutTransaction(Person person) {
+            return insertRow(person).delayElement(Duration.ofSeconds(2));
+        }
+
+        @BloomPut(filter = "people", key = "#result")
+        public CompletableFuture<Long> insertLaterSlowly(String name) {
+            return insertRow(new Person(name)).delayElement(Duration.ofMillis(300)).map(Person::getId).toFuture();
+        }
+
+        /** Inserts, then fails with an exception its transaction is told not to roll back for. */
+        @Transactional(noRollbackFor = IllegalStateException.class)
+        @BloomPut(filter = "people", key = "#result.id")
+        public Mono<Person> insertThenFailToMail(String name) {
+            return insertRow(new Person(name)).then(Mono.error(new IllegalStateException("mail server down")));
+        }
+
+        @Transactional
+        @BloomPut(filter = "people", key = "#result.id")
+        public Mono<Person> insertThenFail(String name) {
+            return insertRow(new Person(name)).then(Mono.error(new IllegalStateException("constraint violated, say")));
+        }
+
+        public @Nullable Long idOf(String name) {
+            return db.sql("select id from person where name = :name").bind("name", name)
+                    .map(row -> row.get(0, Long.class)).one().block();
+        }
+
         /** A write with no {@code @BloomPut}: its row is missing from every filter. */
         public Mono<Person> insertUnkeyed(String name) {
             return insertRow(new Person(name));
@@ -442,6 +586,11 @@ class DeferredPutTest {
                                 @Override
                                 public Mono<Void> beforeCommit(boolean readOnly) {
                                     return Mono.fromRunnable(() -> seenAtCommit.put(saved.id, filter.backendMightContain(saved.id)));
+                                }
+
+                                @Override
+                                public Mono<Void> afterCompletion(int status) {
+                                    return Mono.fromRunnable(() -> completions.put(saved.name, status));
                                 }
                             }))
                             .onErrorResume(noTransaction -> Mono.empty())

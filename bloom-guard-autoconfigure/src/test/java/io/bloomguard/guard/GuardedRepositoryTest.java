@@ -27,6 +27,7 @@ import org.springframework.test.context.TestPropertySource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -84,6 +85,10 @@ class GuardedRepositoryTest {
     @Autowired
     @Qualifier("refusing")
     NamedBloomFilter refusingFilter;
+
+    @Autowired
+    @Qualifier("mailed")
+    NamedBloomFilter mailedFilter;
 
     @Autowired
     CustomerFinder customerFinder;
@@ -308,6 +313,29 @@ class GuardedRepositoryTest {
         assertThat(refusingFilter.state()).isEqualTo(FilterState.FAILED);
         assertThat(lookups.refusing(saved.getId())).isPresent();
         assertThat(refusingFilter.stats().backendErrors()).isEqualTo(1);
+    }
+
+    /**
+     * A write that throws before it gives its key: if its transaction rolls back nothing was written, and the
+     * filter goes on rejecting; if it commits all the same (a checked exception), the row is there without its
+     * key, and the filter must stop rejecting.
+     */
+    @Test
+    void aWriteThatThrowsButCommitsStopsTheFilterRejecting() {
+        String rolledBack = "unchecked-" + System.nanoTime();
+        assertThatThrownBy(() -> lookups.saveThenFailUnchecked(rolledBack)).isInstanceOf(IllegalStateException.class);
+        assertThat(jdbc.queryForObject("select count(*) from customer where name = ?", Integer.class, rolledBack))
+                .as("rolled back").isZero();
+        assertThat(mailedFilter.state()).isEqualTo(FilterState.READY);
+        assertThat(lookups.mailed(ABSENT)).as("still rejects").isEmpty();
+        assertThat(mailedFilter.stats().rejected()).isEqualTo(1);
+
+        String committed = "checked-" + System.nanoTime();
+        assertThatThrownBy(() -> lookups.saveThenFailToMail(committed)).isInstanceOf(IOException.class);
+        Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, committed);
+
+        assertThat(mailedFilter.state()).isEqualTo(FilterState.FAILED);
+        assertThat(lookups.mailed(id)).as("the committed row is found").isPresent();
     }
 
     /**

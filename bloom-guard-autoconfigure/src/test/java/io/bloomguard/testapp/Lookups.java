@@ -8,6 +8,7 @@ import org.springframework.transaction.annotation.Transactional;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -93,6 +94,30 @@ public class Lookups {
 
     @BloomGuarded(filter = "retried", key = "#id")
     public Optional<Customer> retried(Long id) {
+        return customers.findCustomerById(id);
+    }
+
+    /**
+     * Saves a customer, then fails to send its welcome mail: a checked exception, for which {@code @Transactional}
+     * commits. The row is there, and the method gave no result to key.
+     */
+    @Transactional
+    @BloomPut(filter = "mailed", key = "#result.id")
+    public Customer saveThenFailToMail(String name) throws IOException {
+        customers.save(new Customer(name, "t8", "mailed-" + name));
+        throw new IOException("mail server down");
+    }
+
+    /** The same with an unchecked exception, for which the transaction rolls back: nothing is written. */
+    @Transactional
+    @BloomPut(filter = "mailed", key = "#result.id")
+    public Customer saveThenFailUnchecked(String name) {
+        customers.save(new Customer(name, "t8", "mailed-" + name));
+        throw new IllegalStateException("constraint violated, say");
+    }
+
+    @BloomGuarded(filter = "mailed", key = "#id")
+    public Optional<Customer> mailed(Long id) {
         return customers.findCustomerById(id);
     }
 
