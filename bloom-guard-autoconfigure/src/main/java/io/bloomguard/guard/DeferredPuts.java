@@ -178,13 +178,37 @@ final class DeferredPuts {
             return type == reactor.core.publisher.Flux.class;
         }
 
+        /**
+         * A Mono or Flux to watch: not a {@code Mono} whose value is already there, such as
+         * {@code Mono.just(repository.save(user))}, which the advice inside passes on as it is, for the guard to
+         * put its key at once.
+         */
         static boolean isPublisher(@Nullable Object result) {
-            return result instanceof reactor.core.publisher.Mono<?> || result instanceof reactor.core.publisher.Flux<?>;
+            return result instanceof reactor.core.publisher.Mono<?> && !(result instanceof reactor.core.Fuseable.ScalarCallable<?>)
+                    || result instanceof reactor.core.publisher.Flux<?>;
         }
 
         static Object watchMono(MethodInvocation invocation, PutOperation put, Object[] args, Object result,
                 Consumer<String> latePut) {
             NamedBloomFilter filter = put.filter();
+            if (result instanceof reactor.core.Fuseable.ScalarCallable<?> delivered) {
+                // The method wrote when called, and the row may be committed: its key goes in now, while the call is
+                // held, not whenever (if ever) the Mono is subscribed to.
+                Object value;
+                try {
+                    value = delivered.call();
+                }
+                catch (Exception failed) { // a Mono.error: the write failed
+                    InterruptedWrites.putKeyFromArguments(put, args);
+                    return result;
+                }
+                if (put.sharedFilter()) {
+                    latePut.accept("its Mono holds a value computed when the method was called, after whatever it wrote"
+                            + " may have been committed");
+                }
+                KeyPuts.putFromResult(put, args, value);
+                return result;
+            }
             reactor.core.publisher.Mono<Object> mono = asMono(result);
             return reactor.core.publisher.Mono.defer(() -> {
                 PendingPuts.PendingPut announced = PendingPuts.detached(invocation, put);

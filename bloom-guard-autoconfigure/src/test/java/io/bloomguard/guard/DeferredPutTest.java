@@ -222,6 +222,22 @@ class DeferredPutTest {
         });
     }
 
+    /**
+     * A method that writes when called and returns the saved row in a {@code Mono.just}: the row is committed
+     * before anyone subscribes (if anyone ever does), so its key goes in with the call.
+     */
+    @Test
+    void aMonoOfAValueWrittenWhenCalledIsKeyedWithTheCall() {
+        run(app -> {
+            app.store().insertEagerly("una"); // never subscribed to
+
+            Long id = app.store().idOf("una");
+            assertThat(id).isNotNull();
+            assertThat(app.people().trustedToReject()).isTrue();
+            assertThat(app.find(id)).as("found, not rejected").isNotNull();
+        });
+    }
+
     /** A cancelled reactive transaction rolls back: nothing was written, so the filter is still trusted. */
     @Test
     void aCancelledTransactionalInsertRollsBackAndTheFilterGoesOnRejecting() {
@@ -498,6 +514,12 @@ class DeferredPutTest {
         @BloomGuarded(filter = "shadowed")
         public Flux<Person> findAllShadowed(Long id) {
             return selectById(id).flux();
+        }
+
+        /** Writes when called, not when subscribed to, as wrapping a blocking repository in a Mono does. */
+        @BloomPut(filter = "people", key = "#result.id")
+        public Mono<Person> insertEagerly(String name) {
+            return Mono.just(insertRow(new Person(name)).block());
         }
 
         /** Inserts, then takes its time before it answers: long enough to be cancelled after the insert. */
