@@ -245,10 +245,7 @@ class DeferredPutTest {
             assertThatThrownBy(() -> app.store().insertSlowly("ola").timeout(Duration.ofMillis(100)).block())
                     .hasCauseInstanceOf(TimeoutException.class);
 
-            awaitTrue("the transaction ended", () -> app.seen().completions.containsKey("ola"));
-            assertThat(app.seen().completions).containsEntry("ola", TransactionSynchronization.STATUS_ROLLED_BACK);
-            assertThat(app.store().count("ola")).isZero();
-            assertThat(app.people().trustedToReject()).isTrue();
+            assertRolledBackAndStillTrusted(app, "ola");
         });
     }
 
@@ -304,9 +301,7 @@ class DeferredPutTest {
         run(app -> {
             assertThatThrownBy(() -> app.store().insertThenFail("sam").block()).isInstanceOf(IllegalStateException.class);
 
-            assertThat(app.seen().completions).containsEntry("sam", TransactionSynchronization.STATUS_ROLLED_BACK);
-            assertThat(app.store().count("sam")).isZero();
-            assertThat(app.people().trustedToReject()).isTrue();
+            assertRolledBackAndStillTrusted(app, "sam");
         });
     }
 
@@ -326,6 +321,14 @@ class DeferredPutTest {
             assertThat(app.people().state()).isEqualTo(FilterState.READY);
             assertThat(app.find(app.store().idOf("tia"))).as("found, not rejected").isNotNull();
         });
+    }
+
+    /** The insert of {@code name} ran in a transaction that rolled back, and the filter was left trusted. */
+    private static void assertRolledBackAndStillTrusted(Fixture app, String name) throws InterruptedException {
+        awaitTrue("the transaction ended", () -> app.seen().completions.containsKey(name));
+        assertThat(app.seen().completions).containsEntry(name, TransactionSynchronization.STATUS_ROLLED_BACK);
+        assertThat(app.store().count(name)).isZero();
+        assertThat(app.people().trustedToReject()).isTrue();
     }
 
     private static void awaitTrue(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
