@@ -62,12 +62,12 @@ final class InterruptedWrites {
     }
 
     /** The transaction a write that ended without its key ran in has committed: its row may lack the key. */
-    static void committedWithoutKey(PutOperation put, String what) {
+    private static void committedWithoutKey(PutOperation put, String what) {
         KeyPuts.keyUnknown(put, what + ", and the transaction it wrote in committed all the same", FIX);
     }
 
     /** A cancelled reactive write with no transaction to roll back whatever it had begun to write. */
-    static void cancelledOutsideTransaction(PutOperation put, String publisher) {
+    private static void cancelledOutsideTransaction(PutOperation put, String publisher) {
         KeyPuts.keyUnknown(put, "its " + publisher + " was cancelled before it gave its key, with no transaction to roll"
                 + " back what it may have begun to write", "Make the write @Transactional (a cancelled reactive"
                 + " transaction rolls back), or compute the @BloomPut key from values known before the call");
