@@ -5,7 +5,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.util.ClassUtils;
 
 /**
- * Whether the current thread runs in a Spring-managed transaction, and what to do when it commits, without needing
+ * Whether the current thread runs in a Spring-managed transaction, and what to do unless it rolls back, without needing
  * spring-tx on the classpath. For a reactive pipeline, see {@link ReactiveTransactions}.
  */
 final class ActiveTransactions {
@@ -28,12 +28,12 @@ final class ActiveTransactions {
     }
 
     /**
-     * Runs {@code action} once the transaction active on this thread has committed (not if it rolls back); does
-     * nothing when no transaction is active.
+     * Runs {@code action} once the transaction active on this thread has committed, or ended with an unknown
+     * outcome (not if it rolled back); does nothing when no transaction is active.
      */
-    static void afterCommit(Runnable action) {
+    static void unlessRolledBack(Runnable action) {
         if (SPRING_TX) {
-            SpringTx.afterCommit(action);
+            SpringTx.unlessRolledBack(action);
         }
     }
 
@@ -44,12 +44,14 @@ final class ActiveTransactions {
             return TransactionSynchronizationManager.isActualTransactionActive();
         }
 
-        static void afterCommit(Runnable action) {
+        static void unlessRolledBack(Runnable action) {
             if (active() && TransactionSynchronizationManager.isSynchronizationActive()) {
                 TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                     @Override
-                    public void afterCommit() {
-                        action.run();
+                    public void afterCompletion(int status) {
+                        if (status != STATUS_ROLLED_BACK) { // an unknown outcome may have committed
+                            action.run();
+                        }
                     }
                 });
             }

@@ -36,7 +36,7 @@ final class InterruptedWrites {
         if (putKeyFromArguments(put, args)) {
             return;
         }
-        ActiveTransactions.afterCommit(
+        ActiveTransactions.unlessRolledBack(
                 () -> committedWithoutKey(put, "it threw " + failure.getClass().getName() + " before it gave its key"));
     }
 

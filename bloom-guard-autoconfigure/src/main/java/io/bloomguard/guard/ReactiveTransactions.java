@@ -19,7 +19,7 @@ final class ReactiveTransactions {
 
     /**
      * Emits whether a transaction is active where this is subscribed to; if one is, {@code ended} is told how it
-     * ends ({@code true}: committed, {@code false}: rolled back).
+     * ends ({@code true}: committed, or may have; {@code false}: rolled back).
      */
     static Mono<Boolean> whenEnds(Consumer<Boolean> ended) {
         return ActiveTransactions.springTxPresent() ? SpringTx.whenEnds(ended) : Mono.just(false);
@@ -37,7 +37,8 @@ final class ReactiveTransactions {
                         transaction.registerSynchronization(new TransactionSynchronization() {
                             @Override
                             public Mono<Void> afterCompletion(int status) {
-                                return Mono.fromRunnable(() -> ended.accept(status == STATUS_COMMITTED));
+                                // An unknown outcome (a commit whose result was lost) may have committed.
+                                return Mono.fromRunnable(() -> ended.accept(status != STATUS_ROLLED_BACK));
                             }
                         });
                         return true;
