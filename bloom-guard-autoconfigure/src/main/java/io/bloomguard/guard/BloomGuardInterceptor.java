@@ -166,7 +166,10 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
      * nothing (a false positive), a shadow "absent" that found something (a false negative, also logged).
      */
     static void countAnswer(GuardOperation guard, Object key, boolean mightContain, @Nullable Object result) {
-        countAnswer(guard, key, mightContain, EmptyValues.isEmpty(result), EmptyValues.isFound(result));
+        // Only the judgement the answer needs: a "might contain" can only be a false positive, an "absent" a false negative.
+        boolean empty = mightContain && EmptyValues.isEmpty(result);
+        boolean found = !mightContain && EmptyValues.isFound(result);
+        countAnswer(guard, key, mightContain, empty, found);
     }
 
     /**

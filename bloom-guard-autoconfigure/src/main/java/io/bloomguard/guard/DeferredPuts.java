@@ -276,20 +276,16 @@ final class DeferredPuts {
                         return mono;
                     }
                     PutOperation put = announced.operation();
-                    InterruptedWrites.Subscription watch = new InterruptedWrites.Subscription(put, args, "Mono");
-                    return ReactiveTransactions.whenEnds(watch::transactionEnded).flatMap(inTransaction -> {
-                        watch.inTransaction(inTransaction);
-                        // Watched between the method's publisher and the put: the method's own failures, not a put's.
-                        return mono
-                                .doOnEach(signal -> {
-                                    if (signal.isOnNext() || signal.isOnComplete()) {
-                                        watch.settled(); // its value is keyed next, or it wrote nothing to key
-                                    }
-                                })
-                                .doOnError(failure -> watch.failed())
-                                .doOnCancel(watch::cancelled)
-                                .doOnSuccess(value -> announced.recordKeyed(KeyPuts.putFromResult(put, args, value)));
-                    });
+                    // Watched between the method's publisher and the put: the method's own failures, not a put's.
+                    return watchedInside(put, args, "Mono").flatMap(watch -> mono
+                            .doOnEach(signal -> {
+                                if (signal.isOnNext() || signal.isOnComplete()) {
+                                    watch.settled(); // its value is keyed next, or it wrote nothing to key
+                                }
+                            })
+                            .doOnError(failure -> watch.failed())
+                            .doOnCancel(watch::cancelled)
+                            .doOnSuccess(value -> announced.recordKeyed(KeyPuts.putFromResult(put, args, value))));
                 });
             }
             reactor.core.publisher.Flux<Object> flux = asFlux(result);
@@ -299,9 +295,7 @@ final class DeferredPuts {
                     return flux;
                 }
                 PutOperation put = announced.operation();
-                InterruptedWrites.Subscription watch = new InterruptedWrites.Subscription(put, args, "Flux");
-                return ReactiveTransactions.whenEnds(watch::transactionEnded).flatMapMany(inTransaction -> {
-                    watch.inTransaction(inTransaction);
+                return watchedInside(put, args, "Flux").flatMapMany(watch -> {
                     reactor.core.publisher.Flux<Object> watched = flux
                             .doOnComplete(watch::settled) // each element keyed, or the arguments' key put next
                             .doOnError(failure -> watch.failed())
@@ -310,6 +304,19 @@ final class DeferredPuts {
                             ? watched.doOnNext(value -> KeyPuts.putFromResult(put, args, value))
                             : watched.doOnComplete(() -> KeyPuts.putFromResult(put, args, null));
                 });
+            });
+        }
+
+        /**
+         * This subscription's watch for a write that ends before it gives its key ({@link InterruptedWrites}),
+         * once it is known whether a transaction surrounds it (which then reports its end to the watch).
+         */
+        private static reactor.core.publisher.Mono<InterruptedWrites.Subscription> watchedInside(PutOperation put,
+                Object[] args, String publisher) {
+            InterruptedWrites.Subscription watch = new InterruptedWrites.Subscription(put, args, publisher);
+            return ReactiveTransactions.whenEnds(watch::transactionEnded).map(inTransaction -> {
+                watch.inTransaction(inTransaction);
+                return watch;
             });
         }
 
