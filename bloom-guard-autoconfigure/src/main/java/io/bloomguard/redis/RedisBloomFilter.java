@@ -20,18 +20,13 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * A Bloom filter stored in Redis and shared by every instance: the same bits as {@link LocalBloomFilter} (so
@@ -57,6 +52,10 @@ import java.util.function.Supplier;
  * <li>adds that fail are buffered and replayed; past the buffer's bound the filter is marked stale in Redis
  * for every instance and rebuilt.</li>
  * </ul>
+ *
+ * <p>This class keeps the filter's state ({@link RedisFilterView}, buffered adds) and decides what to do; its
+ * commands go through {@link RedisCommands} (timeouts, circuit breaker), loads and rebuilds hold a
+ * {@link RedisLoadLock}, and {@link RedisGenerations} moves whole bitmaps in and out.
  */
 public final class RedisBloomFilter implements SharedBloomFilter {
 
@@ -74,14 +73,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final RedisFilterIdentity configured;
     private final RedisFilterKeys keys;
     private final RedisBackendSettings settings;
-    private final Supplier<RedisPort> port;
-    private final CircuitBreaker breaker;
+    private final RedisCommands commands;
+    private final RedisLoadLock lock;
+    private final RedisGenerations generations;
     private final ScheduledExecutorService scheduler;
     private final ExecutorService builders;
-    private final String owner = UUID.randomUUID().toString();
     private final PendingAdds pending;
     private final AtomicBoolean building = new AtomicBoolean();
-    private volatile View view = View.NOT_STARTED;
+    private volatile RedisFilterView view = RedisFilterView.NOT_STARTED;
     /** The key source this instance (re)builds the filter from; null when it has none and only follows. */
     private volatile @Nullable KeyFeed feed = KeyFeed.EMPTY;
     private volatile @Nullable ScheduledFuture<?> refresher;
@@ -91,15 +90,16 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private volatile boolean markedStale;
 
     RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, RedisBackendSettings settings,
-            Supplier<RedisPort> port, CircuitBreaker breaker, ScheduledExecutorService scheduler,
+            RedisCommands commands, ScheduledExecutorService scheduler,
             ExecutorService builders) {
         this.name = name;
         this.sizing = sizing;
         this.configured = RedisFilterIdentity.of(sizing, seed, shards);
         this.keys = new RedisFilterKeys(settings.keyPrefix(), name);
         this.settings = settings;
-        this.port = port;
-        this.breaker = breaker;
+        this.commands = commands;
+        this.lock = new RedisLoadLock(name, keys, commands, settings);
+        this.generations = new RedisGenerations(name, keys, commands, settings.commandTimeout(), lock.owner());
         this.scheduler = scheduler;
         this.builders = builders;
         this.pending = new PendingAdds(settings.pendingAddsLimit());
@@ -182,15 +182,15 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      * between this instance's last look and the lock, and the filter must not be loaded twice.
      */
     private boolean tryLockStillNeeded() {
-        if (!tryLock()) {
+        if (!lock.tryLock()) {
             return false;
         }
         refresh();
-        View current = view;
+        RedisFilterView current = view;
         boolean needed = current.status != SharedFilterStatus.READY && current.status != SharedFilterStatus.MISMATCHED
                 || current.storeStale != null || pending.overflowed();
         if (!needed) {
-            releaseLock();
+            lock.release();
         }
         return needed;
     }
@@ -211,7 +211,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                     + " from an instance that has one");
         }
         refresh();
-        if (!tryLock()) {
+        if (!lock.tryLock()) {
             throw new IllegalStateException("Filter '" + name + "' is being loaded by another instance; try again when"
                     + " it is done");
         }
@@ -226,7 +226,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      */
     public void importSnapshot(FilterSnapshot snapshot) {
         refresh();
-        if (!tryLock()) {
+        if (!lock.tryLock()) {
             throw new IllegalStateException("Filter '" + name + "' is being loaded by another instance");
         }
         RedisFilterIdentity target = RedisFilterIdentity.of(snapshot.sizing(), snapshot.seed(), configured.shards());
@@ -239,23 +239,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     /** The stored bits with their size and seed, for a local filter or another store. */
     public FilterSnapshot exportSnapshot() {
         RedisFilterIdentity live = requireLive();
-        long[] words = new long[Math.toIntExact(live.blockCount() * BlockedBloomLayout.BLOCK_WORDS)];
-        for (int shard = 0; shard < live.shards(); shard++) {
-            int firstWord = Math.toIntExact(live.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_WORDS);
-            int shardWords = Math.toIntExact(live.blocksIn(shard) * BlockedBloomLayout.BLOCK_WORDS);
-            String key = keys.bits(shard, live);
-            for (int done = 0; done < shardWords; done += CHUNK_WORDS) {
-                int count = Math.min(CHUNK_WORDS, shardWords - done);
-                long start = (long) done * 8;
-                byte[] bytes = call(() -> port.get().getRange(key, start, start + count * 8L - 1),
-                        settings.commandTimeout());
-                if (bytes.length != count * 8) {
-                    throw new IllegalStateException("Filter '" + name + "': bitmap " + key + " disappeared during export");
-                }
-                RedisBitmapCodec.fromRedisBytes(bytes, words, firstWord + done);
-            }
-        }
-        return new FilterSnapshot(live.layoutVersion(), sizingOf(live), live.seed(), words);
+        return new FilterSnapshot(live.layoutVersion(), sizingOf(live), live.seed(), generations.download(live));
     }
 
     @Override
@@ -275,7 +259,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (check == null) {
             return true;
         }
-        return check.answer(call(() -> port.get().getRange(check.bitmap, check.start, check.end()),
+        return check.answer(commands.call(port -> port.getRange(check.bitmap, check.start, check.end()),
                 settings.checkTimeout()));
     }
 
@@ -285,27 +269,13 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (check == null) {
             return CompletableFuture.completedFuture(true);
         }
-        CompletableFuture<byte[]> reply;
-        try {
-            reply = send(() -> port.get().getRange(check.bitmap, check.start, check.end()));
-        }
-        catch (RuntimeException ex) {
-            return CompletableFuture.failedFuture(ex);
-        }
-        Duration timeout = settings.checkTimeout();
-        return reply.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).handle((bytes, failure) -> {
-            if (failure == null) {
-                breaker.onSuccess();
-                return check.answer(bytes);
-            }
-            breaker.onFailure();
-            throw unavailable((failure instanceof CompletionException) ? failure.getCause() : failure, timeout);
-        });
+        return commands.callAsync(port -> port.getRange(check.bitmap, check.start, check.end()),
+                settings.checkTimeout()).thenApply(check::answer);
     }
 
     /** The block holding a key's bits; {@code null} when no generation is live (nothing to read: "might contain"). */
     private @Nullable BlockCheck blockCheck(Object key) {
-        View current = view;
+        RedisFilterView current = view;
         RedisFilterIdentity live = current.live;
         if (live == null) {
             return null;
@@ -320,13 +290,13 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     /** The one block a key's bits are in, and how to read them from its bytes. */
     private final class BlockCheck {
 
-        private final View view;
+        private final RedisFilterView view;
         private final RedisFilterIdentity live;
         private final Hash128 hash;
         private final String bitmap;
         private final long start;
 
-        private BlockCheck(View view, RedisFilterIdentity live, Hash128 hash, String bitmap, long start) {
+        private BlockCheck(RedisFilterView view, RedisFilterIdentity live, Hash128 hash, String bitmap, long start) {
             this.view = view;
             this.live = live;
             this.hash = hash;
@@ -359,7 +329,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     @Override
     public boolean[] mightContainAll(List<?> checked) {
         boolean[] answers = new boolean[checked.size()];
-        View current = view;
+        RedisFilterView current = view;
         RedisFilterIdentity live = current.live;
         if (live == null) {
             java.util.Arrays.fill(answers, true);
@@ -368,22 +338,22 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         Map<Integer, List<Integer>> indexesByShard = new LinkedHashMap<>();
         Map<Integer, List<String>> argsByShard = new LinkedHashMap<>();
         for (int i = 0; i < answers.length; i++) {
-            Located located = locate(live, checked.get(i));
-            indexesByShard.computeIfAbsent(located.shard, s -> new ArrayList<>()).add(i);
-            List<String> args = argsByShard.computeIfAbsent(located.shard,
+            RedisFilterIdentity.KeyBits located = live.locate(checked.get(i));
+            indexesByShard.computeIfAbsent(located.shard(), s -> new ArrayList<>()).add(i);
+            List<String> args = argsByShard.computeIfAbsent(located.shard(),
                     s -> new ArrayList<>(List.of(Integer.toString(live.hashCount()))));
-            for (long offset : located.offsets) {
+            for (long offset : located.offsets()) {
                 args.add(Long.toString(offset));
             }
         }
         Map<Integer, CompletableFuture<Object>> replies = new LinkedHashMap<>();
         for (Map.Entry<Integer, List<String>> entry : argsByShard.entrySet()) {
             String bitmap = current.liveKeys[entry.getKey()];
-            replies.put(entry.getKey(), send(() -> port.get().eval(RedisScripts.CHECK_ALL, List.of(bitmap),
+            replies.put(entry.getKey(), commands.send(port -> port.eval(RedisScripts.CHECK_ALL, List.of(bitmap),
                     entry.getValue())));
         }
         for (Map.Entry<Integer, CompletableFuture<Object>> reply : replies.entrySet()) {
-            byte[] bits = (byte[]) await(reply.getValue(), settings.commandTimeout());
+            byte[] bits = (byte[]) commands.await(reply.getValue(), settings.commandTimeout());
             List<Integer> indexes = indexesByShard.get(reply.getKey());
             // '-' is the script's "no bitmap"; a shard holding one key of the batch answers one character too.
             boolean missing = bits.length > 0 && bits[0] == '-';
@@ -415,7 +385,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (list.isEmpty()) {
             return 0;
         }
-        if (view == View.NOT_STARTED || closed) {
+        if (view == RedisFilterView.NOT_STARTED || closed) {
             pending.addAll(list);
             return list.size();
         }
@@ -438,30 +408,30 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         long changed = 0;
         List<Object> unwritten = new ArrayList<>();
         for (int attempt = 1; ; attempt++) {
-            View current = view;
+            RedisFilterView current = view;
             if (current.live == null && current.next == null) {
                 unwritten.addAll(remaining);
                 return new WriteResult(changed, unwritten);
             }
-            Map<Integer, ShardWrite> writes = new LinkedHashMap<>();
+            Map<Integer, RedisShardWrite> writes = new LinkedHashMap<>();
             for (Object key : remaining) {
                 if (current.live != null) {
-                    Located located = locate(current.live, key);
-                    writes.computeIfAbsent(located.shard, ShardWrite::new).addLive(key, located.offsets);
+                    RedisFilterIdentity.KeyBits located = current.live.locate(key);
+                    writes.computeIfAbsent(located.shard(), this::shardWrite).addLive(key, located.offsets());
                 }
                 if (current.next != null) {
-                    Located located = locate(current.next, key);
-                    writes.computeIfAbsent(located.shard, ShardWrite::new).addNext(key, located.offsets);
+                    RedisFilterIdentity.KeyBits located = current.next.locate(key);
+                    writes.computeIfAbsent(located.shard(), this::shardWrite).addNext(key, located.offsets());
                 }
             }
-            Map<ShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
-            for (ShardWrite shardWrite : writes.values()) {
-                replies.put(shardWrite, send(() -> port.get().eval(RedisScripts.ADD,
+            Map<RedisShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
+            for (RedisShardWrite shardWrite : writes.values()) {
+                replies.put(shardWrite, commands.send(port -> port.eval(RedisScripts.ADD,
                         shardWrite.keys(current), shardWrite.args(current))));
             }
             Set<Object> retry = new LinkedHashSet<>();
-            for (Map.Entry<ShardWrite, CompletableFuture<Object>> reply : replies.entrySet()) {
-                long answer = (Long) await(reply.getValue(), settings.commandTimeout());
+            for (Map.Entry<RedisShardWrite, CompletableFuture<Object>> reply : replies.entrySet()) {
+                long answer = (Long) commands.await(reply.getValue(), settings.commandTimeout());
                 if (answer == -2) {
                     retry.addAll(reply.getKey().allKeys());
                 }
@@ -485,6 +455,10 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
     }
 
+    private RedisShardWrite shardWrite(int shard) {
+        return new RedisShardWrite(shard, keys);
+    }
+
     // ---------------------------------------------------------------- sizes
 
     @Override
@@ -504,14 +478,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     private double estimateKeys() {
-        View current = view;
+        RedisFilterView current = view;
         RedisFilterIdentity live = current.live;
         if (live == null) {
             return 0;
         }
         long setBits = 0;
         for (String bitmap : current.liveKeys) {
-            setBits += call(() -> port.get().bitCount(bitmap), settings.commandTimeout());
+            setBits += commands.call(port -> port.bitCount(bitmap), settings.commandTimeout());
         }
         return sizingOf(live).estimateKeys(setBits);
     }
@@ -570,7 +544,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     @Override
     public void markIncomplete(String reason) {
-        call(() -> port.get().eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)), List.of(reason)),
+        commands.call(port -> port.eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)), List.of(reason)),
                 settings.commandTimeout());
         markedStale = true;
         refresh();
@@ -579,7 +553,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private void replayPending() {
         if (pending.overflowed() && view.storeStale == null) {
             // Keys were dropped: nobody may trust the stored filter until it is rebuilt.
-            call(() -> port.get().eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)),
+            commands.call(port -> port.eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)),
                     List.of("adds lost by an instance while Redis was unavailable")), settings.commandTimeout());
             markedStale = true;
             refresh();
@@ -607,7 +581,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (feed == null) {
             return; // no key source here: an instance that has one builds it
         }
-        View current = view;
+        RedisFilterView current = view;
         boolean needed = current.status == SharedFilterStatus.MISSING || current.status == SharedFilterStatus.LOADING
                 || current.storeStale != null || pending.overflowed();
         if (!needed || building.get() || System.nanoTime() - nextBuildAttempt < 0 || !tryLockStillNeeded()) {
@@ -616,7 +590,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         current = view;
         String reason = (current.status == SharedFilterStatus.LOADING) ? "takeover from a loader that stopped"
                 : (current.status == SharedFilterStatus.MISSING) ? "bitmap missing" : "stale";
-        View seen = current;
+        RedisFilterView seen = current;
         builders.execute(() -> {
             try {
                 buildHoldingLock(reason, configuredTarget(seen), this::readKeySource);
@@ -630,7 +604,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     /** Reads the metadata of shard 0 and whether the live bitmaps exist; updates {@link #status()}. */
     void refresh() {
-        Map<String, String> meta = call(() -> port.get().hashGetAll(keys.meta(0)), settings.commandTimeout());
+        Map<String, String> meta = commands.call(port -> port.hashGetAll(keys.meta(0)), settings.commandTimeout());
         RedisFilterIdentity live = RedisFilterIdentity.parse(meta.get("live"));
         RedisFilterIdentity next = RedisFilterIdentity.parse(meta.get("next"));
         if (live != null && !live.readable()) {
@@ -661,8 +635,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         else {
             status = SharedFilterStatus.READY;
         }
-        View previous = view;
-        View updated = new View(status, live, next, stale, keys);
+        RedisFilterView previous = view;
+        RedisFilterView updated = new RedisFilterView(status, live, next, stale, keys);
         view = updated;
         reportChange(previous, updated, meta);
     }
@@ -671,16 +645,16 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         List<CompletableFuture<Long>> replies = new ArrayList<>();
         for (int shard = 0; shard < live.shards(); shard++) {
             String bitmap = keys.bits(shard, live);
-            replies.add(send(() -> port.get().exists(bitmap)));
+            replies.add(commands.send(port -> port.exists(bitmap)));
         }
         boolean all = true;
         for (CompletableFuture<Long> reply : replies) {
-            all &= await(reply, settings.commandTimeout()) == 1L;
+            all &= commands.await(reply, settings.commandTimeout()) == 1L;
         }
         return all;
     }
 
-    private void reportChange(View previous, View updated, Map<String, String> meta) {
+    private void reportChange(RedisFilterView previous, RedisFilterView updated, Map<String, String> meta) {
         if (previous.status == updated.status) {
             return;
         }
@@ -708,9 +682,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
     }
 
-    private void bitmapMissing(View seen) {
+    private void bitmapMissing(RedisFilterView seen) {
         if (view == seen && seen.status == SharedFilterStatus.READY) {
-            View missing = new View(SharedFilterStatus.MISSING, seen.live, seen.next, seen.storeStale, keys);
+            RedisFilterView missing = seen.withStatus(SharedFilterStatus.MISSING, keys);
             view = missing;
             reportChange(seen, missing, Map.of());
         }
@@ -727,7 +701,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     // ---------------------------------------------------------------- building a generation
 
     /** The configured shape, keeping the stored seed when the stored filter (or a build under way) has that shape. */
-    private RedisFilterIdentity configuredTarget(View current) {
+    private RedisFilterIdentity configuredTarget(RedisFilterView current) {
         if (current.live != null && current.live.sameShape(configured)) {
             return current.live;
         }
@@ -758,25 +732,20 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             Function<RedisFilterIdentity, Built> build) {
         building.set(true);
         long renewEvery = Math.max(1, settings.lockTtl().toMillis() / 3);
-        ScheduledFuture<?> renewal = scheduler.scheduleWithFixedDelay(this::renewLock, renewEvery, renewEvery,
+        ScheduledFuture<?> renewal = scheduler.scheduleWithFixedDelay(lock::renew, renewEvery, renewEvery,
                 TimeUnit.MILLISECONDS);
         long start = System.nanoTime();
         RedisFilterIdentity previousLive = view.live;
         try {
             logger.info("Filter '" + name + "': building " + target.fingerprint() + " in Redis (" + reason + ")");
-            for (int shard = 0; shard < target.shards(); shard++) {
-                long lastBit = target.blocksIn(shard) * BlockedBloomLayout.BLOCK_BITS - 1;
-                List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target));
-                call(() -> port.get().eval(RedisScripts.BEGIN, keyNames, List.of(target.fingerprint(),
-                        Long.toString(lastBit))), settings.commandTimeout());
-            }
+            generations.begin(target);
             refresh(); // this instance's own adds reach the new generation from now on
             pending.clearOverflow(); // keys dropped before now are in the key source read below
             markedStale = false;
             sleep(settings.rebuildGrace());
             Built built = build.apply(target);
-            upload(target, built.words);
-            swap(target, built.sizing, previousLive);
+            generations.upload(target, built.words);
+            generations.swap(target, built.sizing, previousLive);
             refresh();
             logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
                     + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprint()
@@ -789,156 +758,13 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
         finally {
             renewal.cancel(false);
-            releaseLock();
+            lock.release();
             building.set(false);
-        }
-    }
-
-    /** Uploads the bits chunk by chunk, each copied out of where they were built only when it is sent. */
-    private void upload(RedisFilterIdentity target, WordCopier bits) {
-        List<CompletableFuture<Long>> inFlight = new ArrayList<>();
-        long[] chunk = new long[CHUNK_WORDS];
-        for (int shard = 0; shard < target.shards(); shard++) {
-            String key = keys.upload(shard, target, owner);
-            int firstWord = Math.toIntExact(target.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_WORDS);
-            int shardWords = Math.toIntExact(target.blocksIn(shard) * BlockedBloomLayout.BLOCK_WORDS);
-            boolean wrote = false;
-            for (int done = 0; done < shardWords; done += CHUNK_WORDS) {
-                int count = Math.min(CHUNK_WORDS, shardWords - done);
-                bits.copy(firstWord + done, chunk, count);
-                if (RedisBitmapCodec.allZero(chunk, 0, count)) {
-                    continue; // nothing to OR in
-                }
-                byte[] bytes = RedisBitmapCodec.toRedisBytes(chunk, 0, count);
-                long offset = (long) done * 8;
-                inFlight.add(send(() -> port.get().setRange(key, offset, bytes)));
-                wrote = true;
-                if (inFlight.size() >= 4) {
-                    awaitAll(inFlight);
-                }
-            }
-            awaitAll(inFlight);
-            if (wrote) {
-                // A loader that dies before the swap leaves its upload behind; let Redis drop it.
-                call(() -> port.get().expire(key, Duration.ofHours(1).toMillis()), settings.commandTimeout());
-            }
-        }
-    }
-
-    /** @param built size the bits were built for; its expected size and error rate go into the metadata */
-    private void swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive) {
-        String loadedAt = java.time.Instant.now().toString();
-        for (int shard = target.shards() - 1; shard >= 0; shard--) {
-            String oldLive = (previousLive != null && shard < previousLive.shards()) ? keys.bits(shard, previousLive)
-                    : keys.bits(shard, target);
-            List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target), keys.upload(shard, target, owner),
-                    keys.bits(shard, target), oldLive);
-            List<String> args = List.of(target.fingerprint(), Long.toString(target.blockCount() * BlockedBloomLayout.BLOCK_BITS),
-                    Integer.toString(target.hashCount()), Integer.toString(target.seed()),
-                    Integer.toString(target.layoutVersion()), Integer.toString(target.shards()),
-                    Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt);
-            long swapped = (Long) call(() -> port.get().eval(RedisScripts.FINISH, keyNames, args),
-                    settings.commandTimeout());
-            if (swapped == 0) {
-                logger.warn("Filter '" + name + "': shard " + shard + " was swapped by another loader first; keeping"
-                        + " its generation");
-            }
-        }
-        if (previousLive != null && previousLive.shards() > target.shards()) {
-            for (int shard = target.shards(); shard < previousLive.shards(); shard++) {
-                String bitmap = keys.bits(shard, previousLive);
-                String meta = keys.meta(shard);
-                call(() -> port.get().delete(bitmap), settings.commandTimeout());
-                call(() -> port.get().delete(meta), settings.commandTimeout());
-            }
-        }
-    }
-
-    private boolean tryLock() {
-        Object taken = call(() -> port.get().eval(RedisScripts.LOCK, List.of(keys.lock()),
-                List.of(owner, Long.toString(settings.lockTtl().toMillis()))), settings.commandTimeout());
-        return Long.valueOf(1).equals(taken);
-    }
-
-    private void renewLock() {
-        try {
-            Object renewed = call(() -> port.get().eval(RedisScripts.RENEW, List.of(keys.lock()),
-                    List.of(owner, Long.toString(settings.lockTtl().toMillis()))), settings.commandTimeout());
-            if (!Long.valueOf(1).equals(renewed)) {
-                logger.warn("Filter '" + name + "': the load lock expired while loading; another instance may take over");
-            }
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Filter '" + name + "': could not renew the load lock: " + ex.getMessage());
-        }
-    }
-
-    private void releaseLock() {
-        try {
-            call(() -> port.get().eval(RedisScripts.RELEASE, List.of(keys.lock()), List.of(owner)),
-                    settings.commandTimeout());
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Filter '" + name + "': could not release the load lock; it expires on its own", ex);
         }
     }
 
     private FilterSizing sizingOf(RedisFilterIdentity identity) {
         return new FilterSizing(sizing.expectedSize(), sizing.errorRate(), identity.blockCount(), identity.hashCount());
-    }
-
-    // ---------------------------------------------------------------- calls
-
-    /** Sends a command unless the breaker is open; the reply is awaited with {@link #await}. */
-    private <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> command) {
-        if (!breaker.tryAcquire()) {
-            throw new RedisUnavailableException("Redis is unavailable (circuit breaker open after a failure)");
-        }
-        try {
-            return command.get();
-        }
-        catch (RuntimeException ex) {
-            breaker.onFailure();
-            throw new RedisUnavailableException("Could not send a command to Redis: " + ex.getMessage(), ex);
-        }
-    }
-
-    private <T> T await(CompletableFuture<T> reply, Duration timeout) {
-        try {
-            T value = reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            breaker.onSuccess();
-            return value;
-        }
-        catch (TimeoutException ex) {
-            breaker.onFailure();
-            throw unavailable(ex, timeout);
-        }
-        catch (ExecutionException ex) {
-            breaker.onFailure();
-            throw unavailable(ex.getCause(), timeout);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new RedisUnavailableException("Interrupted while waiting for Redis", ex);
-        }
-    }
-
-    /** The exception a command that timed out ({@code TimeoutException}) or failed ({@code cause}) is reported as. */
-    private static RedisUnavailableException unavailable(Throwable cause, Duration timeout) {
-        return (cause instanceof TimeoutException)
-                ? new RedisUnavailableException("Redis did not answer within " + timeout.toMillis() + " ms")
-                : new RedisUnavailableException("Redis command failed: " + cause.getMessage(), cause);
-    }
-
-    private <T> T call(Supplier<CompletableFuture<T>> command, Duration timeout) {
-        return await(send(command), timeout);
-    }
-
-    private void awaitAll(List<CompletableFuture<Long>> replies) {
-        for (CompletableFuture<Long> reply : replies) {
-            await(reply, settings.commandTimeout());
-        }
-        replies.clear();
     }
 
     private static void sleep(Duration duration) {
@@ -951,27 +777,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
     }
 
-    private static Located locate(RedisFilterIdentity identity, Object key) {
-        Hash128 hash = KeyCanonicalizer.hash(key, identity.seed());
-        int blocks = (int) identity.blockCount();
-        long block = BlockedBloomLayout.blockIndex(hash.h1(), blocks);
-        int shard = identity.shardOf(block);
-        // The layout numbers bits across all blocks; a shard's bitmap starts at its own first block.
-        long shift = identity.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_BITS;
-        long[] offsets = BlockedBloomLayout.bitIndexes(hash, blocks, identity.hashCount());
-        for (int i = 0; i < offsets.length; i++) {
-            offsets[i] -= shift;
-        }
-        return new Located(shard, offsets);
-    }
-
     @Override
     public String toString() {
         return "RedisBloomFilter[" + name + ", " + status() + ", " + configured.fingerprint() + "]";
-    }
-
-    /** A key's shard and its bit offsets in that shard's bitmap. */
-    private record Located(int shard, long[] offsets) {
     }
 
     private record WriteResult(long changed, List<Object> unwritten) {
@@ -981,97 +789,6 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      * Bits built in this JVM for a new generation: the size they were built for, a way to copy them out a
      * chunk at a time, and how many keys went into them.
      */
-    private record Built(FilterSizing sizing, WordCopier words, long keys) {
-    }
-
-    /** Copies {@code count} words of built bits, from word {@code fromWord} on, into the start of {@code into}. */
-    @FunctionalInterface
-    private interface WordCopier {
-        void copy(int fromWord, long[] into, int count);
-    }
-
-    /**
-     * What this instance last read of the stored filter. {@code live} is set only when every shard's bitmap
-     * existed; {@code liveKeys} are their names, computed once rather than per check.
-     */
-    private static final class View {
-
-        static final View NOT_STARTED = new View(SharedFilterStatus.NOT_STARTED, null, null, null, null);
-
-        final SharedFilterStatus status;
-        final @Nullable RedisFilterIdentity live;
-        final @Nullable RedisFilterIdentity next;
-        final @Nullable String storeStale;
-        final String[] liveKeys;
-
-        View(SharedFilterStatus status, @Nullable RedisFilterIdentity live, @Nullable RedisFilterIdentity next,
-                @Nullable String storeStale, @Nullable RedisFilterKeys keys) {
-            this.status = status;
-            this.live = live;
-            this.next = next;
-            this.storeStale = storeStale;
-            this.liveKeys = new String[(live != null && keys != null) ? live.shards() : 0];
-            for (int shard = 0; shard < liveKeys.length; shard++) {
-                liveKeys[shard] = keys.bits(shard, live);
-            }
-        }
-    }
-
-    /** The keys of one add script call: offsets for the live generation and, during a rebuild, the next one. */
-    private final class ShardWrite {
-
-        private final int shard;
-        private final List<Object> liveKeys = new ArrayList<>();
-        private final List<Object> nextKeys = new ArrayList<>();
-        private final List<String> liveOffsets = new ArrayList<>();
-        private final List<String> nextOffsets = new ArrayList<>();
-
-        ShardWrite(int shard) {
-            this.shard = shard;
-        }
-
-        void addLive(Object key, long[] offsets) {
-            liveKeys.add(key);
-            for (long offset : offsets) {
-                liveOffsets.add(Long.toString(offset));
-            }
-        }
-
-        void addNext(Object key, long[] offsets) {
-            nextKeys.add(key);
-            for (long offset : offsets) {
-                nextOffsets.add(Long.toString(offset));
-            }
-        }
-
-        Set<Object> allKeys() {
-            Set<Object> all = new LinkedHashSet<>(liveKeys);
-            all.addAll(nextKeys);
-            return all;
-        }
-
-        List<String> keys(View current) {
-            RedisFilterIdentity live = current.live;
-            RedisFilterIdentity next = current.next;
-            String liveKey = (live != null && shard < live.shards()) ? keys.bits(shard, live) : keys.meta(shard) + ":none";
-            String nextKey = (next != null && shard < next.shards()) ? keys.next(shard, next) : keys.meta(shard) + ":none";
-            return List.of(keys.meta(shard), liveKey, nextKey);
-        }
-
-        /** The view this shard's metadata must match; see {@link RedisScripts#ADD}. */
-        List<String> args(View current) {
-            RedisFilterIdentity live = current.live;
-            RedisFilterIdentity next = current.next;
-            List<String> args = new ArrayList<>(6 + liveOffsets.size() + nextOffsets.size());
-            args.add((live != null && shard < live.shards()) ? live.fingerprint() : "");
-            args.add((next != null && shard < next.shards()) ? next.fingerprint() : "");
-            args.add(Integer.toString(live != null ? live.hashCount() : 0));
-            args.add(Integer.toString(liveKeys.size()));
-            args.add(Integer.toString(next != null ? next.hashCount() : 0));
-            args.add(Integer.toString(nextKeys.size()));
-            args.addAll(liveOffsets);
-            args.addAll(nextOffsets);
-            return args;
-        }
+    private record Built(FilterSizing sizing, RedisGenerations.WordCopier words, long keys) {
     }
 }

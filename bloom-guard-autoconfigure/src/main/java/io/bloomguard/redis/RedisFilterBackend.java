@@ -27,6 +27,7 @@ public final class RedisFilterBackend implements AutoCloseable {
     private final RedisBackendSettings settings;
     private final Supplier<RedisPort> connector;
     private final CircuitBreaker breaker;
+    private final RedisCommands commands;
     private final ScheduledExecutorService scheduler;
     private final ExecutorService builders;
     private final List<RedisBloomFilter> filters = new CopyOnWriteArrayList<>();
@@ -36,6 +37,7 @@ public final class RedisFilterBackend implements AutoCloseable {
         this.connector = connector;
         this.settings = settings;
         this.breaker = new CircuitBreaker(settings.breakerWindow());
+        this.commands = new RedisCommands(this::port, breaker);
         ScheduledThreadPoolExecutor maintenance = new ScheduledThreadPoolExecutor(1, daemon("bloom-guard-redis"));
         maintenance.setRemoveOnCancelPolicy(true);
         this.scheduler = maintenance;
@@ -49,8 +51,8 @@ public final class RedisFilterBackend implements AutoCloseable {
 
     /** A filter with a chosen seed for when this instance creates it: for tests and migrations. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards) {
-        RedisBloomFilter filter = new RedisBloomFilter(name, sizing, seed, shards, settings, this::port, breaker,
-                scheduler, builders);
+        RedisBloomFilter filter = new RedisBloomFilter(name, sizing, seed, shards, settings, commands, scheduler,
+                builders);
         filters.add(filter);
         return filter;
     }

@@ -2,6 +2,8 @@ package io.bloomguard.redis;
 
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.Hash128;
+import io.bloomguard.core.KeyCanonicalizer;
 import org.jspecify.annotations.Nullable;
 
 import java.util.regex.Matcher;
@@ -100,6 +102,24 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
     /** First block of shard {@code shard}. */
     long firstBlockOf(int shard) {
         return shard * blocksPerShard();
+    }
+
+    /** Where a key's bits are in a bitmap of this identity: its shard, and the bits' offsets in that shard. */
+    KeyBits locate(Object key) {
+        Hash128 hash = KeyCanonicalizer.hash(key, seed);
+        int blocks = (int) blockCount;
+        int shard = shardOf(BlockedBloomLayout.blockIndex(hash.h1(), blocks));
+        // The layout numbers bits across all blocks; a shard's bitmap starts at its own first block.
+        long shift = firstBlockOf(shard) * BlockedBloomLayout.BLOCK_BITS;
+        long[] offsets = BlockedBloomLayout.bitIndexes(hash, blocks, hashCount);
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] -= shift;
+        }
+        return new KeyBits(shard, offsets);
+    }
+
+    /** A key's shard and its bit offsets in that shard's bitmap. */
+    record KeyBits(int shard, long[] offsets) {
     }
 
     private static long blocksPerShard(long blockCount, int shards) {

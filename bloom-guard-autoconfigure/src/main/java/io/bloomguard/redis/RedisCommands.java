@@ -1,0 +1,110 @@
+package io.bloomguard.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * How the backend's commands reach Redis: through the port, behind the {@link CircuitBreaker}, each reply awaited
+ * no longer than its timeout. Every failure, be it a command that could not be sent, an error reply or a timeout,
+ * becomes a {@link RedisUnavailableException} and opens the breaker; every reply closes it.
+ *
+ * <p>Usage: {@code byte[] block = commands.call(port -> port.getRange(key, 0, 63), settings.checkTimeout());}
+ */
+final class RedisCommands {
+
+    private final Supplier<RedisPort> port;
+    private final CircuitBreaker breaker;
+
+    RedisCommands(Supplier<RedisPort> port, CircuitBreaker breaker) {
+        this.port = port;
+        this.breaker = breaker;
+    }
+
+    /** Sends a command and waits for its reply. */
+    <T> T call(Function<RedisPort, CompletableFuture<T>> command, Duration timeout) {
+        return await(send(command), timeout);
+    }
+
+    /**
+     * Sends a command unless the breaker is open, without waiting: for several commands in flight at once, each
+     * reply then awaited with {@link #await}.
+     */
+    <T> CompletableFuture<T> send(Function<RedisPort, CompletableFuture<T>> command) {
+        if (!breaker.tryAcquire()) {
+            throw new RedisUnavailableException("Redis is unavailable (circuit breaker open after a failure)");
+        }
+        try {
+            return command.apply(port.get());
+        }
+        catch (RuntimeException ex) {
+            breaker.onFailure();
+            throw new RedisUnavailableException("Could not send a command to Redis: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** The reply to a command {@linkplain #send sent}. */
+    <T> T await(CompletableFuture<T> reply, Duration timeout) {
+        try {
+            T value = reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            breaker.onSuccess();
+            return value;
+        }
+        catch (TimeoutException ex) {
+            breaker.onFailure();
+            throw unavailable(ex, timeout);
+        }
+        catch (ExecutionException ex) {
+            breaker.onFailure();
+            throw unavailable(ex.getCause(), timeout);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new RedisUnavailableException("Interrupted while waiting for Redis", ex);
+        }
+    }
+
+    /** Awaits every reply in turn, then empties the list for the next commands. */
+    void awaitAll(List<? extends CompletableFuture<?>> replies, Duration timeout) {
+        for (CompletableFuture<?> reply : replies) {
+            await(reply, timeout);
+        }
+        replies.clear();
+    }
+
+    /**
+     * Sends a command and completes with its reply, or with a {@link RedisUnavailableException} (wrapped in a
+     * {@code CompletionException}, as a stage's failures are) when it fails or does not answer within
+     * {@code timeout}. No thread waits meanwhile.
+     */
+    <T> CompletableFuture<T> callAsync(Function<RedisPort, CompletableFuture<T>> command, Duration timeout) {
+        CompletableFuture<T> reply;
+        try {
+            reply = send(command);
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+        return reply.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).handle((value, failure) -> {
+            if (failure == null) {
+                breaker.onSuccess();
+                return value;
+            }
+            breaker.onFailure();
+            throw unavailable((failure instanceof CompletionException) ? failure.getCause() : failure, timeout);
+        });
+    }
+
+    /** The exception a command that timed out ({@code TimeoutException}) or failed ({@code cause}) is reported as. */
+    private static RedisUnavailableException unavailable(Throwable cause, Duration timeout) {
+        return (cause instanceof TimeoutException)
+                ? new RedisUnavailableException("Redis did not answer within " + timeout.toMillis() + " ms")
+                : new RedisUnavailableException("Redis command failed: " + cause.getMessage(), cause);
+    }
+}

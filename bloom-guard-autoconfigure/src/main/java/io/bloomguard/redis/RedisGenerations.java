@@ -1,0 +1,146 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.BlockedBloomLayout;
+import io.bloomguard.core.FilterSizing;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Moves a filter's whole generations in and out of Redis: announces a new one (from then on every add reaches it
+ * too), uploads the bits built for it, swaps it in as the live one, and reads a live one back. The caller holds
+ * the {@link RedisLoadLock} throughout a build.
+ *
+ * <p>Bits travel in chunks of {@value #CHUNK_WORDS} words (4 MiB), so a large filter is never copied whole.
+ */
+final class RedisGenerations {
+
+    private static final Log logger = LogFactory.getLog(RedisGenerations.class);
+
+    /** Words per {@code SETRANGE} / {@code GETRANGE} when moving whole bitmaps: 4 MiB. */
+    private static final int CHUNK_WORDS = 1 << 19;
+
+    /** {@code SETRANGE} commands in flight at once during an upload. */
+    private static final int UPLOADS_IN_FLIGHT = 4;
+
+    private final String filterName;
+    private final RedisFilterKeys keys;
+    private final RedisCommands commands;
+    private final Duration timeout;
+    private final String owner;
+
+    RedisGenerations(String filterName, RedisFilterKeys keys, RedisCommands commands, Duration timeout, String owner) {
+        this.filterName = filterName;
+        this.keys = keys;
+        this.commands = commands;
+        this.timeout = timeout;
+        this.owner = owner;
+    }
+
+    /** Copies {@code count} words of built bits, from word {@code fromWord} on, into the start of {@code into}. */
+    @FunctionalInterface
+    interface WordCopier {
+        void copy(int fromWord, long[] into, int count);
+    }
+
+    /** Creates generation {@code target} beside the live one in every shard; adds reach both from then on. */
+    void begin(RedisFilterIdentity target) {
+        for (int shard = 0; shard < target.shards(); shard++) {
+            long lastBit = target.blocksIn(shard) * BlockedBloomLayout.BLOCK_BITS - 1;
+            List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target));
+            commands.call(port -> port.eval(RedisScripts.BEGIN, keyNames, List.of(target.fingerprint(),
+                    Long.toString(lastBit))), timeout);
+        }
+    }
+
+    /** Uploads the bits chunk by chunk, each copied out of where they were built only when it is sent. */
+    void upload(RedisFilterIdentity target, WordCopier bits) {
+        List<CompletableFuture<Long>> inFlight = new ArrayList<>();
+        long[] chunk = new long[CHUNK_WORDS];
+        for (int shard = 0; shard < target.shards(); shard++) {
+            String key = keys.upload(shard, target, owner);
+            int firstWord = Math.toIntExact(target.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_WORDS);
+            int shardWords = Math.toIntExact(target.blocksIn(shard) * BlockedBloomLayout.BLOCK_WORDS);
+            boolean wrote = false;
+            for (int done = 0; done < shardWords; done += CHUNK_WORDS) {
+                int count = Math.min(CHUNK_WORDS, shardWords - done);
+                bits.copy(firstWord + done, chunk, count);
+                if (RedisBitmapCodec.allZero(chunk, 0, count)) {
+                    continue; // nothing to OR in
+                }
+                byte[] bytes = RedisBitmapCodec.toRedisBytes(chunk, 0, count);
+                long offset = (long) done * 8;
+                inFlight.add(commands.send(port -> port.setRange(key, offset, bytes)));
+                wrote = true;
+                if (inFlight.size() >= UPLOADS_IN_FLIGHT) {
+                    commands.awaitAll(inFlight, timeout);
+                }
+            }
+            commands.awaitAll(inFlight, timeout);
+            if (wrote) {
+                // A loader that dies before the swap leaves its upload behind; let Redis drop it.
+                commands.call(port -> port.expire(key, Duration.ofHours(1).toMillis()), timeout);
+            }
+        }
+    }
+
+    /**
+     * Makes {@code target} the live generation, shard 0 last, so that instances (which read shard 0's metadata)
+     * see it only once every shard has it; drops the shards of a previous generation that had more.
+     *
+     * @param built size the bits were built for; its expected size and error rate go into the metadata
+     */
+    void swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive) {
+        String loadedAt = Instant.now().toString();
+        for (int shard = target.shards() - 1; shard >= 0; shard--) {
+            String oldLive = (previousLive != null && shard < previousLive.shards()) ? keys.bits(shard, previousLive)
+                    : keys.bits(shard, target);
+            List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target), keys.upload(shard, target, owner),
+                    keys.bits(shard, target), oldLive);
+            List<String> args = List.of(target.fingerprint(), Long.toString(target.blockCount() * BlockedBloomLayout.BLOCK_BITS),
+                    Integer.toString(target.hashCount()), Integer.toString(target.seed()),
+                    Integer.toString(target.layoutVersion()), Integer.toString(target.shards()),
+                    Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt);
+            long swapped = (Long) commands.call(port -> port.eval(RedisScripts.FINISH, keyNames, args), timeout);
+            if (swapped == 0) {
+                logger.warn("Filter '" + filterName + "': shard " + shard + " was swapped by another loader first;"
+                        + " keeping its generation");
+            }
+        }
+        if (previousLive != null && previousLive.shards() > target.shards()) {
+            for (int shard = target.shards(); shard < previousLive.shards(); shard++) {
+                String bitmap = keys.bits(shard, previousLive);
+                String meta = keys.meta(shard);
+                commands.call(port -> port.delete(bitmap), timeout);
+                commands.call(port -> port.delete(meta), timeout);
+            }
+        }
+    }
+
+    /** The bits of generation {@code live} as 64-bit words, read chunk by chunk. */
+    long[] download(RedisFilterIdentity live) {
+        long[] words = new long[Math.toIntExact(live.blockCount() * BlockedBloomLayout.BLOCK_WORDS)];
+        for (int shard = 0; shard < live.shards(); shard++) {
+            int firstWord = Math.toIntExact(live.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_WORDS);
+            int shardWords = Math.toIntExact(live.blocksIn(shard) * BlockedBloomLayout.BLOCK_WORDS);
+            String key = keys.bits(shard, live);
+            for (int done = 0; done < shardWords; done += CHUNK_WORDS) {
+                int count = Math.min(CHUNK_WORDS, shardWords - done);
+                long start = (long) done * 8;
+                byte[] bytes = commands.call(port -> port.getRange(key, start, start + count * 8L - 1), timeout);
+                if (bytes.length != count * 8) {
+                    throw new IllegalStateException("Filter '" + filterName + "': bitmap " + key
+                            + " disappeared during export");
+                }
+                RedisBitmapCodec.fromRedisBytes(bytes, words, firstWord + done);
+            }
+        }
+        return words;
+    }
+}

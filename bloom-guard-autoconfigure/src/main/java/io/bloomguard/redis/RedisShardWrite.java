@@ -1,0 +1,70 @@
+package io.bloomguard.redis;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The keys one {@link RedisScripts#ADD} call writes into one shard: their bit offsets in the live generation and,
+ * during a rebuild, in the next one, so that an add made while a generation is built reaches both.
+ */
+final class RedisShardWrite {
+
+    private final int shard;
+    private final RedisFilterKeys names;
+    private final List<Object> liveKeys = new ArrayList<>();
+    private final List<Object> nextKeys = new ArrayList<>();
+    private final List<String> liveOffsets = new ArrayList<>();
+    private final List<String> nextOffsets = new ArrayList<>();
+
+    RedisShardWrite(int shard, RedisFilterKeys names) {
+        this.shard = shard;
+        this.names = names;
+    }
+
+    void addLive(Object key, long[] offsets) {
+        liveKeys.add(key);
+        for (long offset : offsets) {
+            liveOffsets.add(Long.toString(offset));
+        }
+    }
+
+    void addNext(Object key, long[] offsets) {
+        nextKeys.add(key);
+        for (long offset : offsets) {
+            nextOffsets.add(Long.toString(offset));
+        }
+    }
+
+    /** Every key of this write, once: to retry, or to keep for replay. */
+    Set<Object> allKeys() {
+        Set<Object> all = new LinkedHashSet<>(liveKeys);
+        all.addAll(nextKeys);
+        return all;
+    }
+
+    List<String> keys(RedisFilterView current) {
+        RedisFilterIdentity live = current.live;
+        RedisFilterIdentity next = current.next;
+        String liveKey = (live != null && shard < live.shards()) ? names.bits(shard, live) : names.meta(shard) + ":none";
+        String nextKey = (next != null && shard < next.shards()) ? names.next(shard, next) : names.meta(shard) + ":none";
+        return List.of(names.meta(shard), liveKey, nextKey);
+    }
+
+    /** The view this shard's metadata must match; see {@link RedisScripts#ADD}. */
+    List<String> args(RedisFilterView current) {
+        RedisFilterIdentity live = current.live;
+        RedisFilterIdentity next = current.next;
+        List<String> args = new ArrayList<>(6 + liveOffsets.size() + nextOffsets.size());
+        args.add((live != null && shard < live.shards()) ? live.fingerprint() : "");
+        args.add((next != null && shard < next.shards()) ? next.fingerprint() : "");
+        args.add(Integer.toString(live != null ? live.hashCount() : 0));
+        args.add(Integer.toString(liveKeys.size()));
+        args.add(Integer.toString(next != null ? next.hashCount() : 0));
+        args.add(Integer.toString(nextKeys.size()));
+        args.addAll(liveOffsets);
+        args.addAll(nextOffsets);
+        return args;
+    }
+}
