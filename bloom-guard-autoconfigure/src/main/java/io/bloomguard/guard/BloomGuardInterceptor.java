@@ -234,7 +234,11 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             // Put here unless the advice inside put the very keys the result now gives: it may not have run, an
             // advice may have returned another result, or the key may have changed since, e.g. a column the
             // database fills only when the insert is flushed at the commit, null when the advice read it.
-            if (!pending.everClaimed() || !pending.keyed(KeyPuts.keysOf(put, args, result))) {
+            Object keys = KeyPuts.keysOf(put, args, result);
+            if (keys == null && !put.key().usesResult() && KeyPuts.yieldsNull(put, args, result)) {
+                reportNullArgumentKey(put);
+            }
+            if (!pending.everClaimed() || !pending.keyed(keys)) {
                 if (put.sharedFilter()) {
                     reportLatePut(put, "after it returns, not inside its transaction", pending.everClaimed()
                             ? "its key was not known inside its transaction (null there, or changed since: a column"
@@ -289,6 +293,22 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         logger.warn(put.description() + " puts its @BloomPut key into shared filter '" + put.filter().name()
                 + "' " + when + ", so other instances can read its row a moment"
                 + " before the key: " + why + ". See the README, \"How the guard behaves\", \"The key is in before the commit\".");
+    }
+
+    /**
+     * Says once per method that a key from the arguments, unknown before the call, was still null after it: nothing
+     * was put. Either the key may be null (an optional attribute: no lookup can ask for it), or the write gave it
+     * to something the expression does not read, and the record would be rejected.
+     */
+    private void reportNullArgumentKey(PutOperation put) {
+        if (reportedKeyProblems.add(put.description() + ": null argument key")) {
+            logger.warn(put.description() + ": its @BloomPut key was null before the method ran and is still null after"
+                    + " it returned, so no key was put into filter '" + put.filter().name() + "'. If the write gives the"
+                    + " record its key somewhere the expression does not read (an id set on a new instance that the"
+                    + " method returns, as Spring Data JDBC does for immutable entities), that record will be rejected:"
+                    + " key the @BloomPut on #result instead (e.g. #result.id). A key that may be null (an optional"
+                    + " attribute) needs no change.");
+        }
     }
 
     /** The key computed from the arguments before the method runs, or null if they do not hold it yet. */

@@ -37,10 +37,15 @@ final class KeyPuts {
             keys = put.key().evaluate(args, result);
         }
         catch (RuntimeException ex) {
-            if (result != null) {
+            if (!put.key().usesResult()) {
+                // The method returned, so it wrote, whatever it returned (a void method returns null).
+                keyLost(put, "its key expression failed on the arguments after the method returned",
+                        "Fix the @BloomPut key expression (?. navigates a null safely)", ex);
+            }
+            else if (result != null) {
                 keyLost(put, "its key expression failed on the method's result", "Fix the @BloomPut key expression", ex);
             }
-            // else no result, nothing written to key: the same as a key expression of #result
+            // else no result, nothing written to key
             return null;
         }
         putKeys(put, keys);
@@ -54,6 +59,16 @@ final class KeyPuts {
         }
         catch (RuntimeException ex) {
             return null;
+        }
+    }
+
+    /** Whether the key expression evaluates, to {@code null}: no key to put, as opposed to a failed expression. */
+    static boolean yieldsNull(PutOperation put, Object[] args, @Nullable Object result) {
+        try {
+            return put.key().evaluate(args, result) == null;
+        }
+        catch (RuntimeException ex) {
+            return false;
         }
     }
 

@@ -18,6 +18,9 @@ import org.hibernate.SessionFactory;
 import org.hibernate.stat.Statistics;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -42,6 +45,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * "No database query" is measured with Hibernate's statement count, "no cache lookup" with the cache's own.
  */
 @SpringBootTest(classes = TestApplication.class)
+@ExtendWith(OutputCaptureExtension.class)
 @TestPropertySource(locations = "classpath:testapp.properties")
 class GuardedRepositoryTest {
 
@@ -89,6 +93,10 @@ class GuardedRepositoryTest {
     @Autowired
     @Qualifier("mailed")
     NamedBloomFilter mailedFilter;
+
+    @Autowired
+    @Qualifier("registered")
+    NamedBloomFilter registeredFilter;
 
     @Autowired
     CustomerFinder customerFinder;
@@ -336,6 +344,31 @@ class GuardedRepositoryTest {
 
         assertThat(mailedFilter.state()).isEqualTo(FilterState.FAILED);
         assertThat(lookups.mailed(id)).as("the committed row is found").isPresent();
+    }
+
+    /**
+     * A void write keyed on its argument, whose key cannot be computed once it has returned: it wrote all the
+     * same (it returned), so the filter must stop rejecting, as when a key from the result fails.
+     */
+    @Test
+    void aVoidWriteWhoseArgumentKeyCannotBeComputedStopsTheFilterRejecting() {
+        Customer customer = new Customer("registered-" + System.nanoTime(), "t8", "registered-" + System.nanoTime());
+        lookups.register(customer);
+        assertThat(customers.findCustomerById(customer.getId())).as("the write stands").isPresent();
+        assertThat(registeredFilter.state()).isEqualTo(FilterState.FAILED);
+        assertThat(lookups.registered(customer.getId())).as("the new record is found").isPresent();
+    }
+
+    /**
+     * A write keyed on an argument that never receives the key (the id goes to the database, not to the entity
+     * passed in): nothing can be put, and the log says so, naming the method and what to key on instead.
+     */
+    @Test
+    void aWriteWhoseArgumentKeyStaysNullSaysSo(CapturedOutput output) {
+        String name = "untold-" + System.nanoTime();
+        lookups.registerWithoutTellingTheId(new Customer(name, "t8", name));
+        assertThat(output).contains("registerWithoutTellingTheId", "its @BloomPut key was null before the method ran"
+                + " and is still null after it returned", "key the @BloomPut on #result instead");
     }
 
     /**

@@ -122,6 +122,29 @@ public class Lookups {
     }
 
     /**
+     * Saves the customer it is given and returns nothing; its key, read from that argument once the save has
+     * given it an id, fails: {@code Customer} has no property 'nickname'.
+     */
+    @Transactional
+    @BloomPut(filter = "registered", key = "#customer.nickname")
+    public void register(Customer customer) {
+        customers.save(customer);
+    }
+
+    /** Inserts a customer with its own statement: the id the database assigns never reaches the argument. */
+    @Transactional
+    @BloomPut(filter = "registered", key = "#customer.id")
+    public void registerWithoutTellingTheId(Customer customer) {
+        jdbc.update("insert into customer (name, tenant, code) values (?, ?, ?)", customer.getName(),
+                customer.getTenant(), customer.getCode());
+    }
+
+    @BloomGuarded(filter = "registered", key = "#id")
+    public Optional<Customer> registered(Long id) {
+        return customers.findCustomerById(id);
+    }
+
+    /**
      * Inserts a customer in its own statement, then fails to compute its key for 'codes': nothing else puts it
      * (the repository's save is not used).
      */
