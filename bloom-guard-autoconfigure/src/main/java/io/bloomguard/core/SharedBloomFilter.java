@@ -28,9 +28,8 @@ public interface SharedBloomFilter extends BloomFilter, AutoCloseable {
     /**
      * Records that a key which belongs in the filter is missing: a write's key could not be computed or stored.
      * No instance may then trust the stored filter until it has been rebuilt from the key source, which holds
-     * the key; the rebuild follows on its own, by an instance with a key source.
-     *
-     * @throws RuntimeException when the store cannot be reached to record it
+     * the key; the rebuild follows on its own, by an instance with a key source. When the store cannot be reached,
+     * this instance stops trusting the filter at once and records the mark in the store once it is reachable.
      */
     void markIncomplete(String reason);
 

@@ -26,6 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
@@ -86,6 +87,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private volatile @Nullable ScheduledFuture<?> refresher;
     private volatile long nextBuildAttempt = System.nanoTime();
     private volatile boolean closed;
+    /** Why the stored filter is to be marked stale, until Redis has the mark: this instance lost a key meanwhile. */
+    private final AtomicReference<@Nullable String> staleMarkOwed = new AtomicReference<>();
     /** This instance marked the stored filter stale for adds it lost; a rebuild by any instance resolves that. */
     private volatile boolean markedStale;
 
@@ -198,7 +201,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     @Override
     public SharedFilterStatus status() {
         SharedFilterStatus stored = view.status;
-        if (stored == SharedFilterStatus.READY && (!pending.isEmpty() || pending.overflowed())) {
+        if (stored == SharedFilterStatus.READY && (!pending.isEmpty() || pending.overflowed()
+                || staleMarkOwed.get() != null)) {
             return SharedFilterStatus.STALE;
         }
         return stored;
@@ -531,6 +535,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
         try {
             refresh();
+            sendOwedStaleMark();
             replayPending();
             buildIfNeeded();
         }
@@ -542,11 +547,32 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
     }
 
+    /**
+     * Marks the stored filter stale for every instance. If Redis cannot be reached, this instance stops trusting
+     * the filter at once and sends the mark when Redis is back (the other instances cannot be told before).
+     */
     @Override
     public void markIncomplete(String reason) {
+        staleMarkOwed.set(reason);
+        try {
+            sendOwedStaleMark();
+        }
+        catch (RedisUnavailableException ex) {
+            logger.warn("Filter '" + name + "' misses a key, but Redis is unavailable (" + ex.getMessage() + "): this"
+                    + " instance does not reject with it meanwhile, and marks it stale in Redis, for every instance,"
+                    + " once Redis answers again");
+        }
+    }
+
+    private void sendOwedStaleMark() {
+        String reason = staleMarkOwed.get();
+        if (reason == null) {
+            return;
+        }
         commands.call(port -> port.eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)), List.of(reason)),
                 settings.commandTimeout());
         markedStale = true;
+        staleMarkOwed.compareAndSet(reason, null); // a key lost meanwhile is owed still: its mark may come after a rebuild
         refresh();
     }
 

@@ -80,9 +80,9 @@ public final class NamedBloomFilter implements BloomFilter {
     /**
      * Records that a key which belongs in the filter is missing (a write's key could not be computed or stored),
      * so that the filter stops rejecting until it holds every key again. A shared filter is marked stale in its
-     * store: no instance trusts it until it is rebuilt from the key source, which follows on its own. A local
-     * filter, or a shared one whose store cannot be reached, turns {@code FAILED} and lets every call through
-     * until the application restarts.
+     * store: no instance trusts it until it is rebuilt from the key source, which follows on its own (if the store
+     * cannot be reached, this instance stops trusting it at once, and marks it once the store is back). A local
+     * filter turns {@code FAILED} and lets every call through until the application restarts.
      *
      * @return whether the filter recovers by itself (a shared filter's rebuild)
      */
@@ -93,7 +93,8 @@ public final class NamedBloomFilter implements BloomFilter {
                 return true;
             }
             catch (RuntimeException ex) {
-                // The store is unreachable: at least this instance stops trusting the filter.
+                // Not an unreachable store (the backend owes the mark then): a fault of its own. At least this
+                // instance stops trusting the filter.
             }
         }
         transitionTo(FilterState.FAILED);

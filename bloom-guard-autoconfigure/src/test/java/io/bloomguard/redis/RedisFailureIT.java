@@ -110,6 +110,46 @@ class RedisFailureIT {
         }
     }
 
+    /**
+     * A write on an instance cut off from Redis whose key could not be computed: the row is there, its key is not,
+     * and the other instances, which still reach Redis, cannot be told yet. The cut-off instance stops rejecting at
+     * once and, once it reaches Redis again, marks the stored filter stale, so that every instance stops rejecting
+     * until the rebuild, which reads the row's key from the key source.
+     */
+    @Test
+    void aKeyLostWhileCutOffIsReportedToEveryInstanceOnceRedisIsBack() throws Exception {
+        List<Object> database = new java.util.concurrent.CopyOnWriteArrayList<>(longs(0, 1000));
+        RedisBackendSettings ticking = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
+                Duration.ofMillis(500), QUIET.breakerWindow(), QUIET.lockTtl(), Duration.ofMillis(100),
+                QUIET.pendingAddsLimit(), QUIET.rebuildGrace());
+        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
+                TestRedisBackend cutOff = TestRedisBackend.on(proxy.port(), ticking);
+                TestRedisBackend other = TestRedisBackend.on(server, ticking)) {
+            RedisBloomFilter partitioned = cutOff.backend.create("unkeyed", SIZING, 1, 1);
+            RedisBloomFilter connected = other.backend.create("unkeyed", SIZING, 2, 1);
+            assertThat(partitioned.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
+                    .isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(connected.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
+                    .isEqualTo(StartOutcome.ALREADY_LOADED);
+            long unkeyed = 777_777;
+            assertThat(connected.mightContain(unkeyed)).as("absent before").isFalse();
+
+            proxy.freeze();
+            database.add(unkeyed); // the row is written; its key expression then fails
+            partitioned.markIncomplete("a key expression failed");
+            assertThat(partitioned.trustedToReject()).as("the instance that lost the key").isFalse();
+
+            proxy.thaw();
+            Eventually.until("rebuilt with the row's key, and trusted again", () -> {
+                connected.refresh();
+                return connected.mightContain(unkeyed) && connected.status() == SharedFilterStatus.READY
+                        && partitioned.status() == SharedFilterStatus.READY;
+            }, Duration.ofSeconds(15));
+            assertThat(server.command("HGET", "bloom-guard:{unkeyed}:meta", "generation"))
+                    .as("rebuilt once the lost key was reported").isEqualTo("2");
+        }
+    }
+
     @Test
     void aDeletedBitmapMakesChecksPassUntilTheFilterHasRebuiltItselfFromItsSource() {
         List<Object> keys = longs(0, 10_000);
