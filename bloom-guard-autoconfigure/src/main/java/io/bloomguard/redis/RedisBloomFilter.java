@@ -55,8 +55,8 @@ import java.util.function.Function;
  * </ul>
  *
  * <p>This class keeps the filter's state ({@link RedisFilterView}, buffered adds) and decides what to do; its
- * commands go through {@link RedisCommands} (timeouts, circuit breaker), loads and rebuilds hold a
- * {@link RedisLoadLock}, and {@link RedisGenerations} moves whole bitmaps in and out.
+ * commands go through {@link RedisCommands} (timeouts, circuit breakers: one for checks, one for the rest), loads
+ * and rebuilds hold a {@link RedisLoadLock}, and {@link RedisGenerations} moves whole bitmaps in and out.
  */
 public final class RedisBloomFilter implements SharedBloomFilter {
 
@@ -74,6 +74,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final RedisFilterIdentity configured;
     private final RedisFilterKeys keys;
     private final RedisBackendSettings settings;
+    /** Checks of single keys, with their short timeout and their own breaker. */
+    private final RedisCommands checks;
+    /** Every other command: adds, batches, metadata, builds. */
     private final RedisCommands commands;
     private final RedisLoadLock lock;
     private final RedisGenerations generations;
@@ -93,13 +96,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private volatile boolean markedStale;
 
     RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, RedisBackendSettings settings,
-            RedisCommands commands, ScheduledExecutorService scheduler,
+            RedisCommands checks, RedisCommands commands, ScheduledExecutorService scheduler,
             ExecutorService builders) {
         this.name = name;
         this.sizing = sizing;
         this.configured = RedisFilterIdentity.of(sizing, seed, shards);
         this.keys = new RedisFilterKeys(settings.keyPrefix(), name);
         this.settings = settings;
+        this.checks = checks;
         this.commands = commands;
         this.lock = new RedisLoadLock(name, keys, commands, settings);
         this.generations = new RedisGenerations(name, keys, commands, settings.commandTimeout(), lock.owner());
@@ -263,7 +267,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (check == null) {
             return true;
         }
-        return check.answer(commands.call(port -> port.getRange(check.bitmap, check.start, check.end()),
+        return check.answer(checks.call(port -> port.getRange(check.bitmap, check.start, check.end()),
                 settings.checkTimeout()));
     }
 
@@ -273,7 +277,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (check == null) {
             return CompletableFuture.completedFuture(true);
         }
-        return commands.callAsync(port -> port.getRange(check.bitmap, check.start, check.end()),
+        return checks.callAsync(port -> port.getRange(check.bitmap, check.start, check.end()),
                 settings.checkTimeout()).thenApply(check::answer);
     }
 

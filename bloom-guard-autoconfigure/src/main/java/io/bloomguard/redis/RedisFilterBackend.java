@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * The Redis filters of one application: they share one connection (opened on first use), one circuit breaker
- * (a dead server is one outage, not one per filter) and one maintenance thread.
+ * The Redis filters of one application: they share one connection (opened on first use), circuit breakers
+ * (a dead server is one outage, not one per filter: one breaker for checks, one for adds and other commands) and one maintenance thread.
  *
  * <p>Usage: {@code try (RedisFilterBackend redis = new RedisFilterBackend(() -> LettuceRedisPort.connect(client),
  * RedisBackendSettings.defaults())) { RedisBloomFilter users = redis.create("users", sizing, 1); ... }}
@@ -26,7 +26,9 @@ public final class RedisFilterBackend implements AutoCloseable {
 
     private final RedisBackendSettings settings;
     private final Supplier<RedisPort> connector;
-    private final CircuitBreaker breaker;
+    private final CircuitBreaker checkBreaker;
+    private final CircuitBreaker commandBreaker;
+    private final RedisCommands checks;
     private final RedisCommands commands;
     private final ScheduledExecutorService scheduler;
     private final ExecutorService builders;
@@ -36,8 +38,12 @@ public final class RedisFilterBackend implements AutoCloseable {
     public RedisFilterBackend(Supplier<RedisPort> connector, RedisBackendSettings settings) {
         this.connector = connector;
         this.settings = settings;
-        this.breaker = new CircuitBreaker(settings.breakerWindow());
-        this.commands = new RedisCommands(this::port, breaker);
+        // Two breakers: a check that misses its short timeout (a GC pause will do) must not hold back adds, whose
+        // keys the other instances would lack meanwhile; adds have their own, longer timeout and breaker.
+        this.checkBreaker = new CircuitBreaker(settings.breakerWindow());
+        this.commandBreaker = new CircuitBreaker(settings.breakerWindow());
+        this.checks = new RedisCommands(this::port, checkBreaker);
+        this.commands = new RedisCommands(this::port, commandBreaker);
         ScheduledThreadPoolExecutor maintenance = new ScheduledThreadPoolExecutor(1, daemon("bloom-guard-redis"));
         maintenance.setRemoveOnCancelPolicy(true);
         this.scheduler = maintenance;
@@ -51,8 +57,8 @@ public final class RedisFilterBackend implements AutoCloseable {
 
     /** A filter with a chosen seed for when this instance creates it: for tests and migrations. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards) {
-        RedisBloomFilter filter = new RedisBloomFilter(name, sizing, seed, shards, settings, commands, scheduler,
-                builders);
+        RedisBloomFilter filter = new RedisBloomFilter(name, sizing, seed, shards, settings, checks, commands,
+                scheduler, builders);
         filters.add(filter);
         return filter;
     }
@@ -61,9 +67,9 @@ public final class RedisFilterBackend implements AutoCloseable {
         return settings;
     }
 
-    /** Whether the circuit breaker is open: Redis failed recently and calls fail fast. */
+    /** Whether a circuit breaker is open: Redis failed recently and calls (checks, or other commands) fail fast. */
     public boolean unavailable() {
-        return breaker.isOpen();
+        return checkBreaker.isOpen() || commandBreaker.isOpen();
     }
 
     private RedisPort port() {
