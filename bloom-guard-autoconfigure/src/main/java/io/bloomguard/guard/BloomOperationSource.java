@@ -323,7 +323,12 @@ public final class BloomOperationSource {
         if (usesResult) {
             checkResultType(method, targetClass, parsed.getAST() instanceof VariableReference, written, description);
         }
-        return KeyExpression.spel(parsed, method, parameterNames, usesResult);
+        // A guard's key over a null argument is no key: SpEL would make "acme:" + null the text "acme:null", which
+        // no record has, while the query finds the rows whose column IS NULL. (A put's key is merely useless then.)
+        int[] nullMeansNoKey = allowResult ? new int[0] : variables.stream()
+                .mapToInt(variable -> parameterIndex(variable, names, parameterCount)).filter(index -> index >= 0)
+                .distinct().toArray();
+        return KeyExpression.spel(parsed, method, parameterNames, usesResult, nullMeansNoKey);
     }
 
     /** A key that is a parameter as it is must have a type with a canonical form (or one that may hold it). */

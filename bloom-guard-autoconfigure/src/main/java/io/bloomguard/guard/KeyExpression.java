@@ -28,10 +28,12 @@ abstract sealed class KeyExpression {
 
     /**
      * A SpEL expression over the parameters of {@code method}: the annotated method itself, not a bridge method
-     * a call may arrive through, whose parameters have no names.
+     * a call may arrive through, whose parameters have no names. When an argument at one of the
+     * {@code nullMeansNoKey} indexes is null, there is no key ({@code null}), whatever the expression would make of it.
      */
-    static KeyExpression spel(Expression expression, Method method, ParameterNameDiscoverer names, boolean usesResult) {
-        return new Spel(expression, method, names, usesResult);
+    static KeyExpression spel(Expression expression, Method method, ParameterNameDiscoverer names, boolean usesResult,
+            int[] nullMeansNoKey) {
+        return new Spel(expression, method, names, usesResult, nullMeansNoKey);
     }
 
     /**
@@ -94,16 +96,24 @@ abstract sealed class KeyExpression {
         private final Method method;
         private final ParameterNameDiscoverer names;
         private final boolean usesResult;
+        private final int[] nullMeansNoKey;
 
-        Spel(Expression expression, Method method, ParameterNameDiscoverer names, boolean usesResult) {
+        Spel(Expression expression, Method method, ParameterNameDiscoverer names, boolean usesResult,
+                int[] nullMeansNoKey) {
             this.expression = expression;
             this.method = method;
             this.names = names;
             this.usesResult = usesResult;
+            this.nullMeansNoKey = nullMeansNoKey;
         }
 
         @Override
         @Nullable Object evaluate(Object[] args, @Nullable Object result) {
+            for (int index : nullMeansNoKey) {
+                if (args[index] == null) {
+                    return null;
+                }
+            }
             MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(args, method, args, names);
             if (usesResult) {
                 context.setVariable("result", result);

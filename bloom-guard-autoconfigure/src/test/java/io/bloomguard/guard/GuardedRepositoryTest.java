@@ -347,6 +347,19 @@ class GuardedRepositoryTest {
     }
 
     /**
+     * A composite key with a null part: SpEL would check the text "t1:null", which no record has, while the
+     * derived query looks for {@code code IS NULL} and may find rows. The call goes through unchecked.
+     */
+    @Test
+    void aCompositeKeyWithANullPartIsNotChecked() {
+        FilterStats before = codesFilter.stats();
+        assertThat(customers.findByTenantAndCode("t1", null)).isEmpty(); // the column is NOT NULL here
+        FilterStats after = codesFilter.stats();
+        assertThat(after.rejected()).as("rejected").isEqualTo(before.rejected());
+        assertThat(after.skipped()).as("skipped").isEqualTo(before.skipped() + 1);
+    }
+
+    /**
      * A void write keyed on its argument, whose key cannot be computed once it has returned: it wrote all the
      * same (it returned), so the filter must stop rejecting, as when a key from the result fails.
      */
