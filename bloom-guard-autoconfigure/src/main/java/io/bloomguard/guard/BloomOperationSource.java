@@ -16,6 +16,7 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.BeanReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -171,6 +172,14 @@ public final class BloomOperationSource {
             return (throughSave != null) ? new Operations(null, throughSave) : NONE;
         }
         String description = describe(method, targetClass);
+        if (guarded != null && put != null && guarded.filter().equals(put.filter())) {
+            throw new InvalidBloomAnnotationException(asWritten("@BloomGuarded", guarded.filter(), guarded.key())
+                    + " with " + asWritten("@BloomPut", put.filter(), put.key()), description,
+                    "the method is guarded by the filter it puts into, so a new key is rejected before the method can"
+                            + " write it, and its record is never written",
+                    "Guard the methods that look records up and put on the ones that write them; to add a key and learn"
+                            + " whether it was new (deduplication), call the filter's put() and act on its answer");
+        }
         GuardOperation guard = (guarded != null) ? guardOperation(guarded, method, targetClass, description) : null;
         PutOperation putOperation = (put != null) ? putOperation(put, method, targetClass, description) : null;
         return new Operations(guard, putOperation);
@@ -291,8 +300,21 @@ public final class BloomOperationSource {
         String[] names = parameterNames.getParameterNames(method);
         List<String> variables = new ArrayList<>();
         collectVariables(parsed.getAST(), variables);
+        if (containsBeanReference(parsed.getAST())) {
+            // Spring's cache annotations resolve @name; these expressions have no bean resolver, so every call
+            // would fail to compute its key.
+            throw new InvalidBloomAnnotationException(written, description,
+                    "key expression refers to a bean (@name), which bloom-guard key expressions cannot reach",
+                    "Compute the key from the parameters, e.g. key = \"#tenant + ':' + #id\", or pass the value in");
+        }
         boolean usesResult = false;
         for (String variable : variables) {
+            if (variable.equals("root")) {
+                throw new InvalidBloomAnnotationException(written, description,
+                        "key expression uses #root, which here is not Spring Cache's root object (#root.args,"
+                                + " #root.method do not exist)",
+                        "Name the parameters instead: #p0, #p1, … or their names");
+            }
             if (variable.equals("result")) {
                 if (!allowResult) {
                     throw new InvalidBloomAnnotationException(written, description,
@@ -302,8 +324,7 @@ public final class BloomOperationSource {
                 usesResult = true;
                 continue;
             }
-            if (parameterIndex(variable, names, parameterCount) < 0 && !variable.equals("root")
-                    && !variable.equals("this")) {
+            if (parameterIndex(variable, names, parameterCount) < 0 && !variable.equals("this")) {
                 throw new InvalidBloomAnnotationException(written, description,
                         "key expression names #" + variable + ", which is not a parameter of the method"
                                 + (names == null ? " (parameter names are not compiled in)" : "; parameters: "
@@ -412,6 +433,18 @@ public final class BloomOperationSource {
             }
         }
         return -1;
+    }
+
+    private static boolean containsBeanReference(SpelNode node) {
+        if (node instanceof BeanReference) {
+            return true;
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            if (containsBeanReference(node.getChild(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void collectVariables(SpelNode node, List<String> into) {

@@ -81,6 +81,23 @@ class AnnotationValidationTest {
     }
 
     @Test
+    void keyExpressionReferringToABean() {
+        assertFailure(BeanInKey.class, "on BeanInKey.find: key expression refers to a bean (@name)",
+                "Compute the key from the parameters");
+    }
+
+    @Test
+    void keyExpressionUsingSpringCachesRootObject() {
+        assertFailure(RootInKey.class, "on RootInKey.save: key expression uses #root", "#p0");
+    }
+
+    @Test
+    void guardAndPutOnOneMethodWithTheSameFilter() {
+        assertFailure(GuardedPut.class, "on GuardedPut.register: the method is guarded by the filter it puts into",
+                "call the filter's put()");
+    }
+
+    @Test
     void resultInAGuard() {
         assertFailure(ResultInGuard.class, "#result is only known after the method ran", "parameters");
     }
@@ -208,6 +225,30 @@ class AnnotationValidationTest {
         @BloomPut(filter = "users", key = "#result")
         public Flux<Long> saveAllReactively(String... names) {
             return Flux.fromArray(names).map(name -> (long) name.length());
+        }
+    }
+
+    static class BeanInKey {
+
+        @BloomGuarded(filter = "users", key = "@keys.userKey(#id)")
+        public Optional<String> find(Long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class RootInKey {
+
+        @BloomPut(filter = "users", key = "#root.args[0]")
+        public void save(Long id) {
+        }
+    }
+
+    static class GuardedPut {
+
+        @BloomGuarded(filter = "users", key = "#id")
+        @BloomPut(filter = "users", key = "#id")
+        public Optional<String> register(Long id) {
+            return Optional.of("registered " + id);
         }
     }
 
