@@ -232,11 +232,12 @@ public final class BloomOperationSource {
         String written = asWritten("@BloomGuarded", annotation.filter(), annotation.key());
         NamedBloomFilter filter = filter(annotation.filter(), written, description);
         KeyExpression key = keyExpression(annotation.key(), false, method, targetClass, written, description);
-        Class<?> returnType = method.getReturnType();
+        // As declared for the bean: V of a generic base class is Optional<User> in the subclass that says so.
+        Class<?> returnType = returnTypeOf(method, targetClass).resolve(method.getReturnType());
         Supplier<@Nullable Object> emptyValue = EmptyValues.forType(returnType);
         if (emptyValue == null) {
             throw new InvalidBloomAnnotationException(written, description,
-                    "return type " + method.getReturnType().getName() + " has no empty value to answer a rejected call with",
+                    "return type " + returnType.getName() + " has no empty value to answer a rejected call with",
                     "Return Optional, a collection, a stream, an entity (null), boolean or a number; or remove the annotation");
         }
         guardedMethods.computeIfAbsent(filter.name(), name -> Collections.synchronizedSet(new LinkedHashSet<>()))
@@ -254,7 +255,8 @@ public final class BloomOperationSource {
         String written = asWritten("@BloomPut", annotation.filter(), annotation.key());
         NamedBloomFilter filter = filter(annotation.filter(), written, description);
         KeyExpression key = keyExpression(annotation.key(), true, method, targetClass, written, description);
-        return new PutOperation(filter, key, description, DeferredPuts.kindOf(method.getReturnType()));
+        return new PutOperation(filter, key, description,
+                DeferredPuts.kindOf(returnTypeOf(method, targetClass).resolve(method.getReturnType())));
     }
 
     /** The annotation as the user wrote it, for error messages. */

@@ -1,6 +1,7 @@
 package io.bloomguard.guard;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Array;
@@ -136,8 +137,11 @@ final class EmptyValues {
      * publisher), not the result itself.
      */
     static boolean isDeferred(Class<?> type) {
+        // Spring's registry knows the other libraries' promises (RxJava, Mutiny, java.util.concurrent.Flow) that
+        // are no Reactive Streams publishers: as results they would get null, and be checked at the call.
         return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)
-                || (PUBLISHER != null && PUBLISHER.isAssignableFrom(type));
+                || (PUBLISHER != null && PUBLISHER.isAssignableFrom(type))
+                || ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null;
     }
 
     /**

@@ -97,6 +97,24 @@ class AnnotationValidationTest {
                 "call the filter's put()");
     }
 
+    /** A JDK Flow publisher (as RxJava's and Mutiny's types) is a promise too: null would be no answer. */
+    @Test
+    void promiseTypeOfAnotherLibrary() {
+        assertFailure(FlowLookup.class, "return type java.util.concurrent.Flow$Publisher has no empty value",
+                "Return Optional");
+    }
+
+    /** A method declared with a type variable answers with the empty value of the type the bean gives it. */
+    @Test
+    void aRejectedCallOfAGenericMethodAnswersWithTheEmptyValueOfItsTypeInTheBean() {
+        runner.withBean(OptionalLookup.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            context.getBean(FilterPreloader.class).preloadAll();
+            Object answer = context.getBean(OptionalLookup.class).find(1L);
+            assertThat(answer).as("ready and empty: rejected").isEqualTo(Optional.empty());
+        });
+    }
+
     @Test
     void resultInAGuard() {
         assertFailure(ResultInGuard.class, "#result is only known after the method ran", "parameters");
@@ -249,6 +267,32 @@ class AnnotationValidationTest {
         @BloomPut(filter = "users", key = "#id")
         public Optional<String> register(Long id) {
             return Optional.of("registered " + id);
+        }
+    }
+
+    static class FlowLookup {
+
+        @BloomGuarded(filter = "users")
+        public java.util.concurrent.Flow.Publisher<String> find(Long id) {
+            return new java.util.concurrent.SubmissionPublisher<>();
+        }
+    }
+
+    abstract static class BaseLookup<V> {
+
+        @BloomGuarded(filter = "users")
+        public V find(Long id) {
+            return load(id);
+        }
+
+        protected abstract V load(Long id);
+    }
+
+    static class OptionalLookup extends BaseLookup<Optional<String>> {
+
+        @Override
+        protected Optional<String> load(Long id) {
+            return Optional.of("user " + id);
         }
     }
 
