@@ -69,6 +69,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     private static final int WRITE_ATTEMPTS = 3;
 
+    private static final Duration MAX_RETRY_PAUSE = Duration.ofMinutes(10);
+
     private final String name;
     private final FilterSizing sizing;
     private final RedisFilterIdentity configured;
@@ -89,6 +91,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private volatile @Nullable KeyFeed feed = KeyFeed.EMPTY;
     private volatile @Nullable ScheduledFuture<?> refresher;
     private volatile long nextBuildAttempt = System.nanoTime();
+    /** Builds that failed in a row: each doubles the pause before the next attempt (a source that always fails). */
+    private volatile int failedBuilds;
     private volatile boolean closed;
     /** Why the stored filter is to be marked stale, until Redis has the mark: this instance lost a key meanwhile. */
     private final AtomicReference<@Nullable String> staleMarkOwed = new AtomicReference<>();
@@ -625,9 +629,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             try {
                 buildHoldingLock(reason, configuredTarget(seen), this::readKeySource);
             }
-            catch (RuntimeException ex) {
+            catch (Exception ex) { // checked ones too, thrown sneakily by a key source
                 logger.error("Filter '" + name + "': " + reason + " rebuild failed; retrying in "
-                        + settings.lockTtl().toSeconds() + " s", ex);
+                        + retryPause().toSeconds() + " s", ex);
             }
         });
     }
@@ -766,6 +770,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                 TimeUnit.MILLISECONDS);
         long start = System.nanoTime();
         RedisFilterIdentity previousLive = view.live;
+        boolean done = false;
         try {
             logger.info("Filter '" + name + "': building " + target.fingerprint() + " in Redis (" + reason + ")");
             generations.begin(target);
@@ -780,17 +785,29 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
                     + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprint()
                     + " is live");
+            done = true;
             return built.keys;
         }
-        catch (RuntimeException ex) {
-            nextBuildAttempt = System.nanoTime() + settings.lockTtl().toNanos();
-            throw ex;
-        }
         finally {
+            // Whatever ended the build, a checked exception thrown sneakily by a key source included, the next
+            // attempt waits: a source that always fails is not read again and again at every refresh.
+            if (done) {
+                failedBuilds = 0;
+            }
+            else {
+                failedBuilds++;
+                nextBuildAttempt = System.nanoTime() + retryPause().toNanos();
+            }
             renewal.cancel(false);
             lock.release();
             building.set(false);
         }
+    }
+
+    /** Pause before the next build after {@link #failedBuilds} failures: the lock's TTL, doubled each time, up to 10 min. */
+    private Duration retryPause() {
+        Duration pause = settings.lockTtl().multipliedBy(1L << Math.min(Math.max(failedBuilds - 1, 0), 5));
+        return pause.compareTo(MAX_RETRY_PAUSE) > 0 ? MAX_RETRY_PAUSE : pause;
     }
 
     private FilterSizing sizingOf(RedisFilterIdentity identity) {

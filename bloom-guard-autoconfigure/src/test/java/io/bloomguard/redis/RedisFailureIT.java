@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -148,6 +149,36 @@ class RedisFailureIT {
             assertThat(server.command("HGET", "bloom-guard:{unkeyed}:meta", "generation"))
                     .as("rebuilt once the lost key was reported").isEqualTo("2");
         }
+    }
+
+    /**
+     * A key source that always fails (a column type the filter refuses, a query that no longer runs), here by a
+     * checked exception thrown sneakily as a lambda may: the filter passes calls through and retries, but waits
+     * between attempts instead of reading the source again at every refresh.
+     */
+    @Test
+    void aKeySourceThatAlwaysFailsIsRetriedWithPauses() throws Exception {
+        AtomicInteger reads = new AtomicInteger();
+        io.bloomguard.core.KeyFeed failing = batches -> {
+            reads.incrementAndGet();
+            return RedisFailureIT.<RuntimeException>sneakyThrow(new java.io.IOException("the query no longer runs"));
+        };
+        RedisBackendSettings ticking = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
+                QUIET.commandTimeout(), QUIET.breakerWindow(), QUIET.lockTtl(), Duration.ofMillis(50),
+                QUIET.pendingAddsLimit(), QUIET.rebuildGrace());
+        try (TestRedisBackend app = TestRedisBackend.on(server, ticking)) {
+            RedisBloomFilter filter = app.backend.create("broken-source", SIZING, 1, 1);
+            assertThatThrownBy(() -> filter.start(failing)).hasMessage("the query no longer runs");
+            Thread.sleep(1_000); // 20 refreshes
+            assertThat(filter.trustedToReject()).isFalse();
+            assertThat(reads.get()).as("reads of the source within a second (the lock's TTL is %d s)",
+                    ticking.lockTtl().toSeconds()).isEqualTo(1);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> long sneakyThrow(Throwable checked) throws E {
+        throw (E) checked;
     }
 
     @Test
