@@ -287,7 +287,7 @@ public final class BloomOperationSource {
                         "no key expression, and the method has " + parameterCount + " parameters instead of one",
                         "Say which value is the key, e.g. key = \"#p0\" or key = \"#tenant + ':' + #id\"");
             }
-            checkKeyType(method, 0, targetClass, written, description);
+            checkKeyType(method, 0, targetClass, allowResult, written, description);
             return KeyExpression.argument(0);
         }
         SpelExpression parsed;
@@ -339,7 +339,7 @@ public final class BloomOperationSource {
         if (parsed.getAST() instanceof VariableReference && variables.size() == 1) {
             int index = parameterIndex(variables.get(0), names, parameterCount);
             if (index >= 0) {
-                checkKeyType(method, index, targetClass, written, description);
+                checkKeyType(method, index, targetClass, allowResult, written, description);
                 return KeyExpression.argument(index);
             }
         }
@@ -355,15 +355,23 @@ public final class BloomOperationSource {
     }
 
     /** A key that is a parameter as it is must have a type with a canonical form (or one that may hold it). */
-    private static void checkKeyType(Method method, int index, @Nullable Class<?> targetClass, String written,
-            String description) {
+    private static void checkKeyType(Method method, int index, @Nullable Class<?> targetClass, boolean put,
+            String written, String description) {
         Class<?> declared = method.getParameterTypes()[index];
-        Class<?> type = (targetClass != null)
-                ? ResolvableType.forMethodParameter(method, index, targetClass).resolve(declared)
-                : declared;
+        ResolvableType parameter = (targetClass != null)
+                ? ResolvableType.forMethodParameter(method, index, targetClass)
+                : ResolvableType.forMethodParameter(method, index);
+        Class<?> type = parameter.resolve(declared);
+        String what = "the key is the parameter";
+        if (put && (type.isArray() || Iterable.class.isAssignableFrom(type))) {
+            what = "the keys are the elements of the parameter";
+            // A put takes a collection or array of keys, one key per element (a guard checks one key).
+            ResolvableType element = type.isArray() ? parameter.getComponentType() : parameter.as(Iterable.class).getGeneric(0);
+            type = ClassUtils.resolvePrimitiveIfNecessary(element.resolve(Object.class));
+        }
         if (!KeyCanonicalizer.isSupportedType(type) && !KeyCanonicalizer.mayHoldSupportedType(type)) {
             throw new InvalidBloomAnnotationException(written, description,
-                    "the key is the parameter of type " + type.getTypeName() + ", which has no canonical key form",
+                    what + " of type " + type.getTypeName() + ", which has no canonical key form",
                     "Pass a whole number, String, UUID or enum, or add key = \"...\" that yields one (e.g. \"#p0.id\")");
         }
     }

@@ -14,6 +14,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -47,6 +48,9 @@ class AnnotationValidationTest {
             assertThat(service.saveAllReactively("sixsix", "sevennn").collectList().block()).containsExactly(6L, 7L);
             assertThat(service.find(6L)).contains("user 6");
             assertThat(service.find(7L)).contains("user 7");
+            service.markAll(List.of(8L, 9L));
+            service.markEach(10L, 11L);
+            assertThat(List.of(8L, 9L, 10L, 11L)).allSatisfy(id -> assertThat(service.find(id)).contains("user " + id));
         });
     }
 
@@ -113,6 +117,12 @@ class AnnotationValidationTest {
             Object answer = context.getBean(OptionalLookup.class).find(1L);
             assertThat(answer).as("ready and empty: rejected").isEqualTo(Optional.empty());
         });
+    }
+
+    @Test
+    void putOfACollectionOfKeysWithNoCanonicalKeyForm() {
+        assertFailure(FractionsPut.class, "the keys are the elements of the parameter of type java.lang.Double",
+                "key = ");
     }
 
     @Test
@@ -243,6 +253,23 @@ class AnnotationValidationTest {
         @BloomPut(filter = "users", key = "#result")
         public Flux<Long> saveAllReactively(String... names) {
             return Flux.fromArray(names).map(name -> (long) name.length());
+        }
+
+        /** A collection of keys: each is put. */
+        @BloomPut(filter = "users", key = "#ids")
+        public void markAll(List<Long> ids) {
+        }
+
+        /** The single parameter, an array of keys. */
+        @BloomPut(filter = "users")
+        public void markEach(Long... ids) {
+        }
+    }
+
+    static class FractionsPut {
+
+        @BloomPut(filter = "users", key = "#values")
+        public void mark(List<Double> values) {
         }
     }
 
