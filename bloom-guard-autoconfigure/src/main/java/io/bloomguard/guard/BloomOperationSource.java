@@ -180,8 +180,14 @@ public final class BloomOperationSource {
                     "Guard the methods that look records up and put on the ones that write them; to add a key and learn"
                             + " whether it was new (deduplication), call the filter's put() and act on its answer");
         }
-        GuardOperation guard = (guarded != null) ? guardOperation(guarded, method, targetClass, description) : null;
-        PutOperation putOperation = (put != null) ? putOperation(put, method, targetClass, description) : null;
+        // Key expressions name the parameters of the method that carries the annotation: behind a JDK proxy a call
+        // arrives at the interface's method, whose parameter names may differ from the implementation's.
+        GuardOperation guard = (guarded != null)
+                ? guardOperation(guarded, annotatedOn(specific, method, BloomGuarded.class), targetClass, description)
+                : null;
+        PutOperation putOperation = (put != null)
+                ? putOperation(put, annotatedOn(specific, method, BloomPut.class), targetClass, description)
+                : null;
         return new Operations(guard, putOperation);
     }
 
@@ -225,6 +231,14 @@ public final class BloomOperationSource {
             annotation = AnnotatedElementUtils.findMergedAnnotation(method, type);
         }
         return annotation;
+    }
+
+    /**
+     * Of the two methods {@link #find} looks at, the one the annotation is written on: {@code specific} only if it
+     * carries the annotation itself (a JDK proxy's method finds its interface's, but has no parameter names).
+     */
+    private static Method annotatedOn(Method specific, Method method, Class<? extends java.lang.annotation.Annotation> type) {
+        return AnnotatedElementUtils.isAnnotated(specific, type) ? specific : method;
     }
 
     private GuardOperation guardOperation(BloomGuarded annotation, Method method, @Nullable Class<?> targetClass,

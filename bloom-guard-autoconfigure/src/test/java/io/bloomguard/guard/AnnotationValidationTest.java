@@ -125,6 +125,22 @@ class AnnotationValidationTest {
                 "key = ");
     }
 
+    /**
+     * Behind a JDK proxy a call arrives at the interface's method: the key expression still names the parameters of
+     * the method it is written on.
+     */
+    @Test
+    void aKeyExpressionNamesTheParametersOfTheMethodItIsWrittenOn() {
+        runner.withPropertyValues("spring.aop.proxy-target-class=false").withBean(SkuLookup.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            SkuFinder finder = context.getBean(SkuFinder.class);
+            assertThat(finder).isNotInstanceOf(SkuLookup.class); // a JDK proxy of the interface
+            assertThat(finder.find("acme", "x1")).as("still loading: passes through").contains("acme:x1");
+            context.getBean(FilterPreloader.class).preloadAll();
+            assertThat(finder.find("acme", "x1")).as("ready and empty: rejected").isEmpty();
+        });
+    }
+
     @Test
     void resultInAGuard() {
         assertFailure(ResultInGuard.class, "#result is only known after the method ran", "parameters");
@@ -320,6 +336,20 @@ class AnnotationValidationTest {
         @Override
         protected Optional<String> load(Long id) {
             return Optional.of("user " + id);
+        }
+    }
+
+    interface SkuFinder {
+
+        Optional<String> find(String tenantId, String skuCode);
+    }
+
+    static class SkuLookup implements SkuFinder {
+
+        @Override
+        @BloomGuarded(filter = "skus", key = "#tenant + ':' + #sku")
+        public Optional<String> find(String tenant, String sku) {
+            return Optional.of(tenant + ":" + sku);
         }
     }
 
