@@ -16,11 +16,11 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
@@ -66,7 +66,7 @@ public final class BloomGuardAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
+    @Conditional(OnBloomGuardEnabledCondition.class)
     @Import(AutoProxyCreatorRegistrar.class)
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static final class GuardConfiguration {
@@ -114,7 +114,7 @@ public final class BloomGuardAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(RepositoryFactoryBeanSupport.class)
-    @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
+    @Conditional(OnBloomGuardEnabledCondition.class)
     static final class RepositoryPutConfiguration {
 
         /** The same for a Spring Data repository's {@code @BloomPut}, inside the repository's own transaction. */
@@ -126,7 +126,7 @@ public final class BloomGuardAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
+    @Conditional(OnBloomGuardEnabledCondition.class)
     static final class PreloadConfiguration {
 
         @Bean
