@@ -174,7 +174,12 @@ public final class BloomGuardAutoConfiguration {
     @ConditionalOnClass(TransactionTemplate.class)
     static final class TransactionalPreloadConfiguration {
 
-        /** Reads key sources in a read-only transaction when there is a transaction manager, as streams need. */
+        /**
+         * Reads key sources in a transaction when there is a transaction manager: Spring Data's streaming queries
+         * need one, and PostgreSQL streams with a fetch size only with autocommit off. Not a read-only one: an
+         * application may route read-only transactions to a replica, and a preload (or a rebuild) from a replica
+         * misses every key committed within its lag, which the filter would then reject.
+         */
         @Bean
         @ConditionalOnMissingBean
         KeyReadScope bloomKeyReadScope(ObjectProvider<PlatformTransactionManager> transactionManager) {
@@ -185,9 +190,7 @@ public final class BloomGuardAutoConfiguration {
                     if (manager == null) {
                         return read.get();
                     }
-                    TransactionTemplate template = new TransactionTemplate(manager);
-                    template.setReadOnly(true);
-                    return template.execute(status -> read.get());
+                    return new TransactionTemplate(manager).execute(status -> read.get());
                 }
             };
         }

@@ -24,6 +24,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import java.util.Optional;
@@ -56,7 +58,7 @@ class PreloadTest {
             NamedBloomFilter rows = filter(context, "rows");
             assertThat(numbers.state()).isEqualTo(FilterState.READY);
             assertThat(rows.state()).isEqualTo(FilterState.READY);
-            // More keys than one batch, from a stream read inside a read-only transaction.
+            // More keys than one batch, from a stream read inside a transaction.
             for (long key = 0; key < 25_000; key++) {
                 assertThat(numbers.mightContain(key)).isTrue();
             }
@@ -74,6 +76,26 @@ class PreloadTest {
             assertThat(context.getBean(FilterPreloader.class).results().get("rows").keys()).isEqualTo(30_000);
             assertThat(output).contains("Preloaded filter 'numbers': 25000 keys in")
                     .contains("Preloaded filter 'rows': 30000 keys in").contains("keys/s); ready");
+        }
+    }
+
+    /**
+     * An application that sends read-only transactions to a replica (here Spring's LazyConnectionDataSourceProxy
+     * with a read-only DataSource): the preload reads the primary, so rows committed there and not yet replicated
+     * are in the filter.
+     */
+    @Test
+    void thePreloadReadsThePrimaryWhenReadOnlyTransactionsGoToAReplica() {
+        try (ConfigurableApplicationContext context = run(ReplicaApplication.class,
+                "--bloom-guard.filters.ids.expected-size=1000",
+                "--bloom-guard.filters.rows.preload.sql=SELECT id FROM replicated_rows")) {
+            NamedBloomFilter rows = filter(context, "rows");
+            assertThat(rows.state()).isEqualTo(FilterState.READY);
+            assertThat(context.getBean(FilterPreloader.class).results().get("rows").keys()).isEqualTo(2_000);
+            // Rows 1001 to 2000 are on the primary only, as if committed within the replica's lag.
+            for (long id = 1; id <= 2_000; id++) {
+                assertThat(rows.mightContain(id)).as("row %d", id).isTrue();
+            }
         }
     }
 
@@ -229,6 +251,29 @@ class PreloadTest {
                     return bean;
                 }
             };
+        }
+    }
+
+    /** One DataSource: the primary, with read-only transactions sent to a replica that lags behind it. */
+    @Configuration(proxyBeanMethods = false)
+    static class ReplicaApplication extends Base {
+
+        @Bean
+        javax.sql.DataSource dataSource() {
+            javax.sql.DataSource primary = database("primary", 2_000);
+            javax.sql.DataSource replica = database("replica", 1_000);
+            LazyConnectionDataSourceProxy dataSource = new LazyConnectionDataSourceProxy(primary);
+            dataSource.setReadOnlyDataSource(replica);
+            return dataSource;
+        }
+
+        private static javax.sql.DataSource database(String name, int rows) {
+            javax.sql.DataSource dataSource = new DriverManagerDataSource(
+                    "jdbc:h2:mem:" + name + "-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+            JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+            jdbc.execute("CREATE TABLE replicated_rows (id BIGINT PRIMARY KEY)");
+            jdbc.execute("INSERT INTO replicated_rows SELECT X FROM SYSTEM_RANGE(1, " + rows + ")");
+            return dataSource;
         }
     }
 
