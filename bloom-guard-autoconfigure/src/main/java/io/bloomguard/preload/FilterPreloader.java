@@ -47,7 +47,7 @@ public final class FilterPreloader {
 
     /**
      * @param guardedMethods filter name → the guarded methods using it, for the warning about empty filters
-     * @throws IllegalArgumentException when a key source names a filter that is not configured
+     * @throws UnknownKeySourceFilterException when a key source names a filter that is not configured
      */
     public FilterPreloader(BloomFilterRegistry registry, Collection<? extends BloomKeySource> sources,
             KeyReadScope scope, Supplier<Map<String, Set<String>>> guardedMethods) {
@@ -56,9 +56,8 @@ public final class FilterPreloader {
         this.guardedMethods = guardedMethods;
         for (BloomKeySource source : sources) {
             if (registry.find(source.filter()).isEmpty()) {
-                throw new IllegalArgumentException("Key source " + source + " is for filter '" + source.filter()
-                        + "', which is not configured; configured: " + String.join(", ",
-                        registry.all().stream().map(NamedBloomFilter::name).toList()));
+                throw new UnknownKeySourceFilterException(String.valueOf(source), source.filter(),
+                        registry.all().stream().map(NamedBloomFilter::name).toList());
             }
             sourcesByFilter.computeIfAbsent(source.filter(), name -> new ArrayList<>()).add(source);
         }

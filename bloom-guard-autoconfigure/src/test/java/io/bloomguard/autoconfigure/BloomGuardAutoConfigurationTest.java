@@ -200,11 +200,22 @@ class BloomGuardAutoConfigurationTest {
     }
 
     @Test
-    void aKeySourceForAnUnknownFilterFailsStartup() {
-        runner.withPropertyValues("bloom-guard.filters.users.expected-size=10")
+    void aKeySourceForAnUnknownFilterFailsStartupWithAReport() {
+        runner.withPropertyValues("bloom-guard.filters.users.expected-size=10", "bloom-guard.filters.skus.expected-size=10")
                 .withBean(BloomKeySource.class, () -> BloomKeySource.of("userz", Stream::of))
-                .run(context -> assertThat(context).getFailure().rootCause()
-                        .hasMessageContaining("is for filter 'userz', which is not configured; configured: users"));
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+                    assertThat(analysis).as("failure analysis").isNotNull();
+                    assertThat(analysis.getDescription()).isEqualTo("Key source BloomKeySource[userz] is for filter"
+                            + " 'userz', which is not configured; configured: users, skus");
+                    assertThat(analysis.getAction()).contains("filter()").contains("bloom-guard.filters.userz");
+                });
+        runner.withBean(BloomKeySource.class, () -> BloomKeySource.of("users", Stream::of)).run(context -> {
+            FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+            assertThat(analysis).as("failure analysis").isNotNull();
+            assertThat(analysis.getDescription()).endsWith("which is not configured; configured: none");
+        });
     }
 
     @Test
