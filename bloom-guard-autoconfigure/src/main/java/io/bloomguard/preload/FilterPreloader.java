@@ -190,16 +190,17 @@ public final class FilterPreloader {
             if (key == null) {
                 continue;
             }
+            // Counted as read, not as handed on: a source that fails part way says how far it got.
+            progress.keys++;
             batch.add(key);
             if (batch.size() == BATCH_SIZE) {
                 batches.accept(batch);
-                progress.add(batch.size());
                 batch.clear();
+                progress.batchDone();
             }
         }
         if (!batch.isEmpty()) {
             batches.accept(batch);
-            progress.add(batch.size());
         }
     }
 
@@ -207,6 +208,7 @@ public final class FilterPreloader {
 
         private final String filter;
         private final long start;
+        /** Keys read so far. */
         private long keys;
         private long lastLog;
 
@@ -216,8 +218,8 @@ public final class FilterPreloader {
             this.lastLog = start;
         }
 
-        void add(int count) {
-            keys += count;
+        /** Logs progress every few seconds (looked at once per batch, not per key). */
+        void batchDone() {
             long now = System.nanoTime();
             if (now - lastLog >= PROGRESS_INTERVAL_NANOS) {
                 lastLog = now;
