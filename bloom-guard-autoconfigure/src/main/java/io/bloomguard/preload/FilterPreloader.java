@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -167,13 +168,25 @@ public final class FilterPreloader {
             Progress progress = new Progress(filter, System.nanoTime());
             logger.info("Preloading filter '" + filter + "' from " + sources);
             try {
+                List<BloomKeySource> withNulls = new ArrayList<>();
                 for (BloomKeySource source : sources) {
+                    long nullsBefore = progress.nulls;
                     scope.run(() -> {
                         try (Stream<?> keys = source.keys()) {
                             load(keys.iterator(), progress, batches);
                         }
                         return null;
                     });
+                    if (progress.nulls > nullsBefore) {
+                        withNulls.add(source);
+                    }
+                }
+                if (progress.nulls > 0) {
+                    logger.warn("Preload of filter '" + filter + "' skipped " + progress.nulls + " null keys (from "
+                            + withNulls.stream().map(String::valueOf).collect(Collectors.joining(", ")) + "): their"
+                            + " rows are not in the filter, and a guarded call looking one up may be rejected. A NULL"
+                            + " column, or a concatenation with a NULL part, gives a null key: select a key that is"
+                            + " never null, or leave out the rows no guarded call looks up");
                 }
                 return progress.keys;
             }
@@ -188,6 +201,7 @@ public final class FilterPreloader {
         while (keys.hasNext()) {
             Object key = keys.next();
             if (key == null) {
+                progress.nulls++; // reported after the load: a null has no place in the filter
                 continue;
             }
             // Counted as read, not as handed on: a source that fails part way says how far it got.
@@ -210,6 +224,8 @@ public final class FilterPreloader {
         private final long start;
         /** Keys read so far. */
         private long keys;
+        /** Null keys read and skipped so far. */
+        private long nulls;
         private long lastLog;
 
         Progress(String filter, long start) {

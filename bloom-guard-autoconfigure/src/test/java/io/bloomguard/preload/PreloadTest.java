@@ -100,6 +100,26 @@ class PreloadTest {
     }
 
     /**
+     * A NULL key (a NULL column, or a concatenation with a NULL part) is skipped, and its row is then not in the
+     * filter: the log says so, with the filter and the count.
+     */
+    @Test
+    void nullKeysAreSkippedAndCountedInAWarning(CapturedOutput output) {
+        try (ConfigurableApplicationContext context = run(SkuApplication.class,
+                "--bloom-guard.filters.ids.expected-size=1000", "--bloom-guard.filters.skus.expected-size=1000",
+                "--bloom-guard.filters.skus.preload.sql=SELECT tenant || ':' || sku FROM products")) {
+            NamedBloomFilter skus = filter(context, "skus");
+            assertThat(skus.state()).isEqualTo(FilterState.READY);
+            assertThat(skus.mightContain("acme:a-1")).isTrue();
+            assertThat(skus.mightContain("globex:g-1")).isTrue();
+            assertThat(context.getBean(FilterPreloader.class).results().get("skus").keys()).isEqualTo(3);
+            assertThat(output).contains("Preloaded filter 'skus': 3 keys in")
+                    .containsPattern("WARN .* Preload of filter 'skus' skipped 2 null keys \\(from preload\\.sql of 'skus'")
+                    .contains("their rows are not in the filter");
+        }
+    }
+
+    /**
      * While a filter loads, its guarded calls run as written and readiness says REFUSING_TRAFFIC; once loaded,
      * absent keys are rejected and the application is ready.
      */
@@ -250,6 +270,28 @@ class PreloadTest {
                         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
                         jdbc.execute("CREATE TABLE preload_rows (id BIGINT PRIMARY KEY)");
                         jdbc.execute("INSERT INTO preload_rows SELECT X FROM SYSTEM_RANGE(1, 30000)");
+                    }
+                    return bean;
+                }
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SkuApplication extends Base {
+
+        /** Creates the table before the preload reads it, as a schema.sql would. */
+        @Bean
+        static org.springframework.beans.factory.config.BeanPostProcessor createProducts() {
+            AtomicBoolean created = new AtomicBoolean();
+            return new org.springframework.beans.factory.config.BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    if (bean instanceof javax.sql.DataSource dataSource && created.compareAndSet(false, true)) {
+                        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+                        jdbc.execute("CREATE TABLE products (tenant VARCHAR(20), sku VARCHAR(20))");
+                        jdbc.execute("INSERT INTO products VALUES ('acme', 'a-1'), ('acme', 'a-2'), ('acme', NULL),"
+                                + " (NULL, 'b-1'), ('globex', 'g-1')");
                     }
                     return bean;
                 }
