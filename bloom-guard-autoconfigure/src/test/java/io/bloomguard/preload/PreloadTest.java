@@ -28,6 +28,8 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -171,11 +173,37 @@ class PreloadTest {
             assertThat(finder.find(999_999L)).isEmpty();
             assertThat(finder.calls()).isEqualTo(calls + 1);
             // Two keys were read before the source threw, though none had been handed on in a batch.
-            assertThat(output).contains("Preload of filter 'ids' failed after 2 keys; it lets every call through")
-                    .contains("connection reset while reading ids");
+            assertThat(output).contains("Preload of filter 'ids' failed after 2 keys, reading BloomKeySource[ids];"
+                    + " it lets every call through").contains("connection reset while reading ids");
             PreloadResult result = context.getBean(FilterPreloader.class).results().get("ids");
             assertThat(result.succeeded()).isFalse();
             assertThat(result.keys()).isEqualTo(2);
+            assertThat(result.failure()).hasMessageContaining("Key source BloomKeySource[ids] failed")
+                    .hasMessageContaining("connection reset while reading ids");
+        }
+    }
+
+    /**
+     * A key of a type the filter cannot hold fails the preload with a message for the source it came from: which
+     * source, the type as Java writes it, and where to convert it.
+     */
+    @Test
+    void anUnsupportedKeyTypeSaysWhichSourceAndWhereToConvertIt(CapturedOutput output) {
+        try (ConfigurableApplicationContext context = run(UnsupportedKeyApplication.class,
+                "--bloom-guard.filters.ids.expected-size=1000", "--bloom-guard.filters.days.expected-size=1000",
+                "--bloom-guard.filters.days.preload.sql=SELECT observed_on FROM holidays")) {
+            assertThat(filter(context, "ids").state()).isEqualTo(FilterState.FAILED);
+            assertThat(filter(context, "days").state()).isEqualTo(FilterState.FAILED);
+            Map<String, PreloadResult> results = context.getBean(FilterPreloader.class).results();
+            assertThat(results.get("ids").failure()).hasMessageStartingWith(
+                    "Key source BloomKeySource[ids] yielded a key of type byte[], which a Bloom filter cannot hold")
+                    .hasMessageContaining("Convert it in the key source's stream");
+            assertThat(results.get("days").failure()).hasMessageStartingWith("Key source preload.sql of 'days':"
+                    + " SELECT observed_on FROM holidays yielded a key of type java.sql.Date")
+                    .hasMessageContaining("Convert it in preload.sql");
+            assertThat(output).contains("Preload of filter 'ids' failed after 1 keys, reading BloomKeySource[ids]")
+                    .contains("Preload of filter 'days' failed after 0 keys, reading preload.sql of 'days'")
+                    .doesNotContain("type [B").doesNotContain("or a key expression that yields one");
         }
     }
 
@@ -292,6 +320,32 @@ class PreloadTest {
                         jdbc.execute("CREATE TABLE products (tenant VARCHAR(20), sku VARCHAR(20))");
                         jdbc.execute("INSERT INTO products VALUES ('acme', 'a-1'), ('acme', 'a-2'), ('acme', NULL),"
                                 + " (NULL, 'b-1'), ('globex', 'g-1')");
+                    }
+                    return bean;
+                }
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UnsupportedKeyApplication extends Base {
+
+        @Bean
+        BloomKeySource ids() {
+            return BloomKeySource.of("ids", () -> Stream.of(1L, "2".getBytes(StandardCharsets.UTF_8), 3L));
+        }
+
+        /** Creates the table before the preload reads it, as a schema.sql would. */
+        @Bean
+        static org.springframework.beans.factory.config.BeanPostProcessor createHolidays() {
+            AtomicBoolean created = new AtomicBoolean();
+            return new org.springframework.beans.factory.config.BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    if (bean instanceof javax.sql.DataSource dataSource && created.compareAndSet(false, true)) {
+                        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+                        jdbc.execute("CREATE TABLE holidays (observed_on DATE)");
+                        jdbc.execute("INSERT INTO holidays VALUES (DATE '2024-12-25')");
                     }
                     return bean;
                 }
