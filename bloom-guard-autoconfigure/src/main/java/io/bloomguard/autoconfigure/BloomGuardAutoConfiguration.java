@@ -16,11 +16,11 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
@@ -66,7 +66,7 @@ public final class BloomGuardAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
+    @Conditional(OnBloomGuardEnabledCondition.class)
     @Import(AutoProxyCreatorRegistrar.class)
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static final class GuardConfiguration {
@@ -114,7 +114,7 @@ public final class BloomGuardAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(RepositoryFactoryBeanSupport.class)
-    @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
+    @Conditional(OnBloomGuardEnabledCondition.class)
     static final class RepositoryPutConfiguration {
 
         /** The same for a Spring Data repository's {@code @BloomPut}, inside the repository's own transaction. */
@@ -126,7 +126,7 @@ public final class BloomGuardAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBooleanProperty(name = "bloom-guard.enabled", matchIfMissing = true)
+    @Conditional(OnBloomGuardEnabledCondition.class)
     static final class PreloadConfiguration {
 
         @Bean
@@ -174,7 +174,12 @@ public final class BloomGuardAutoConfiguration {
     @ConditionalOnClass(TransactionTemplate.class)
     static final class TransactionalPreloadConfiguration {
 
-        /** Reads key sources in a read-only transaction when there is a transaction manager, as streams need. */
+        /**
+         * Reads key sources in a transaction when there is a transaction manager: Spring Data's streaming queries
+         * need one, and PostgreSQL streams with a fetch size only with autocommit off. Not a read-only one: an
+         * application may route read-only transactions to a replica, and a preload (or a rebuild) from a replica
+         * misses every key committed within its lag, which the filter would then reject.
+         */
         @Bean
         @ConditionalOnMissingBean
         KeyReadScope bloomKeyReadScope(ObjectProvider<PlatformTransactionManager> transactionManager) {
@@ -185,9 +190,7 @@ public final class BloomGuardAutoConfiguration {
                     if (manager == null) {
                         return read.get();
                     }
-                    TransactionTemplate template = new TransactionTemplate(manager);
-                    template.setReadOnly(true);
-                    return template.execute(status -> read.get());
+                    return new TransactionTemplate(manager).execute(status -> read.get());
                 }
             };
         }

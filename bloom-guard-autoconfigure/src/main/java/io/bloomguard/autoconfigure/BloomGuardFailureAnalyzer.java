@@ -1,13 +1,14 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.guard.InvalidBloomAnnotationException;
+import io.bloomguard.preload.UnknownKeySourceFilterException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 
 /**
- * Explains a startup failure caused by a bloom-guard annotation or property: what is wrong, where, and what
- * to change.
+ * Explains a startup failure caused by a bloom-guard annotation, key source or property: what is wrong, where,
+ * and what to change.
  */
 final class BloomGuardFailureAnalyzer implements FailureAnalyzer {
 
@@ -17,6 +18,11 @@ final class BloomGuardFailureAnalyzer implements FailureAnalyzer {
             if (cause instanceof InvalidBloomAnnotationException annotation) {
                 return new FailureAnalysis(annotation.annotation() + " on " + annotation.method() + ": "
                         + annotation.problem(), annotation.action(), annotation);
+            }
+            if (cause instanceof UnknownKeySourceFilterException keySource) {
+                return new FailureAnalysis(keySource.getMessage(), "Make " + keySource.source()
+                        + " name a configured filter in its filter(), or declare bloom-guard.filters."
+                        + keySource.filter() + " in your configuration.", keySource);
             }
             if (cause instanceof InvalidBloomGuardPropertyException property) {
                 return new FailureAnalysis("Invalid value '" + property.value() + "' for property "

@@ -32,6 +32,9 @@ import java.util.Map;
 @ConfigurationProperties(prefix = "bloom-guard", ignoreUnknownFields = false)
 public class BloomGuardProperties {
 
+    /** Name of the master switch. */
+    static final String ENABLED = "bloom-guard.enabled";
+
     /**
      * Whether annotated methods are guarded and filters preloaded. When false, methods run as written and
      * filter beans still exist but answer "might contain" for every key.
@@ -55,6 +58,15 @@ public class BloomGuardProperties {
     static BloomGuardProperties bind(Environment environment) {
         return Binder.get(environment).bindOrCreate("bloom-guard", Bindable.of(BloomGuardProperties.class),
                 new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
+    }
+
+    /**
+     * Reads the master switch alone, the way {@link #bind} reads it (true when unset, the field's default), for the
+     * conditions that decide whether the guard and the preload exist. A value the binder does not take for a boolean
+     * throws its {@code BindException}, which Spring Boot reports as it reports any property it cannot bind.
+     */
+    static boolean enabled(Environment environment) {
+        return Binder.get(environment).bind(ENABLED, Bindable.of(Boolean.class)).orElse(true);
     }
 
     public boolean isEnabled() {

@@ -7,7 +7,8 @@ import java.util.stream.Stream;
  * Every key that exists for one filter, read at startup to fill it. The stream is consumed in batches and
  * closed after use, so a database cursor (a Spring Data {@code Stream<Long>} query, a JDBC stream) is never
  * held in memory whole. When the application has a transaction manager, the stream is opened and read inside
- * a read-only transaction, as Spring Data's streaming queries require.
+ * a transaction, as Spring Data's streaming queries require; not a read-only one, which an application may
+ * route to a replica. A key source that reads a replica anyway misses the keys committed within its lag.
  *
  * <pre>{@code
  * @Bean

@@ -1,5 +1,6 @@
 package io.bloomguard.preload;
 
+import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.BloomFilterRegistry;
@@ -11,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -47,7 +50,7 @@ public final class FilterPreloader {
 
     /**
      * @param guardedMethods filter name → the guarded methods using it, for the warning about empty filters
-     * @throws IllegalArgumentException when a key source names a filter that is not configured
+     * @throws UnknownKeySourceFilterException when a key source names a filter that is not configured
      */
     public FilterPreloader(BloomFilterRegistry registry, Collection<? extends BloomKeySource> sources,
             KeyReadScope scope, Supplier<Map<String, Set<String>>> guardedMethods) {
@@ -56,9 +59,8 @@ public final class FilterPreloader {
         this.guardedMethods = guardedMethods;
         for (BloomKeySource source : sources) {
             if (registry.find(source.filter()).isEmpty()) {
-                throw new IllegalArgumentException("Key source " + source + " is for filter '" + source.filter()
-                        + "', which is not configured; configured: " + String.join(", ",
-                        registry.all().stream().map(NamedBloomFilter::name).toList()));
+                throw new UnknownKeySourceFilterException(String.valueOf(source), source.filter(),
+                        registry.all().stream().map(NamedBloomFilter::name).toList());
             }
             sourcesByFilter.computeIfAbsent(source.filter(), name -> new ArrayList<>()).add(source);
         }
@@ -120,11 +122,21 @@ public final class FilterPreloader {
         }
         catch (Exception ex) { // checked ones too, thrown sneakily by a key source
             results.put(filter.name(), PreloadResult.failed(lastCount.get(), System.nanoTime() - start, ex));
-            logger.error("Preload of shared filter '" + filter.name() + "' failed; calls pass through, and the filter"
-                    + " retries the load in the background", ex);
+            logger.error("Preload of shared filter '" + filter.name() + "' failed" + reading(ex) + "; calls pass"
+                    + " through, and the filter retries the load in the background", ex);
         }
         // This instance did its part; the shared filter's status decides when it may reject.
         filter.finishLoading();
+    }
+
+    /** {@code ", reading <source>"} when a key source failed, else nothing. */
+    private static String reading(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof KeySourceFailedException source) {
+                return ", reading " + source.source();
+            }
+        }
+        return "";
     }
 
     /** Outcome of the last preload of each filter, by name. */
@@ -141,8 +153,9 @@ public final class FilterPreloader {
         catch (Exception ex) { // checked ones too, thrown sneakily by a key source
             filter.transitionTo(FilterState.FAILED);
             results.put(filter.name(), PreloadResult.failed(keysRead.get(), System.nanoTime() - start, ex));
-            logger.error("Preload of filter '" + filter.name() + "' failed after " + keysRead.get()
-                    + " keys; it lets every call through until the application restarts and loads it again", ex);
+            logger.error("Preload of filter '" + filter.name() + "' failed after " + keysRead.get() + " keys"
+                    + reading(ex) + "; it lets every call through until the application restarts and loads it again",
+                    ex);
             return;
         }
         long elapsed = System.nanoTime() - start;
@@ -168,13 +181,31 @@ public final class FilterPreloader {
             Progress progress = new Progress(filter, System.nanoTime());
             logger.info("Preloading filter '" + filter + "' from " + sources);
             try {
+                List<BloomKeySource> withNulls = new ArrayList<>();
                 for (BloomKeySource source : sources) {
-                    scope.run(() -> {
-                        try (Stream<?> keys = source.keys()) {
-                            load(keys.iterator(), progress, batches);
-                        }
-                        return null;
-                    });
+                    long nullsBefore = progress.nulls;
+                    try {
+                        scope.run(() -> {
+                            read(source, progress, batches);
+                            return null;
+                        });
+                    }
+                    catch (KeySourceFailedException ex) {
+                        throw ex;
+                    }
+                    catch (RuntimeException ex) { // the scope's own, such as no connection for its transaction
+                        throw failed(source, ex);
+                    }
+                    if (progress.nulls > nullsBefore) {
+                        withNulls.add(source);
+                    }
+                }
+                if (progress.nulls > 0) {
+                    logger.warn("Preload of filter '" + filter + "' skipped " + progress.nulls + " null keys (from "
+                            + withNulls.stream().map(String::valueOf).collect(Collectors.joining(", ")) + "): their"
+                            + " rows are not in the filter, and a guarded call looking one up may be rejected. A NULL"
+                            + " column, or a concatenation with a NULL part, gives a null key: select a key that is"
+                            + " never null, or leave out the rows no guarded call looks up");
                 }
                 return progress.keys;
             }
@@ -184,23 +215,74 @@ public final class FilterPreloader {
         };
     }
 
-    private static void load(Iterator<?> keys, Progress progress, Consumer<List<Object>> batches) {
+    /**
+     * Reads one source inside the read scope. What it throws is wrapped here, inside the scope: a transaction
+     * template would otherwise hide a checked exception behind an UndeclaredThrowableException.
+     */
+    private static void read(BloomKeySource source, Progress progress, Consumer<List<Object>> batches) {
+        try (Stream<?> keys = source.keys()) {
+            load(source, keys.iterator(), progress, batches);
+        }
+        catch (KeySourceFailedException ex) {
+            throw ex;
+        }
+        catch (Exception ex) { // checked ones too, thrown sneakily by a key source
+            throw failed(source, ex);
+        }
+    }
+
+    private static KeySourceFailedException failed(BloomKeySource source, Exception ex) {
+        return new KeySourceFailedException(String.valueOf(source), "Key source " + source + " failed: " + ex, ex);
+    }
+
+    private static void load(BloomKeySource source, Iterator<?> keys, Progress progress,
+            Consumer<List<Object>> batches) {
         List<Object> batch = new ArrayList<>(BATCH_SIZE);
+        Class<?> lastType = null;
+        Set<Class<?>> supportedTypes = new HashSet<>();
         while (keys.hasNext()) {
             Object key = keys.next();
             if (key == null) {
+                progress.nulls++; // reported after the load: a null has no place in the filter
                 continue;
             }
+            // Checked here, once per type, so that the error names this source and says where to convert.
+            Class<?> type = key.getClass();
+            if (type != lastType) {
+                if (!supportedTypes.contains(type)) {
+                    checkSupported(source, key);
+                    supportedTypes.add(type);
+                }
+                lastType = type;
+            }
+            // Counted as read, not as handed on: a source that fails part way says how far it got.
+            progress.keys++;
             batch.add(key);
             if (batch.size() == BATCH_SIZE) {
                 batches.accept(batch);
-                progress.add(batch.size());
                 batch.clear();
+                progress.batchDone();
             }
         }
         if (!batch.isEmpty()) {
             batches.accept(batch);
-            progress.add(batch.size());
+        }
+    }
+
+    /** Refuses a key the filter cannot hash, as the canonicalizer would, with a message for a key source. */
+    private static void checkSupported(BloomKeySource source, Object key) {
+        try {
+            KeyCanonicalizer.hash(key, 0);
+        }
+        catch (IllegalArgumentException ex) {
+            // Not chained: the canonicalizer's message is for a guarded method's key expression.
+            String where = (source instanceof SqlKeySource)
+                    ? "Convert it in preload.sql, e.g. CAST(column AS VARCHAR)"
+                    : "Convert it in the key source's stream (a .map(...) step) or in its query";
+            throw new KeySourceFailedException(String.valueOf(source), "Key source " + source + " yielded a key of"
+                    + " type " + key.getClass().getTypeName() + ", which a Bloom filter cannot hold: a key is a whole"
+                    + " number, a String, a UUID or an enum. " + where + ", to the form the guarded methods' key"
+                    + " takes");
         }
     }
 
@@ -208,7 +290,10 @@ public final class FilterPreloader {
 
         private final String filter;
         private final long start;
+        /** Keys read so far. */
         private long keys;
+        /** Null keys read and skipped so far. */
+        private long nulls;
         private long lastLog;
 
         Progress(String filter, long start) {
@@ -217,8 +302,8 @@ public final class FilterPreloader {
             this.lastLog = start;
         }
 
-        void add(int count) {
-            keys += count;
+        /** Logs progress every few seconds (looked at once per batch, not per key). */
+        void batchDone() {
             long now = System.nanoTime();
             if (now - lastLog >= PROGRESS_INTERVAL_NANOS) {
                 lastLog = now;

@@ -2,7 +2,7 @@ package io.bloomguard.preload;
 
 import java.util.function.Supplier;
 
-/** Where a key source is read: directly, or inside a read-only transaction when the application has one. */
+/** Where a key source is read: directly, or inside a transaction when the application has a transaction manager. */
 @FunctionalInterface
 public interface KeyReadScope {
 

@@ -9,7 +9,8 @@ import java.time.Duration;
  *
  * @param keys     keys read from its sources (duplicates included)
  * @param duration how long it took
- * @param failure  why it failed, or {@code null} when it completed
+ * @param failure  why it failed (a {@link KeySourceFailedException} naming the source, when a key source failed),
+ *                 or {@code null} when it completed
  */
 public record PreloadResult(long keys, Duration duration, @Nullable Throwable failure) {
 

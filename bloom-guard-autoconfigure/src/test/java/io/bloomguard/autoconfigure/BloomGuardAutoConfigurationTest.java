@@ -1,5 +1,6 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.guard.BloomGuardAdvisor;
 import io.bloomguard.preload.BloomKeySource;
@@ -23,6 +24,8 @@ import org.springframework.context.annotation.Bean;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -197,11 +200,22 @@ class BloomGuardAutoConfigurationTest {
     }
 
     @Test
-    void aKeySourceForAnUnknownFilterFailsStartup() {
-        runner.withPropertyValues("bloom-guard.filters.users.expected-size=10")
+    void aKeySourceForAnUnknownFilterFailsStartupWithAReport() {
+        runner.withPropertyValues("bloom-guard.filters.users.expected-size=10", "bloom-guard.filters.skus.expected-size=10")
                 .withBean(BloomKeySource.class, () -> BloomKeySource.of("userz", Stream::of))
-                .run(context -> assertThat(context).getFailure().rootCause()
-                        .hasMessageContaining("is for filter 'userz', which is not configured; configured: users"));
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+                    assertThat(analysis).as("failure analysis").isNotNull();
+                    assertThat(analysis.getDescription()).isEqualTo("Key source BloomKeySource[userz] is for filter"
+                            + " 'userz', which is not configured; configured: users, skus");
+                    assertThat(analysis.getAction()).contains("filter()").contains("bloom-guard.filters.userz");
+                });
+        runner.withBean(BloomKeySource.class, () -> BloomKeySource.of("users", Stream::of)).run(context -> {
+            FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+            assertThat(analysis).as("failure analysis").isNotNull();
+            assertThat(analysis.getDescription()).endsWith("which is not configured; configured: none");
+        });
     }
 
     @Test
@@ -216,6 +230,69 @@ class BloomGuardAutoConfigurationTest {
                     users.transitionTo(FilterState.READY);
                     assertThat(users.state()).isEqualTo(FilterState.DISABLED);
                 });
+    }
+
+    /**
+     * The switch means what the filters' own configuration reads it as: {@code on}, {@code yes} and {@code 1} switch
+     * everything on as {@code true} does (guard, preload, filters that fill and reject), {@code off}, {@code no} and
+     * {@code 0} switch everything off as {@code false} does.
+     */
+    @Test
+    void theSwitchMeansTheSameInEveryBooleanSpelling() {
+        for (String on : List.of("on", "yes", "1", "TRUE")) {
+            runner.withPropertyValues("bloom-guard.enabled=" + on, "bloom-guard.filters.users.expected-size=100")
+                    .withBean(BloomKeySource.class, () -> BloomKeySource.of("users", () -> Stream.of(1L, 2L, 3L)))
+                    .withBean(UserLookup.class)
+                    .run(context -> {
+                        assertThat(context).as(on).hasNotFailed().hasSingleBean(BloomGuardAdvisor.class)
+                                .hasSingleBean(FilterPreloader.class);
+                        context.getBean(FilterPreloader.class).preloadAll();
+                        assertThat(filter(context, "users").state()).as(on).isEqualTo(FilterState.READY);
+                        UserLookup lookup = context.getBean(UserLookup.class);
+                        assertThat(lookup.find(2L)).as(on).contains("user 2");
+                        assertThat(lookup.find(999_999L)).as(on).isEmpty();
+                        assertThat(lookup.calls()).as("%s: the absent key was rejected without a call", on).isEqualTo(1);
+                    });
+        }
+        for (String off : List.of("off", "no", "0", "FALSE")) {
+            runner.withPropertyValues("bloom-guard.enabled=" + off, "bloom-guard.filters.users.expected-size=100")
+                    .withBean(UserLookup.class)
+                    .run(context -> {
+                        assertThat(context).as(off).hasNotFailed().doesNotHaveBean(BloomGuardAdvisor.class)
+                                .doesNotHaveBean(FilterPreloader.class);
+                        assertThat(filter(context, "users").state()).as(off).isEqualTo(FilterState.DISABLED);
+                        UserLookup lookup = context.getBean(UserLookup.class);
+                        assertThat(lookup.find(999_999L)).as(off).isEmpty();
+                        assertThat(lookup.calls()).as("%s: the method ran", off).isEqualTo(1);
+                    });
+        }
+    }
+
+    /** As in system properties ({@code -D}) and environment variables, which reach the switch the same way. */
+    @Test
+    void theSwitchReadsSystemPropertiesAlike() {
+        runner.withSystemProperties("bloom-guard.enabled=on").withPropertyValues("bloom-guard.filters.users.expected-size=10")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(BloomGuardAdvisor.class);
+                    assertThat(filter(context, "users").state()).isEqualTo(FilterState.LOADING);
+                });
+    }
+
+    /** A guarded bean that counts how often its method really runs. */
+    static class UserLookup {
+
+        private final AtomicInteger calls = new AtomicInteger();
+
+        /** How often {@link #find} really ran (a method: the bean is a proxy, whose fields are not the target's). */
+        public int calls() {
+            return calls.get();
+        }
+
+        @BloomGuarded(filter = "users")
+        public Optional<String> find(Long id) {
+            calls.incrementAndGet();
+            return (id < 100) ? Optional.of("user " + id) : Optional.empty();
+        }
     }
 
     /**

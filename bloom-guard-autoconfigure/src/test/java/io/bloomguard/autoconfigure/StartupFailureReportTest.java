@@ -1,5 +1,6 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.preload.BloomKeySource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringApplication;
@@ -7,7 +8,10 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -44,8 +48,23 @@ class StartupFailureReportTest {
                 .contains("Update bloom-guard.filters.users.error-rate in your application's configuration.");
     }
 
+    /** A report, not a bean-creation stack trace. */
+    @Test
+    void aKeySourceForAnUnknownFilterIsExplained(CapturedOutput output) {
+        assertThatException().isThrownBy(() -> run(KeySourceApplication.class,
+                "--bloom-guard.filters.users.expected-size=10"));
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("Key source BloomKeySource[userz] is for filter 'userz', which is not configured;"
+                        + " configured: users")
+                .contains("or declare bloom-guard.filters.userz in your configuration.");
+    }
+
     private static void run(String... args) {
-        SpringApplication application = new SpringApplication(MinimalApplication.class);
+        run(MinimalApplication.class, args);
+    }
+
+    private static void run(Class<?> source, String... args) {
+        SpringApplication application = new SpringApplication(source);
         application.setWebApplicationType(WebApplicationType.NONE);
         application.run(args).close();
     }
@@ -53,5 +72,14 @@ class StartupFailureReportTest {
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration(BloomGuardAutoConfiguration.class)
     static class MinimalApplication {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class KeySourceApplication extends MinimalApplication {
+
+        @Bean
+        BloomKeySource userKeys() {
+            return BloomKeySource.of("userz", Stream::of);
+        }
     }
 }

@@ -24,8 +24,12 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -56,7 +60,7 @@ class PreloadTest {
             NamedBloomFilter rows = filter(context, "rows");
             assertThat(numbers.state()).isEqualTo(FilterState.READY);
             assertThat(rows.state()).isEqualTo(FilterState.READY);
-            // More keys than one batch, from a stream read inside a read-only transaction.
+            // More keys than one batch, from a stream read inside a transaction.
             for (long key = 0; key < 25_000; key++) {
                 assertThat(numbers.mightContain(key)).isTrue();
             }
@@ -74,6 +78,46 @@ class PreloadTest {
             assertThat(context.getBean(FilterPreloader.class).results().get("rows").keys()).isEqualTo(30_000);
             assertThat(output).contains("Preloaded filter 'numbers': 25000 keys in")
                     .contains("Preloaded filter 'rows': 30000 keys in").contains("keys/s); ready");
+        }
+    }
+
+    /**
+     * An application that sends read-only transactions to a replica (here Spring's LazyConnectionDataSourceProxy
+     * with a read-only DataSource): the preload reads the primary, so rows committed there and not yet replicated
+     * are in the filter.
+     */
+    @Test
+    void thePreloadReadsThePrimaryWhenReadOnlyTransactionsGoToAReplica() {
+        try (ConfigurableApplicationContext context = run(ReplicaApplication.class,
+                "--bloom-guard.filters.ids.expected-size=1000",
+                "--bloom-guard.filters.rows.preload.sql=SELECT id FROM replicated_rows")) {
+            NamedBloomFilter rows = filter(context, "rows");
+            assertThat(rows.state()).isEqualTo(FilterState.READY);
+            assertThat(context.getBean(FilterPreloader.class).results().get("rows").keys()).isEqualTo(2_000);
+            // Rows 1001 to 2000 are on the primary only, as if committed within the replica's lag.
+            for (long id = 1; id <= 2_000; id++) {
+                assertThat(rows.mightContain(id)).as("row %d", id).isTrue();
+            }
+        }
+    }
+
+    /**
+     * A NULL key (a NULL column, or a concatenation with a NULL part) is skipped, and its row is then not in the
+     * filter: the log says so, with the filter and the count.
+     */
+    @Test
+    void nullKeysAreSkippedAndCountedInAWarning(CapturedOutput output) {
+        try (ConfigurableApplicationContext context = run(SkuApplication.class,
+                "--bloom-guard.filters.ids.expected-size=1000", "--bloom-guard.filters.skus.expected-size=1000",
+                "--bloom-guard.filters.skus.preload.sql=SELECT tenant || ':' || sku FROM products")) {
+            NamedBloomFilter skus = filter(context, "skus");
+            assertThat(skus.state()).isEqualTo(FilterState.READY);
+            assertThat(skus.mightContain("acme:a-1")).isTrue();
+            assertThat(skus.mightContain("globex:g-1")).isTrue();
+            assertThat(context.getBean(FilterPreloader.class).results().get("skus").keys()).isEqualTo(3);
+            assertThat(output).contains("Preloaded filter 'skus': 3 keys in")
+                    .containsPattern("WARN .* Preload of filter 'skus' skipped 2 null keys \\(from preload\\.sql of 'skus'")
+                    .contains("their rows are not in the filter");
         }
     }
 
@@ -128,9 +172,38 @@ class PreloadTest {
             int calls = finder.calls();
             assertThat(finder.find(999_999L)).isEmpty();
             assertThat(finder.calls()).isEqualTo(calls + 1);
-            assertThat(output).contains("Preload of filter 'ids' failed after 0 keys; it lets every call through")
-                    .contains("connection reset while reading ids");
-            assertThat(context.getBean(FilterPreloader.class).results().get("ids").succeeded()).isFalse();
+            // Two keys were read before the source threw, though none had been handed on in a batch.
+            assertThat(output).contains("Preload of filter 'ids' failed after 2 keys, reading BloomKeySource[ids];"
+                    + " it lets every call through").contains("connection reset while reading ids");
+            PreloadResult result = context.getBean(FilterPreloader.class).results().get("ids");
+            assertThat(result.succeeded()).isFalse();
+            assertThat(result.keys()).isEqualTo(2);
+            assertThat(result.failure()).hasMessageContaining("Key source BloomKeySource[ids] failed")
+                    .hasMessageContaining("connection reset while reading ids");
+        }
+    }
+
+    /**
+     * A key of a type the filter cannot hold fails the preload with a message for the source it came from: which
+     * source, the type as Java writes it, and where to convert it.
+     */
+    @Test
+    void anUnsupportedKeyTypeSaysWhichSourceAndWhereToConvertIt(CapturedOutput output) {
+        try (ConfigurableApplicationContext context = run(UnsupportedKeyApplication.class,
+                "--bloom-guard.filters.ids.expected-size=1000", "--bloom-guard.filters.days.expected-size=1000",
+                "--bloom-guard.filters.days.preload.sql=SELECT observed_on FROM holidays")) {
+            assertThat(filter(context, "ids").state()).isEqualTo(FilterState.FAILED);
+            assertThat(filter(context, "days").state()).isEqualTo(FilterState.FAILED);
+            Map<String, PreloadResult> results = context.getBean(FilterPreloader.class).results();
+            assertThat(results.get("ids").failure()).hasMessageStartingWith(
+                    "Key source BloomKeySource[ids] yielded a key of type byte[], which a Bloom filter cannot hold")
+                    .hasMessageContaining("Convert it in the key source's stream");
+            assertThat(results.get("days").failure()).hasMessageStartingWith("Key source preload.sql of 'days':"
+                    + " SELECT observed_on FROM holidays yielded a key of type java.sql.Date")
+                    .hasMessageContaining("Convert it in preload.sql");
+            assertThat(output).contains("Preload of filter 'ids' failed after 1 keys, reading BloomKeySource[ids]")
+                    .contains("Preload of filter 'days' failed after 0 keys, reading preload.sql of 'days'")
+                    .doesNotContain("type [B").doesNotContain("or a key expression that yields one");
         }
     }
 
@@ -229,6 +302,77 @@ class PreloadTest {
                     return bean;
                 }
             };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SkuApplication extends Base {
+
+        /** Creates the table before the preload reads it, as a schema.sql would. */
+        @Bean
+        static org.springframework.beans.factory.config.BeanPostProcessor createProducts() {
+            AtomicBoolean created = new AtomicBoolean();
+            return new org.springframework.beans.factory.config.BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    if (bean instanceof javax.sql.DataSource dataSource && created.compareAndSet(false, true)) {
+                        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+                        jdbc.execute("CREATE TABLE products (tenant VARCHAR(20), sku VARCHAR(20))");
+                        jdbc.execute("INSERT INTO products VALUES ('acme', 'a-1'), ('acme', 'a-2'), ('acme', NULL),"
+                                + " (NULL, 'b-1'), ('globex', 'g-1')");
+                    }
+                    return bean;
+                }
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UnsupportedKeyApplication extends Base {
+
+        @Bean
+        BloomKeySource ids() {
+            return BloomKeySource.of("ids", () -> Stream.of(1L, "2".getBytes(StandardCharsets.UTF_8), 3L));
+        }
+
+        /** Creates the table before the preload reads it, as a schema.sql would. */
+        @Bean
+        static org.springframework.beans.factory.config.BeanPostProcessor createHolidays() {
+            AtomicBoolean created = new AtomicBoolean();
+            return new org.springframework.beans.factory.config.BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    if (bean instanceof javax.sql.DataSource dataSource && created.compareAndSet(false, true)) {
+                        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+                        jdbc.execute("CREATE TABLE holidays (observed_on DATE)");
+                        jdbc.execute("INSERT INTO holidays VALUES (DATE '2024-12-25')");
+                    }
+                    return bean;
+                }
+            };
+        }
+    }
+
+    /** One DataSource: the primary, with read-only transactions sent to a replica that lags behind it. */
+    @Configuration(proxyBeanMethods = false)
+    static class ReplicaApplication extends Base {
+
+        @Bean
+        javax.sql.DataSource dataSource() {
+            javax.sql.DataSource primary = database("primary", 2_000);
+            javax.sql.DataSource replica = database("replica", 1_000);
+            LazyConnectionDataSourceProxy dataSource = new LazyConnectionDataSourceProxy(primary);
+            dataSource.setReadOnlyDataSource(replica);
+            return dataSource;
+        }
+
+        private static javax.sql.DataSource database(String name, int rows) {
+            javax.sql.DataSource dataSource = new DriverManagerDataSource(
+                    "jdbc:h2:mem:" + name + "-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+            JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+            jdbc.execute("CREATE TABLE replicated_rows (id BIGINT PRIMARY KEY)");
+            jdbc.execute("INSERT INTO replicated_rows SELECT X FROM SYSTEM_RANGE(1, " + rows + ")");
+            return dataSource;
         }
     }
 
