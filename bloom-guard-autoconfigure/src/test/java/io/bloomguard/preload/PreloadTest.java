@@ -290,18 +290,8 @@ class PreloadTest {
         /** Creates the table before the preload reads it, as a schema.sql would. */
         @Bean
         static org.springframework.beans.factory.config.BeanPostProcessor createRows() {
-            AtomicBoolean created = new AtomicBoolean();
-            return new org.springframework.beans.factory.config.BeanPostProcessor() {
-                @Override
-                public Object postProcessAfterInitialization(Object bean, String beanName) {
-                    if (bean instanceof javax.sql.DataSource dataSource && created.compareAndSet(false, true)) {
-                        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-                        jdbc.execute("CREATE TABLE preload_rows (id BIGINT PRIMARY KEY)");
-                        jdbc.execute("INSERT INTO preload_rows SELECT X FROM SYSTEM_RANGE(1, 30000)");
-                    }
-                    return bean;
-                }
-            };
+            return sqlOnTheDataSource("CREATE TABLE preload_rows (id BIGINT PRIMARY KEY)",
+                    "INSERT INTO preload_rows SELECT X FROM SYSTEM_RANGE(1, 30000)");
         }
     }
 
@@ -311,19 +301,9 @@ class PreloadTest {
         /** Creates the table before the preload reads it, as a schema.sql would. */
         @Bean
         static org.springframework.beans.factory.config.BeanPostProcessor createProducts() {
-            AtomicBoolean created = new AtomicBoolean();
-            return new org.springframework.beans.factory.config.BeanPostProcessor() {
-                @Override
-                public Object postProcessAfterInitialization(Object bean, String beanName) {
-                    if (bean instanceof javax.sql.DataSource dataSource && created.compareAndSet(false, true)) {
-                        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-                        jdbc.execute("CREATE TABLE products (tenant VARCHAR(20), sku VARCHAR(20))");
-                        jdbc.execute("INSERT INTO products VALUES ('acme', 'a-1'), ('acme', 'a-2'), ('acme', NULL),"
-                                + " (NULL, 'b-1'), ('globex', 'g-1')");
-                    }
-                    return bean;
-                }
-            };
+            return sqlOnTheDataSource("CREATE TABLE products (tenant VARCHAR(20), sku VARCHAR(20))",
+                    "INSERT INTO products VALUES ('acme', 'a-1'), ('acme', 'a-2'), ('acme', NULL),"
+                            + " (NULL, 'b-1'), ('globex', 'g-1')");
         }
     }
 
@@ -338,18 +318,8 @@ class PreloadTest {
         /** Creates the table before the preload reads it, as a schema.sql would. */
         @Bean
         static org.springframework.beans.factory.config.BeanPostProcessor createHolidays() {
-            AtomicBoolean created = new AtomicBoolean();
-            return new org.springframework.beans.factory.config.BeanPostProcessor() {
-                @Override
-                public Object postProcessAfterInitialization(Object bean, String beanName) {
-                    if (bean instanceof javax.sql.DataSource dataSource && created.compareAndSet(false, true)) {
-                        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-                        jdbc.execute("CREATE TABLE holidays (observed_on DATE)");
-                        jdbc.execute("INSERT INTO holidays VALUES (DATE '2024-12-25')");
-                    }
-                    return bean;
-                }
-            };
+            return sqlOnTheDataSource("CREATE TABLE holidays (observed_on DATE)",
+                    "INSERT INTO holidays VALUES (DATE '2024-12-25')");
         }
     }
 
@@ -428,4 +398,21 @@ class PreloadTest {
         return BeanFactoryAnnotationUtils.qualifiedBeanOfType(context.getBeanFactory(), NamedBloomFilter.class, name);
     }
 
+
+    /** Runs statements on the application's DataSource as soon as it exists, before the preload reads it. */
+    static org.springframework.beans.factory.config.BeanPostProcessor sqlOnTheDataSource(String... statements) {
+        AtomicBoolean done = new AtomicBoolean();
+        return new org.springframework.beans.factory.config.BeanPostProcessor() {
+            @Override
+            public Object postProcessAfterInitialization(Object bean, String beanName) {
+                if (bean instanceof javax.sql.DataSource dataSource && done.compareAndSet(false, true)) {
+                    JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+                    for (String statement : statements) {
+                        jdbc.execute(statement);
+                    }
+                }
+                return bean;
+            }
+        };
+    }
 }
