@@ -86,10 +86,10 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             return proceed(put, invocation);
         }
         catch (RuntimeException ex) {
-            return callsThroughAfter(guard, ex) ? proceed(put, invocation) : guard.emptyValue().get();
+            return callsThroughAfter(guard, ex) ? proceed(put, invocation) : guard.emptyValue().apply(invocation.getArguments());
         }
         if (!callsThrough(guard, mightContain)) {
-            return guard.emptyValue().get();
+            return guard.emptyValue().apply(invocation.getArguments());
         }
         Object result = proceed(put, invocation);
         countAnswer(guard, key, mightContain, result);

@@ -33,7 +33,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * Reads {@code @BloomGuarded} and {@code @BloomPut} off methods, validates them and resolves them into
@@ -248,7 +248,7 @@ public final class BloomOperationSource {
         KeyExpression key = keyExpression(annotation.key(), false, method, targetClass, written, description);
         // As declared for the bean: V of a generic base class is Optional<User> in the subclass that says so.
         Class<?> returnType = returnTypeOf(method, targetClass).resolve(method.getReturnType());
-        Supplier<@Nullable Object> emptyValue = EmptyValues.forType(returnType);
+        Function<@Nullable Object[], @Nullable Object> emptyValue = EmptyValues.forCall(returnType, method);
         if (emptyValue == null) {
             throw new InvalidBloomAnnotationException(written, description,
                     "return type " + returnType.getName() + " has no empty value to answer a rejected call with",

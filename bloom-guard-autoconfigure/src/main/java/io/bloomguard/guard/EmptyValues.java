@@ -5,6 +5,7 @@ import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Array;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -28,6 +29,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.DoubleStream;
 import java.util.stream.IntStream;
@@ -49,7 +51,8 @@ import java.util.stream.Stream;
  * <tr><td>arrays</td><td>an empty array</td></tr>
  * <tr><td>{@code boolean} / {@code Boolean}</td><td>{@code false}</td></tr>
  * <tr><td>numbers ({@code long}, {@code int}, {@code Long}, …)</td><td>{@code 0}</td></tr>
- * <tr><td>Spring Data {@code Page}, {@code Slice}, {@code Streamable}</td><td>empty</td></tr>
+ * <tr><td>Spring Data {@code Page}, {@code Slice}, {@code Streamable}</td><td>empty (a page or slice of the call's
+ * {@code Pageable}, when the method takes one)</td></tr>
  * <tr><td>Reactor {@code Mono} / {@code Flux}</td><td>{@code Mono.empty()} / {@code Flux.empty()}</td></tr>
  * </table>
  *
@@ -130,6 +133,23 @@ final class EmptyValues {
             return emptyContainer(type);
         }
         return () -> null;
+    }
+
+    /**
+     * The empty value of a guarded method's return type for one call, or {@code null} when the type has none.
+     * Most types answer the same whatever the arguments; a {@code Page} or {@code Slice} answers with the
+     * {@code Pageable} the call asked for, as the query itself would have (page 3 of 20, nothing in it), so that
+     * a client building page links from it sees the page it asked for.
+     */
+    static @Nullable Function<@Nullable Object[], @Nullable Object> forCall(Class<?> returnType, Method method) {
+        if (SPRING_DATA) {
+            Function<@Nullable Object[], @Nullable Object> paged = SpringDataEmpty.forPagedCall(returnType, method);
+            if (paged != null) {
+                return paged;
+            }
+        }
+        Supplier<@Nullable Object> empty = forType(returnType);
+        return (empty != null) ? arguments -> empty.get() : null;
     }
 
     /**
@@ -337,6 +357,27 @@ final class EmptyValues {
             }
             if (type == org.springframework.data.util.Streamable.class) {
                 return org.springframework.data.util.Streamable::empty;
+            }
+            return null;
+        }
+
+        /** For a {@code Page} or {@code Slice} returned by a method that takes a {@code Pageable}: one of that size. */
+        static @Nullable Function<@Nullable Object[], @Nullable Object> forPagedCall(Class<?> type, Method method) {
+            boolean page = type == org.springframework.data.domain.Page.class;
+            if (!page && type != org.springframework.data.domain.Slice.class) {
+                return null;
+            }
+            Class<?>[] parameters = method.getParameterTypes();
+            for (int i = 0; i < parameters.length; i++) {
+                if (org.springframework.data.domain.Pageable.class.isAssignableFrom(parameters[i])) {
+                    int index = i;
+                    return arguments -> {
+                        var pageable = (arguments[index] instanceof org.springframework.data.domain.Pageable asked)
+                                ? asked : org.springframework.data.domain.Pageable.unpaged();
+                        return page ? org.springframework.data.domain.Page.empty(pageable)
+                                : new org.springframework.data.domain.SliceImpl<>(List.of(), pageable, false);
+                    };
+                }
             }
             return null;
         }

@@ -25,6 +25,10 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.data.domain.Page;
+import org.springframework.data.domain.PageRequest;
+import org.springframework.data.domain.Slice;
+import org.springframework.data.domain.Sort;
 import org.springframework.data.repository.CrudRepository;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -168,6 +172,29 @@ class GuardedRepositoryTest {
         }
         assertThat(customers.findByTenantAndCode("t1", "no-such-sku")).isEmpty();
         assertThat(statistics.getPrepareStatementCount()).isEqualTo(statements);
+    }
+
+    @Test
+    void aRejectedPageIsThePageTheCallAskedFor() {
+        PageRequest third = PageRequest.of(2, 20, Sort.by("id"));
+        long statements = statistics.getPrepareStatementCount();
+
+        Page<Customer> page = customers.findPageByTenantAndCode("t1", "no-such-sku", third);
+        Slice<Customer> slice = customers.findSliceByTenantAndCode("t1", "no-such-sku", third);
+
+        assertThat(statistics.getPrepareStatementCount()).as("both rejected").isEqualTo(statements);
+        assertThat(page.getContent()).isEmpty();
+        assertThat(page.getPageable()).isEqualTo(third);
+        assertThat(page.getNumber()).isEqualTo(2);
+        assertThat(page.getSize()).isEqualTo(20);
+        assertThat(page.getSort()).isEqualTo(Sort.by("id"));
+        assertThat(page.getTotalElements()).isZero();
+        assertThat(slice.getContent()).isEmpty();
+        assertThat(slice.getPageable()).isEqualTo(third);
+        assertThat(slice.hasNext()).isFalse();
+        // The same call for a key that exists goes to the database and pages as usual.
+        assertThat(customers.findPageByTenantAndCode("t1", "sku-1", PageRequest.of(0, 20)).getTotalElements())
+                .isEqualTo(1);
     }
 
     @Test

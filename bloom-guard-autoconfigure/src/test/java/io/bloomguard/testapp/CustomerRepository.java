@@ -3,6 +3,9 @@ package io.bloomguard.testapp;
 import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomPut;
 import org.springframework.cache.annotation.Cacheable;
+import org.springframework.data.domain.Page;
+import org.springframework.data.domain.Pageable;
+import org.springframework.data.domain.Slice;
 import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.data.jpa.repository.Query;
 
@@ -40,6 +43,12 @@ public interface CustomerRepository extends JpaRepository<Customer, Long> {
 
     @BloomGuarded(filter = "codes", key = "#tenant + ':' + #code")
     Optional<Customer> findByTenantAndCode(String tenant, String code);
+
+    @BloomGuarded(filter = "codes", key = "#tenant + ':' + #code")
+    Page<Customer> findPageByTenantAndCode(String tenant, String code, Pageable pageable);
+
+    @BloomGuarded(filter = "codes", key = "#tenant + ':' + #code")
+    Slice<Customer> findSliceByTenantAndCode(String tenant, String code, Pageable pageable);
 
     /** Not guarded: what other beans use to reach the database directly. */
     Optional<Customer> findCustomerById(Long id);
