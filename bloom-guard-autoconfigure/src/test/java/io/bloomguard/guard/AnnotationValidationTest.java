@@ -222,6 +222,20 @@ class AnnotationValidationTest {
         assertFailure(PrivateGuard.class, "on PrivateGuard.find: the method is private", "Make the method public");
     }
 
+    /** Spring's class proxies intercept protected and package-private methods too, so they are checked as well. */
+    @Test
+    void aNonPublicMethodIsGuardedAndChecked() {
+        runner.withBean(ProtectedGuard.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            ProtectedGuard service = context.getBean(ProtectedGuard.class);
+            context.getBean(FilterPreloader.class).preloadAll();
+            assertThat(service.find(1L)).as("protected, ready and empty: rejected").isEmpty();
+            assertThat(service.findInPackage(1L)).as("package-private: rejected").isEmpty();
+        });
+        assertFailure(ProtectedMistake.class, "on ProtectedMistake.findBySku: key expression names #skew, which is not a parameter of the method; parameters: sku",
+                "Use one of the parameter names");
+    }
+
     private void assertFailure(Class<?> bean, String description, String action) {
         runner.withBean(bean).run(context -> {
             assertThat(context).hasFailed();
@@ -483,6 +497,33 @@ class AnnotationValidationTest {
 
         @BloomGuarded(filter = "users")
         private Optional<String> find(Long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class ProtectedGuard {
+
+        @BloomGuarded(filter = "users")
+        protected Optional<String> find(Long id) {
+            return Optional.of("user " + id);
+        }
+
+        @BloomGuarded(filter = "users")
+        Optional<String> findInPackage(Long id) {
+            return Optional.of("user " + id);
+        }
+    }
+
+    /** A valid public method and a wrong protected one: the protected one must not wait for its first call. */
+    static class ProtectedMistake {
+
+        @BloomGuarded(filter = "users")
+        public Optional<String> find(Long id) {
+            return Optional.empty();
+        }
+
+        @BloomGuarded(filter = "skus", key = "#skew")
+        protected Optional<String> findBySku(String sku) {
             return Optional.empty();
         }
     }
