@@ -30,6 +30,7 @@ final class FilterSpecResolver {
         BloomGuardProperties.Defaults defaults = properties.getDefaults();
         validateSize("bloom-guard.defaults", defaults.getExpectedSize(), defaults.getErrorRate());
         List<FilterSpec> specs = new ArrayList<>();
+        HeapBudget heapBudget = new HeapBudget();
         for (Map.Entry<String, BloomGuardProperties.Filter> entry : properties.getFilters().entrySet()) {
             String name = entry.getKey();
             String prefix = "bloom-guard.filters." + name;
@@ -64,6 +65,7 @@ final class FilterSpecResolver {
                                 + sizing.byteSize() / (1 << 20) + " MiB, more than the heap (" + heap / (1 << 20)
                                 + " MiB); lower it, raise error-rate or give the JVM more memory");
             }
+            heapBudget.add(name, backend, sizing.byteSize());
             String sql = filter.getPreload().getSql();
             if (sql != null && sql.isBlank()) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".preload.sql", "",
@@ -73,7 +75,51 @@ final class FilterSpecResolver {
                     orDefault(filter.getMode(), defaults.getMode()),
                     orDefault(filter.getOnBackendFailure(), defaults.getOnBackendFailure()), sql, shards));
         }
+        if (properties.isEnabled()) {
+            heapBudget.check(Runtime.getRuntime().maxMemory());
+        }
         return List.copyOf(specs);
+    }
+
+    /**
+     * What the filters need of the heap together, where each alone fits: a local filter's bits stay there for good,
+     * and a redis filter's are built there (one filter at a time) before they are uploaded. More than the heap is
+     * an OutOfMemoryError part way through startup, so it is refused with the sizes instead.
+     */
+    private static final class HeapBudget {
+
+        private final List<String> local = new ArrayList<>();
+        private long localBytes;
+        private String largestRedis;
+        private long largestRedisBytes;
+
+        void add(String name, BackendType backend, long bytes) {
+            if (backend == BackendType.LOCAL) {
+                local.add(name + " (" + mib(bytes) + " MiB)");
+                localBytes += bytes;
+            }
+            else if (bytes > largestRedisBytes) {
+                largestRedis = name + " (" + mib(bytes) + " MiB)";
+                largestRedisBytes = bytes;
+            }
+        }
+
+        void check(long heap) {
+            long needed = localBytes + largestRedisBytes;
+            if (needed <= heap) {
+                return;
+            }
+            String what = "the local filters " + String.join(", ", local)
+                    + ((largestRedis != null) ? " and the largest redis filter while it is built, " + largestRedis : "");
+            throw new InvalidBloomGuardPropertyException("bloom-guard.filters", String.join(", ", local),
+                    what + ", need " + mib(needed) + " MiB together, more than the heap (" + mib(heap) + " MiB);"
+                            + " lower their expected-size, raise their error-rate, move one to backend: redis, or give"
+                            + " the JVM more memory");
+        }
+
+        private static long mib(long bytes) {
+            return bytes / (1 << 20);
+        }
     }
 
     /** {@code bloom-guard.redis.*}, validated. */

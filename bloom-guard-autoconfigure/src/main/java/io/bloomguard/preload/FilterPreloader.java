@@ -112,7 +112,7 @@ public final class FilterPreloader {
             switch (outcome) {
                 case LOADED_HERE -> {
                     results.put(filter.name(), PreloadResult.completed(lastCount.get(), elapsed));
-                    logger.info("Preloaded shared filter '" + filter.name() + "': " + lastCount.get() + " keys in "
+                    logger.info("Preloaded shared filter '" + filter.name() + "': " + keys(lastCount.get()) + " in "
                             + Duration.ofNanos(elapsed).toMillis() + " ms");
                 }
                 case ALREADY_LOADED -> logger.info("Shared filter '" + filter.name() + "' was already loaded; ready");
@@ -139,6 +139,11 @@ public final class FilterPreloader {
         return "";
     }
 
+    /** {@code "1 key"}, {@code "0 keys"}: a count for the log. */
+    private static String keys(long count) {
+        return count + (count == 1 ? " key" : " keys");
+    }
+
     /** Outcome of the last preload of each filter, by name. */
     public Map<String, PreloadResult> results() {
         return Map.copyOf(results);
@@ -153,7 +158,7 @@ public final class FilterPreloader {
         catch (Exception ex) { // checked ones too, thrown sneakily by a key source
             filter.transitionTo(FilterState.FAILED);
             results.put(filter.name(), PreloadResult.failed(keysRead.get(), System.nanoTime() - start, ex));
-            logger.error("Preload of filter '" + filter.name() + "' failed after " + keysRead.get() + " keys"
+            logger.error("Preload of filter '" + filter.name() + "' failed after " + keys(keysRead.get())
                     + reading(ex) + "; it lets every call through until the application restarts and loads it again",
                     ex);
             return;
@@ -161,12 +166,12 @@ public final class FilterPreloader {
         long elapsed = System.nanoTime() - start;
         results.put(filter.name(), PreloadResult.completed(keysRead.get(), elapsed));
         if (!filter.finishLoading()) {
-            logger.error("Preloaded filter '" + filter.name() + "': " + keysRead.get() + " keys, but it stays "
+            logger.error("Preloaded filter '" + filter.name() + "': " + keys(keysRead.get()) + ", but it stays "
                     + filter.state() + ": a key written meanwhile did not reach it (see above), so it lets every"
                     + " call through");
             return;
         }
-        logger.info("Preloaded filter '" + filter.name() + "': " + keysRead.get() + " keys in "
+        logger.info("Preloaded filter '" + filter.name() + "': " + keys(keysRead.get()) + " in "
                 + Duration.ofNanos(elapsed).toMillis() + " ms (" + Progress.rate(keysRead.get(), elapsed)
                 + " keys/s); ready");
     }

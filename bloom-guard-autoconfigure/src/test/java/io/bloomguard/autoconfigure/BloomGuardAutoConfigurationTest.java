@@ -2,6 +2,7 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.core.BloomFilter;
+import io.bloomguard.core.FilterSizing;
 import io.bloomguard.guard.BloomGuardAdvisor;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
@@ -119,6 +120,28 @@ class BloomGuardAutoConfigurationTest {
         // About 6 GiB, against the tests' 2 GiB heap.
         assertInvalid("bloom-guard.filters.users.expected-size=5000000000", "bloom-guard.filters.users.expected-size",
                 "5000000000", "more than the heap");
+    }
+
+    @Test
+    void localFiltersThatFitTheHeapEachButNotTogetherFailStartup() {
+        // Each about 40% of the heap, so each passes the check of one filter; three would run out of memory while
+        // they are allocated. (Not started for real: the test JVM shares its heap with cached contexts.)
+        long heap = Runtime.getRuntime().maxMemory();
+        long perMillion = FilterSizing.of(1_000_000, 0.01).byteSize();
+        long expectedSize = (long) (0.4 * heap / perMillion * 1_000_000);
+        runner.withPropertyValues("bloom-guard.filters.a.expected-size=" + expectedSize,
+                "bloom-guard.filters.b.expected-size=" + expectedSize, "bloom-guard.filters.c.expected-size=" + expectedSize)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+                    assertThat(analysis).as("failure analysis").isNotNull();
+                    long each = FilterSizing.of(expectedSize, 0.01).byteSize() >> 20;
+                    assertThat(analysis.getDescription()).contains("for property bloom-guard.filters")
+                            .contains("the local filters a (" + each + " MiB), b (" + each + " MiB), c (" + each
+                                    + " MiB), need " + 3 * each + " MiB together, more than the heap ("
+                                    + (heap >> 20) + " MiB)")
+                            .contains("move one to backend: redis");
+                });
     }
 
     @Test

@@ -201,7 +201,7 @@ class PreloadTest {
             assertThat(results.get("days").failure()).hasMessageStartingWith("Key source preload.sql of 'days':"
                     + " SELECT observed_on FROM holidays yielded a key of type java.sql.Date")
                     .hasMessageContaining("Convert it in preload.sql");
-            assertThat(output).contains("Preload of filter 'ids' failed after 1 keys, reading BloomKeySource[ids]")
+            assertThat(output).contains("Preload of filter 'ids' failed after 1 key, reading BloomKeySource[ids]")
                     .contains("Preload of filter 'days' failed after 0 keys, reading preload.sql of 'days'")
                     .doesNotContain("type [B").doesNotContain("or a key expression that yields one");
         }
