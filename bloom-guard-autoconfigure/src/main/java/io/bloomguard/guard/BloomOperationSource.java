@@ -252,7 +252,7 @@ public final class BloomOperationSource {
         if (emptyValue == null) {
             throw new InvalidBloomAnnotationException(written, description,
                     "return type " + returnType.getName() + " has no empty value to answer a rejected call with",
-                    "Return Optional, a collection, a stream, an entity (null), boolean or a number; or remove the annotation");
+                    EmptyValues.whatToReturnInstead(returnType));
         }
         guardedMethods.computeIfAbsent(filter.name(), name -> Collections.synchronizedSet(new LinkedHashSet<>()))
                 .add(description);

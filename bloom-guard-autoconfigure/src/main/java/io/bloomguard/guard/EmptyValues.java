@@ -1,14 +1,20 @@
 package io.bloomguard.guard;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.BeanUtils;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 
 import java.lang.reflect.Array;
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -22,6 +28,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Queue;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -46,18 +53,22 @@ import java.util.stream.Stream;
  * <tr><td>{@code Optional}, {@code OptionalInt/Long/Double}</td><td>empty</td></tr>
  * <tr><td>{@code List}, {@code Collection}, {@code Iterable}, {@code Set}, {@code Map} (and sorted
  * kinds)</td><td>an immutable empty one</td></tr>
- * <tr><td>{@code ArrayList}, {@code HashSet}, {@code HashMap}, … (concrete types)</td><td>a new empty one</td></tr>
+ * <tr><td>{@code Queue}, {@code Deque}</td><td>a new {@code ArrayDeque}</td></tr>
+ * <tr><td>{@code ArrayList}, {@code HashSet}, {@code HashMap}, … (concrete types with a public no-argument
+ * constructor)</td><td>a new empty one</td></tr>
  * <tr><td>{@code Stream}, {@code IntStream}, {@code LongStream}, {@code DoubleStream}</td><td>empty</td></tr>
  * <tr><td>arrays</td><td>an empty array</td></tr>
  * <tr><td>{@code boolean} / {@code Boolean}</td><td>{@code false}</td></tr>
  * <tr><td>numbers ({@code long}, {@code int}, {@code Long}, …)</td><td>{@code 0}</td></tr>
  * <tr><td>Spring Data {@code Page}, {@code Slice}, {@code Streamable}</td><td>empty (a page or slice of the call's
  * {@code Pageable}, when the method takes one)</td></tr>
+ * <tr><td>Spring Data Streamable wrapper types</td><td>one wrapped around an empty {@code Streamable}</td></tr>
  * <tr><td>Reactor {@code Mono} / {@code Flux}</td><td>{@code Mono.empty()} / {@code Flux.empty()}</td></tr>
  * </table>
  *
  * {@code char}, {@code Future}, {@code CompletionStage}/{@code CompletableFuture}, Reactive Streams
- * publishers other than Reactor's and collection types this class cannot build have no empty value: a guarded
+ * publishers other than Reactor's and collection types this class cannot build (other interfaces such as
+ * {@code BlockingQueue}, abstract classes, classes without a public no-argument constructor) have no empty value: a guarded
  * method returning one is refused at startup.
  */
 final class EmptyValues {
@@ -150,6 +161,21 @@ final class EmptyValues {
         }
         Supplier<@Nullable Object> empty = forType(returnType);
         return (empty != null) ? arguments -> empty.get() : null;
+    }
+
+    /** For a return type with no empty value: what the method could return instead, for the startup error. */
+    static String whatToReturnInstead(Class<?> type) {
+        if (Iterable.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)) {
+            return "Return List, Set, Collection, Map, Queue or Deque, or a concrete collection or map with a public"
+                    + " no-argument constructor (ArrayList, LinkedList, HashMap, …), which a rejected call gets empty;"
+                    + " or remove the annotation";
+        }
+        if (isDeferred(type)) {
+            return "Return Optional, an entity (null), a collection or a number, or a Reactor Mono or Flux, checked"
+                    + " when subscribed to; or remove the annotation";
+        }
+        return "Return Optional, a collection, a stream, an entity (null), boolean or a number; or remove the"
+                + " annotation";
     }
 
     /**
@@ -295,6 +321,9 @@ final class EmptyValues {
             if (type == List.class || type == Collection.class || type == Iterable.class) {
                 return List::of;
             }
+            if (type == Queue.class || type == Deque.class) {
+                return ArrayDeque::new;
+            }
             return null;
         }
         if (type == ArrayList.class) {
@@ -317,6 +346,15 @@ final class EmptyValues {
         }
         if (type == TreeMap.class) {
             return TreeMap::new;
+        }
+        // Any other concrete collection or map (LinkedList, ArrayDeque, a ConcurrentHashMap, one of the
+        // application's own): a new one, as the method would have built it.
+        if (!Modifier.isAbstract(type.getModifiers())
+                && (Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type))) {
+            Constructor<?> noArguments = ClassUtils.getConstructorIfAvailable(type);
+            if (noArguments != null) {
+                return () -> BeanUtils.instantiateClass(noArguments);
+            }
         }
         return null;
     }
@@ -357,6 +395,31 @@ final class EmptyValues {
             }
             if (type == org.springframework.data.util.Streamable.class) {
                 return org.springframework.data.util.Streamable::empty;
+            }
+            if (org.springframework.data.util.Streamable.class.isAssignableFrom(type)) {
+                return streamableWrapper(type);
+            }
+            return null;
+        }
+
+        /**
+         * A Streamable wrapper type (Spring Data's own rule for repository results: a class implementing
+         * {@code Streamable} with a constructor, or a static {@code of} or {@code valueOf} method, taking a
+         * {@code Streamable}), wrapped around an empty one; {@code null} when the type is not one.
+         */
+        private static @Nullable Supplier<@Nullable Object> streamableWrapper(Class<?> type) {
+            Class<?> streamable = org.springframework.data.util.Streamable.class;
+            Constructor<?> constructor = ClassUtils.getConstructorIfAvailable(type, streamable);
+            if (constructor != null) {
+                return () -> BeanUtils.instantiateClass(constructor, org.springframework.data.util.Streamable.empty());
+            }
+            for (String name : List.of("of", "valueOf")) {
+                Method factory = ClassUtils.getStaticMethod(type, name, streamable);
+                if (factory != null && type.isAssignableFrom(factory.getReturnType())) {
+                    ReflectionUtils.makeAccessible(factory);
+                    return () -> ReflectionUtils.invokeMethod(factory, null,
+                            org.springframework.data.util.Streamable.empty());
+                }
             }
             return null;
         }

@@ -3,18 +3,27 @@ package io.bloomguard.guard;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.domain.Page;
 import org.springframework.data.domain.Slice;
+import org.springframework.data.util.Streamable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.util.AbstractList;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Deque;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Queue;
 import java.util.Set;
 import java.util.SortedSet;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -49,6 +58,14 @@ class EmptyValuesTest {
         assertThat(empty(EmptyValuesTest.class)).isNull();
         assertThat(((Page<?>) empty(Page.class)).hasContent()).isFalse();
         assertThat(((Slice<?>) empty(Slice.class)).hasContent()).isFalse();
+        assertThat((Queue<?>) empty(Queue.class)).isInstanceOf(ArrayDeque.class).isEmpty();
+        assertThat((Deque<?>) empty(Deque.class)).isInstanceOf(ArrayDeque.class).isEmpty();
+        assertThat((List<?>) empty(LinkedList.class)).isInstanceOf(LinkedList.class).isEmpty();
+        assertThat((Map<?, ?>) empty(ConcurrentHashMap.class)).isInstanceOf(ConcurrentHashMap.class).isEmpty();
+        assertThat(empty(LinkedList.class)).as("a new one per call, as the method would build")
+                .isNotSameAs(empty(LinkedList.class));
+        assertThat((Streamable<?>) empty(ByConstructor.class)).isInstanceOf(ByConstructor.class).isEmpty();
+        assertThat((Streamable<?>) empty(ByFactory.class)).isInstanceOf(ByFactory.class).isEmpty();
         assertThat(((Mono<?>) empty(Mono.class)).blockOptional()).isEmpty();
         assertThat(((Flux<?>) empty(Flux.class)).collectList().block()).isEmpty();
     }
@@ -59,7 +76,67 @@ class EmptyValuesTest {
         assertThat(EmptyValues.forType(Character.class)).isNull();
         assertThat(EmptyValues.forType(Future.class)).isNull();
         assertThat(EmptyValues.forType(java.util.concurrent.CompletableFuture.class)).isNull();
-        assertThat(EmptyValues.forType(java.util.Deque.class)).isNull();
+        assertThat(EmptyValues.forType(BlockingQueue.class)).isNull();
+        assertThat(EmptyValues.forType(AbstractList.class)).as("abstract").isNull();
+        assertThat(EmptyValues.forType(SizedList.class)).as("no no-argument constructor").isNull();
+        assertThat(EmptyValues.forType(NotAWrapper.class)).as("a Streamable that cannot be built from one").isNull();
+    }
+
+    @Test
+    void aRefusedTypeIsToldWhatToReturnInstead() {
+        assertThat(EmptyValues.whatToReturnInstead(BlockingQueue.class)).startsWith("Return List, Set, Collection");
+        assertThat(EmptyValues.whatToReturnInstead(Future.class)).contains("a Reactor Mono or Flux");
+        assertThat(EmptyValues.whatToReturnInstead(char.class)).startsWith("Return Optional");
+    }
+
+    static final class ByConstructor implements Streamable<String> {
+
+        private final Streamable<String> values;
+
+        public ByConstructor(Streamable<String> values) {
+            this.values = values;
+        }
+
+        @Override
+        public Iterator<String> iterator() {
+            return values.iterator();
+        }
+    }
+
+    static final class ByFactory implements Streamable<String> {
+
+        private final Streamable<String> values;
+
+        private ByFactory(Streamable<String> values) {
+            this.values = values;
+        }
+
+        public static ByFactory of(Streamable<String> values) {
+            return new ByFactory(values);
+        }
+
+        @Override
+        public Iterator<String> iterator() {
+            return values.iterator();
+        }
+    }
+
+    static final class NotAWrapper implements Streamable<String> {
+
+        @Override
+        public Iterator<String> iterator() {
+            return List.<String>of().iterator();
+        }
+
+        NotAWrapper(String text) {
+        }
+    }
+
+    static final class SizedList extends ArrayList<String> {
+
+        SizedList(int size) {
+            super(size);
+        }
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerFinder;
 import io.bloomguard.testapp.CustomerRepository;
 import io.bloomguard.testapp.CustomerService;
+import io.bloomguard.testapp.Customers;
 import io.bloomguard.testapp.Finder;
 import io.bloomguard.testapp.Lookups;
 import io.bloomguard.testapp.TestApplication;
@@ -171,7 +172,10 @@ class GuardedRepositoryTest {
             assertThat(stream).isEmpty();
         }
         assertThat(customers.findByTenantAndCode("t1", "no-such-sku")).isEmpty();
+        assertThat(customers.findAllByTenantAndCode("t1", "no-such-sku")).isInstanceOf(Customers.class).isEmpty();
         assertThat(statistics.getPrepareStatementCount()).isEqualTo(statements);
+        assertThat(customers.findAllByTenantAndCode("t1", "sku-1")).as("an existing key, from the database")
+                .hasSize(1);
     }
 
     @Test

@@ -48,6 +48,9 @@ public interface CustomerRepository extends JpaRepository<Customer, Long> {
     Page<Customer> findPageByTenantAndCode(String tenant, String code, Pageable pageable);
 
     @BloomGuarded(filter = "codes", key = "#tenant + ':' + #code")
+    Customers findAllByTenantAndCode(String tenant, String code);
+
+    @BloomGuarded(filter = "codes", key = "#tenant + ':' + #code")
     Slice<Customer> findSliceByTenantAndCode(String tenant, String code, Pageable pageable);
 
     /** Not guarded: what other beans use to reach the database directly. */
