@@ -1,5 +1,6 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.FilterCounters;
 import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
@@ -130,12 +131,16 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
 
     /**
      * Whether a call whose check failed goes through, by the filter's {@code on-backend-failure}: {@code allow}
-     * yes, {@code reject} no (it answers empty), {@code throw} passes the failure on.
+     * yes, {@code reject} no (it answers empty), {@code throw} passes the failure on. A filter in {@code shadow}
+     * mode always lets it through: it only watches, and must not answer differently from the method, not even
+     * when its backend fails.
      */
     boolean callsThroughAfter(GuardOperation guard, RuntimeException failure) {
         NamedBloomFilter filter = guard.filter();
         filter.counters().backendError();
-        switch (filter.spec().onBackendFailure()) {
+        BackendFailurePolicy policy = (filter.spec().mode() == GuardMode.SHADOW)
+                ? BackendFailurePolicy.ALLOW : filter.spec().onBackendFailure();
+        switch (policy) {
             case REJECT:
                 return false;
             case THROW:

@@ -488,6 +488,10 @@ class RedisGuardedApplicationIT {
                 Map.of("bloom-guard.filters.customers.on-backend-failure", "reject"));
         ConfigurableApplicationContext raise = start(false,
                 Map.of("bloom-guard.filters.customers.on-backend-failure", "throw"));
+        ConfigurableApplicationContext shadowReject = start(false, Map.of("bloom-guard.filters.customers.mode", "shadow",
+                "bloom-guard.filters.customers.on-backend-failure", "reject"));
+        ConfigurableApplicationContext shadowThrow = start(false, Map.of("bloom-guard.filters.customers.mode", "shadow",
+                "bloom-guard.filters.customers.on-backend-failure", "throw"));
         redis.kill();
         try {
             for (int call = 0; call < 3; call++) { // the first waits for the timeout, the next find the breaker open
@@ -495,7 +499,12 @@ class RedisGuardedApplicationIT {
                 assertThat(repository(reject).existsById(7L)).as("reject: answered empty").isFalse();
                 assertThatThrownBy(() -> repository(raise).existsById(7L)).as("throw: the caller sees the outage")
                         .isInstanceOf(RedisUnavailableException.class);
+                // Shadow mode only watches: whatever the policy, the method answers.
+                assertThat(repository(shadowReject).existsById(7L)).as("shadow, reject: the call runs").isTrue();
+                assertThat(repository(shadowThrow).existsById(7L)).as("shadow, throw: the call runs").isTrue();
             }
+            assertThat(filter(shadowThrow, "customers").stats().backendErrors()).as("the failures are counted")
+                    .isGreaterThanOrEqualTo(3);
         }
         finally {
             redis.restart();

@@ -18,7 +18,8 @@ public interface ProductRepository extends JpaRepository<Product, ProductId> {
 
     /**
      * Every product's filter key, {@code tenant:sku}, streamed from a cursor for the preload (which reads it in
-     * a read-only transaction, as a streaming query needs).
+     * a transaction, as a streaming query needs; not a read-only one, which a routing data source may send to a
+     * replica).
      */
     @Query("select p.tenant || ':' || p.sku from Product p")
     @QueryHints(@QueryHint(name = HibernateHints.HINT_FETCH_SIZE, value = "1000"))
