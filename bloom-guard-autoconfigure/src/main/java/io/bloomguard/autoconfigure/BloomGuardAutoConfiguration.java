@@ -12,6 +12,7 @@ import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -34,6 +35,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -132,9 +134,10 @@ public final class BloomGuardAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         FilterPreloader bloomFilterPreloader(BloomFilterRegistry registry, ObjectProvider<BloomKeySource> keySources,
+                ListableBeanFactory beans,
                 ObjectProvider<SqlKeySourceFactory> sqlKeySources, ObjectProvider<KeyReadScope> readScope,
                 ObjectProvider<BloomOperationSource> operations) {
-            List<BloomKeySource> sources = new ArrayList<>(keySources.orderedStream().toList());
+            List<BloomKeySource> sources = new ArrayList<>(byBeanName(keySources.orderedStream().toList(), beans));
             // The registry's specs, already resolved and validated (and a user's own registry's, if there is one).
             List<FilterSpec> specs = registry.all().stream().map(NamedBloomFilter::spec).toList();
             SqlKeySourceFactory sqlFactory = sqlKeySources.getIfAvailable();
@@ -150,6 +153,15 @@ public final class BloomGuardAutoConfiguration {
                 BloomOperationSource source = operations.getIfAvailable();
                 return (source != null) ? source.guardedMethodsByFilter() : Map.of();
             });
+        }
+
+        /** The key source beans, in their order, each named by its bean name in the preload's log and errors. */
+        private static List<BloomKeySource> byBeanName(List<BloomKeySource> ordered, ListableBeanFactory beans) {
+            Map<BloomKeySource, String> names = new IdentityHashMap<>();
+            beans.getBeansOfType(BloomKeySource.class).forEach((name, source) -> names.put(source, name));
+            return ordered.stream()
+                    .map(source -> names.containsKey(source) ? new KeySourceBean(names.get(source), source) : source)
+                    .toList();
         }
 
         @Bean

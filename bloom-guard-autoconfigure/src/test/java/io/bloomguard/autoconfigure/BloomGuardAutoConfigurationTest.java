@@ -225,12 +225,12 @@ class BloomGuardAutoConfigurationTest {
     @Test
     void aKeySourceForAnUnknownFilterFailsStartupWithAReport() {
         runner.withPropertyValues("bloom-guard.filters.users.expected-size=10", "bloom-guard.filters.skus.expected-size=10")
-                .withBean(BloomKeySource.class, () -> BloomKeySource.of("userz", Stream::of))
+                .withBean("adminIds", BloomKeySource.class, () -> BloomKeySource.of("userz", Stream::of))
                 .run(context -> {
                     assertThat(context).hasFailed();
                     FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
                     assertThat(analysis).as("failure analysis").isNotNull();
-                    assertThat(analysis.getDescription()).isEqualTo("Key source BloomKeySource[userz] is for filter"
+                    assertThat(analysis.getDescription()).isEqualTo("Key source bean 'adminIds' is for filter"
                             + " 'userz', which is not configured; configured: users, skus");
                     assertThat(analysis.getAction()).contains("filter()").contains("bloom-guard.filters.userz");
                 });

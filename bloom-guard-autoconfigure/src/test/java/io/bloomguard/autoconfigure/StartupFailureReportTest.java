@@ -54,7 +54,7 @@ class StartupFailureReportTest {
         assertThatException().isThrownBy(() -> run(KeySourceApplication.class,
                 "--bloom-guard.filters.users.expected-size=10"));
         assertThat(output).contains("APPLICATION FAILED TO START")
-                .contains("Key source BloomKeySource[userz] is for filter 'userz', which is not configured;"
+                .contains("Key source bean 'userKeys' is for filter 'userz', which is not configured;"
                         + " configured: users")
                 .contains("or declare bloom-guard.filters.userz in your configuration.");
     }

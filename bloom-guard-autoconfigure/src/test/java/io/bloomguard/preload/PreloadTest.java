@@ -173,12 +173,12 @@ class PreloadTest {
             assertThat(finder.find(999_999L)).isEmpty();
             assertThat(finder.calls()).isEqualTo(calls + 1);
             // Two keys were read before the source threw, though none had been handed on in a batch.
-            assertThat(output).contains("Preload of filter 'ids' failed after 2 keys, reading BloomKeySource[ids];"
+            assertThat(output).contains("Preload of filter 'ids' failed after 2 keys, reading bean 'ids';"
                     + " it lets every call through").contains("connection reset while reading ids");
             PreloadResult result = context.getBean(FilterPreloader.class).results().get("ids");
             assertThat(result.succeeded()).isFalse();
             assertThat(result.keys()).isEqualTo(2);
-            assertThat(result.failure()).hasMessageContaining("Key source BloomKeySource[ids] failed")
+            assertThat(result.failure()).hasMessageContaining("Key source bean 'ids' failed")
                     .hasMessageContaining("connection reset while reading ids");
         }
     }
@@ -196,12 +196,12 @@ class PreloadTest {
             assertThat(filter(context, "days").state()).isEqualTo(FilterState.FAILED);
             Map<String, PreloadResult> results = context.getBean(FilterPreloader.class).results();
             assertThat(results.get("ids").failure()).hasMessageStartingWith(
-                    "Key source BloomKeySource[ids] yielded a key of type byte[], which a Bloom filter cannot hold")
+                    "Key source bean 'ids' yielded a key of type byte[], which a Bloom filter cannot hold")
                     .hasMessageContaining("Convert it in the key source's stream");
             assertThat(results.get("days").failure()).hasMessageStartingWith("Key source preload.sql of 'days':"
                     + " SELECT observed_on FROM holidays yielded a key of type java.sql.Date")
                     .hasMessageContaining("Convert it in preload.sql");
-            assertThat(output).contains("Preload of filter 'ids' failed after 1 key, reading BloomKeySource[ids]")
+            assertThat(output).contains("Preload of filter 'ids' failed after 1 key, reading bean 'ids'")
                     .contains("Preload of filter 'days' failed after 0 keys, reading preload.sql of 'days'")
                     .doesNotContain("type [B").doesNotContain("or a key expression that yields one");
         }
