@@ -129,11 +129,13 @@ public record FilterSizing(long expectedSize, double errorRate, long blockCount,
         double[] distinct = distinctProbeDistribution(hashCount);
         double lambda = keys / blockCount;
         double logQ = Math.log(Q);
-        int last = (int) Math.ceil(lambda + 12 * Math.sqrt(lambda) + 30);
-        int first = (int) Math.max(0, Math.floor(lambda - 12 * Math.sqrt(lambda) - 30));
+        // Block loads in long: an error rate just below 1 starts the search at one block holding billions of keys,
+        // and an int bound there would saturate at Integer.MAX_VALUE and the loop would never end.
+        long last = (long) Math.ceil(lambda + 12 * Math.sqrt(lambda) + 30);
+        long first = (long) Math.max(0, Math.floor(lambda - 12 * Math.sqrt(lambda) - 30));
         double logLambda = Math.log(lambda);
         double sum = 0.0;
-        for (int j = first; j <= last; j++) {
+        for (long j = first; j <= last; j++) {
             double poisson = Math.exp(j * logLambda - lambda - logFactorial(j));
             double fill = -Math.expm1((double) hashCount * j * logQ);
             double blockFpp = 0.0;
@@ -162,7 +164,7 @@ public record FilterSizing(long expectedSize, double errorRate, long blockCount,
         return probability;
     }
 
-    private static double logFactorial(int j) {
+    private static double logFactorial(long j) {
         double sum = 0.0;
         if (j < 32) {
             for (int i = 2; i <= j; i++) {

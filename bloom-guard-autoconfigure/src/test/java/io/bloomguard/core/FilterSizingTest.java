@@ -5,9 +5,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Duration;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.within;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 class FilterSizingTest {
 
@@ -46,6 +49,18 @@ class FilterSizingTest {
         // One block fewer would miss the target: the size is the smallest that meets it.
         double oneBlockLess = FilterSizing.falsePositiveProbability(n, sizing.blockCount() - 1, sizing.hashCount());
         assertThat(oneBlockLess).isGreaterThan(errorRate * FilterSizing.DESIGN_MARGIN * 0.999);
+    }
+
+    /**
+     * An error rate just below 1 sizes billions of keys from one block up: the model is then summed over block
+     * loads beyond {@code int} range, and startup must get an answer (here a filter sized for ε·margin), not spin.
+     */
+    @Test
+    void billionsOfKeysAtAnErrorRateJustBelowOneAreSized() {
+        FilterSizing sizing = assertTimeoutPreemptively(Duration.ofSeconds(60),
+                () -> FilterSizing.of(2_200_000_000L, 0.9999999));
+        assertThat(sizing.falsePositiveProbability(2_200_000_000L))
+                .isLessThanOrEqualTo(0.9999999 * FilterSizing.DESIGN_MARGIN);
     }
 
     @Test
