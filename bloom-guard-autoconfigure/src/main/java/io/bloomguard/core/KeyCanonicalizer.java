@@ -17,7 +17,11 @@ import java.util.UUID;
  * <li>Any other text hashes as its UTF-8 bytes.</li>
  * </ul>
  *
- * Other types are refused: a key expression (or a conversion in the caller) must turn them into one of
+ * Numbers of more than {@value #MAX_NUMBER_DIGITS} digits are refused too: no record has such a key, and their
+ * text ({@code new BigDecimal("1E+100000000")} is 12 characters to send and a hundred million digits to write out)
+ * would cost seconds of CPU or gigabytes of memory per check.
+ *
+ * <p>Other types are refused: a key expression (or a conversion in the caller) must turn them into one of
  * these. {@code KeyCanonicalizerTest} pins the encoding with golden vectors, because changing it would make
  * every stored filter miss its keys.
  */
@@ -25,6 +29,12 @@ public final class KeyCanonicalizer {
 
     private static final BigInteger LONG_MIN = BigInteger.valueOf(Long.MIN_VALUE);
     private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
+
+    /** Most digits of a number key. */
+    static final int MAX_NUMBER_DIGITS = 100;
+
+    /** The smallest whole number with more than {@link #MAX_NUMBER_DIGITS} digits. */
+    private static final BigInteger TOO_LONG = BigInteger.TEN.pow(MAX_NUMBER_DIGITS);
 
     private KeyCanonicalizer() {
     }
@@ -167,6 +177,9 @@ public final class KeyCanonicalizer {
     }
 
     private static Hash128 hashBigInteger(BigInteger value, int seed) {
+        if (value.abs().compareTo(TOO_LONG) >= 0) { // compares bit lengths first: cheap for any size
+            throw tooLong(value.bitLength() + "-bit BigInteger");
+        }
         if (value.compareTo(LONG_MIN) >= 0 && value.compareTo(LONG_MAX) <= 0) {
             return Murmur3.hashLong(value.longValue(), seed);
         }
@@ -174,7 +187,16 @@ public final class KeyCanonicalizer {
     }
 
     private static Hash128 hashBigDecimal(BigDecimal value, int seed) {
+        // Measured before anything is written out or stripped: digits and scale are cheap to read, the text is not.
+        if (value.precision() > MAX_NUMBER_DIGITS * 10) {
+            throw tooLong("BigDecimal of " + value.precision() + " significant digits");
+        }
         BigDecimal stripped = value.signum() == 0 ? BigDecimal.ZERO : value.stripTrailingZeros();
+        long digits = (stripped.scale() <= 0) ? (long) stripped.precision() - stripped.scale()
+                : Math.max(stripped.precision(), (long) stripped.scale() + 1);
+        if (digits > MAX_NUMBER_DIGITS) {
+            throw tooLong("BigDecimal of " + digits + " digits written out");
+        }
         if (stripped.scale() <= 0) {
             return hashBigInteger(stripped.toBigIntegerExact(), seed);
         }
@@ -198,6 +220,12 @@ public final class KeyCanonicalizer {
             return Character.class;
         }
         return primitive; // boolean, float, double: not keys
+    }
+
+    private static IllegalArgumentException tooLong(String what) {
+        return new IllegalArgumentException("A Bloom filter key must not be a number of more than " + MAX_NUMBER_DIGITS
+                + " digits; got a " + what + ": no record has such a key. Use a whole number, a String, a UUID or"
+                + " an enum, or a key expression that yields one");
     }
 
     private static IllegalArgumentException unsupported(Object key) {

@@ -2,6 +2,7 @@ package io.bloomguard.registry;
 
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.SharedBloomFilter;
 
 import java.util.ArrayList;
@@ -23,6 +24,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * loading, failed to load or is disabled has not seen every key, and must not be trusted to reject one.
  */
 public final class NamedBloomFilter implements BloomFilter {
+
+    /** Keys per backend batch when {@link #putAll} is given an {@code Iterable} that is not a collection. */
+    static final int ITERABLE_BATCH = 10_000;
 
     private final FilterSpec spec;
     private final BloomFilter backend;
@@ -167,29 +171,44 @@ public final class NamedBloomFilter implements BloomFilter {
 
     @Override
     public boolean mightContain(Object key) {
-        return !trustedToReject() || backend.mightContain(key);
+        if (!trustedToReject()) {
+            // A key the filter could never hold is refused whatever the state, not only once the filter is READY:
+            // a call that works while the filter loads must not start failing in production.
+            KeyCanonicalizer.hash(key, 0);
+            return true;
+        }
+        return backend.mightContain(key);
     }
 
     @Override
     public boolean put(Object key) {
-        counters.puts(1);
-        return backend.put(key);
+        boolean added = backend.put(key);
+        counters.puts(1); // after the backend took it: a key it refused was not put
+        return added;
     }
 
-    /** Adds every key with the backend's own batch (one script per shard for Redis, not one call per key). */
+    /**
+     * Adds every key with the backend's own batch (one script per shard for Redis, not one call per key). An
+     * {@code Iterable} that is not a collection (keys read from a cursor) goes in {@value #ITERABLE_BATCH} keys
+     * at a time, never all in memory.
+     */
     @Override
     public long putAll(Iterable<?> keys) {
-        Collection<?> batch;
-        if (keys instanceof Collection<?> collection) {
-            batch = collection; // counted as it is: a @BloomPut result arrives as a list already
+        if (keys instanceof Collection<?> collection) { // a @BloomPut result arrives as a list already
+            long added = backend.putAll(collection);
+            counters.puts(collection.size());
+            return added;
         }
-        else {
-            List<Object> copy = new ArrayList<>();
-            keys.forEach(copy::add);
-            batch = copy;
+        long added = 0;
+        List<Object> batch = new ArrayList<>(ITERABLE_BATCH);
+        for (Object key : keys) {
+            batch.add(key);
+            if (batch.size() == ITERABLE_BATCH) {
+                added += putAll(batch);
+                batch = new ArrayList<>(ITERABLE_BATCH); // a new one: a backend may keep what it could not write yet
+            }
         }
-        counters.puts(batch.size());
-        return backend.putAll(batch);
+        return batch.isEmpty() ? added : added + putAll(batch);
     }
 
     @Override

@@ -50,6 +50,32 @@ class KeyCanonicalizerTest {
         assertThat(KeyCanonicalizer.hash(big, SEED)).isEqualTo(KeyCanonicalizer.hash(big.toString(), SEED));
     }
 
+    /**
+     * A short text that is a huge number: written out it would take seconds (1E+10000000 measured 10 s) or
+     * gigabytes (1E-999999999), per check. Refused at once, as any key the filter cannot hold.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "1E+100000000", "1E-999999999", "1E+101", "1E-100" })
+    @org.junit.jupiter.api.Timeout(5)
+    void numbersOfMoreThanAHundredDigitsAreRefused(String text) {
+        assertThatIllegalArgumentException().isThrownBy(() -> KeyCanonicalizer.hash(new BigDecimal(text), SEED))
+                .withMessageStartingWith("A Bloom filter key must not be a number of more than 100 digits");
+    }
+
+    @Test
+    void numbersOfAHundredDigitsAreKeys() {
+        BigInteger hundredDigits = BigInteger.TEN.pow(100).subtract(BigInteger.ONE);
+        assertThat(KeyCanonicalizer.hash(hundredDigits, SEED)).isEqualTo(Murmur3.hashUtf8(hundredDigits.toString(), SEED));
+        assertThat(KeyCanonicalizer.hash(new BigDecimal(hundredDigits), SEED))
+                .isEqualTo(KeyCanonicalizer.hash(hundredDigits, SEED));
+        assertThat(KeyCanonicalizer.hash(new BigDecimal("1E+99"), SEED))
+                .isEqualTo(KeyCanonicalizer.hash(BigInteger.TEN.pow(99), SEED));
+        BigDecimal smallFraction = new BigDecimal("1E-98"); // "0." and 98 digits
+        assertThat(KeyCanonicalizer.hash(smallFraction, SEED))
+                .isEqualTo(Murmur3.hashUtf8(smallFraction.toPlainString(), SEED));
+        assertThatIllegalArgumentException().isThrownBy(() -> KeyCanonicalizer.hash(BigInteger.TEN.pow(100), SEED));
+    }
+
     @Test
     void uuidIsOneKeyWhateverTheCaseOfItsText() {
         UUID uuid = UUID.fromString("123e4567-e89b-12d3-a456-426614174000");
