@@ -214,6 +214,7 @@ public final class NamedBloomFilter implements BloomFilter {
     @Override
     public boolean[] mightContainAll(List<?> keys) {
         if (!trustedToReject()) {
+            keys.forEach(key -> KeyCanonicalizer.hash(key, 0)); // refused in every state, as by mightContain
             boolean[] all = new boolean[keys.size()];
             Arrays.fill(all, true);
             return all;

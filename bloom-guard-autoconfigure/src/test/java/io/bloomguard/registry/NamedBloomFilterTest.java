@@ -43,6 +43,15 @@ class NamedBloomFilterTest {
     }
 
     @Test
+    void aBatchWithAKeyOfAnUnsupportedTypeIsRefusedInEveryState() {
+        assertThatIllegalArgumentException().as("loading")
+                .isThrownBy(() -> filter.mightContainAll(List.of(1L, 1.5d)));
+        filter.finishLoading();
+        assertThatIllegalArgumentException().as("ready")
+                .isThrownBy(() -> filter.mightContainAll(List.of(1L, 1.5d)));
+    }
+
+    @Test
     void aRefusedPutIsNotCountedAsPut() {
         assertThatIllegalArgumentException().isThrownBy(() -> filter.put(1.5d));
         assertThatIllegalArgumentException().isThrownBy(() -> filter.putAll(List.of(1L, 1.5d)));
