@@ -167,6 +167,15 @@ final class DeferredPuts {
         private static final String NOT_INSIDE = "bloom-guard's interceptor is not inside this call (another proxy"
                 + " between bloom-guard's and the method)";
 
+        /**
+         * The same for a Mono, which has a second cause: a {@code Mono.just} of a value computed when the method was
+         * called, which the advice inside passes on as it is and which a transaction interceptor then wraps.
+         */
+        private static final String NOT_INSIDE_MONO = "no advice inside the call put its key: either the method returned"
+                + " a Mono.just(...) of a value it computed when called, so what it wrote is not part of the Mono's"
+                + " transaction (return the reactive write's own Mono, which runs inside it), or bloom-guard's"
+                + " interceptor is not inside this call (another proxy between bloom-guard's and the method)";
+
         /** The context entry through which the guard announces a call to the advice inside it. */
         private static final Class<?> ANNOUNCED = PendingPuts.PendingPut.class;
 
@@ -220,7 +229,7 @@ final class DeferredPuts {
                             if (put.sharedFilter()) {
                                 latePut.accept(announced.everClaimed()
                                         ? "its key was not known inside its transaction (null there, or changed since)"
-                                        : NOT_INSIDE);
+                                        : NOT_INSIDE_MONO);
                             }
                             KeyPuts.putFromResult(put, args, value);
                         })
