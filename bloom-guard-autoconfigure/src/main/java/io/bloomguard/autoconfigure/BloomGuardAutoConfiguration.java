@@ -24,6 +24,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
@@ -117,13 +118,22 @@ public final class BloomGuardAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(RepositoryFactoryBeanSupport.class)
     @Conditional(OnBloomGuardEnabledCondition.class)
-    static final class RepositoryPutConfiguration {
+    static final class RepositoryGuardConfiguration {
 
         /** The same for a Spring Data repository's {@code @BloomPut}, inside the repository's own transaction. */
         @Bean
         @ConditionalOnMissingBean
         static RepositoryPutBeforeCommitPostProcessor bloomRepositoryPutBeforeCommitPostProcessor() {
             return new RepositoryPutBeforeCommitPostProcessor();
+        }
+
+        /** Annotations on repositories that are not created at startup are checked then too. */
+        @Bean
+        @ConditionalOnMissingBean
+        @Lazy(false) // under spring.main.lazy-initialization a lazy one would never be created, and check nothing
+        RepositoryAnnotationValidator bloomRepositoryAnnotationValidator(BloomOperationSource operationSource,
+                ListableBeanFactory beanFactory) {
+            return new RepositoryAnnotationValidator(operationSource, beanFactory);
         }
     }
 

@@ -78,10 +78,23 @@ public final class BloomOperationSource {
      * of it is validated, and an invalid one throws {@link InvalidBloomAnnotationException}.
      */
     boolean matches(Method method, @Nullable Class<?> targetClass) {
-        if (targetClass != null && validatedClasses.add(targetClass)) {
-            validateAll(targetClass);
+        if (targetClass != null) {
+            validate(targetClass);
         }
         return !operationsFor(method, targetClass).isEmpty();
+    }
+
+    /**
+     * Validates every annotated method of {@code type} now, as {@link #matches} does when a proxy is being decided:
+     * for beans that may not be created at startup, such as a Spring Data repository nothing injects (Spring
+     * creates a factory bean's object only when it is first asked for).
+     *
+     * @throws InvalidBloomAnnotationException for the first mistake found
+     */
+    public void validate(Class<?> type) {
+        if (validatedClasses.add(type)) {
+            validateAll(type);
+        }
     }
 
     /**
