@@ -3,6 +3,7 @@ package io.bloomguard.autoconfigure;
 import io.bloomguard.guard.InvalidBloomAnnotationException;
 import io.bloomguard.preload.UnknownKeySourceFilterException;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 
@@ -23,6 +24,12 @@ final class BloomGuardFailureAnalyzer implements FailureAnalyzer {
                 return new FailureAnalysis(keySource.getMessage(), "Make " + keySource.source()
                         + " name a configured filter in its filter(), or declare bloom-guard.filters."
                         + keySource.filter() + " in your configuration.", keySource);
+            }
+            if (cause instanceof UnboundConfigurationPropertiesException unbound) {
+                FailureAnalysis analysis = UnknownPropertyReport.analyze(unbound);
+                if (analysis != null) {
+                    return analysis;
+                }
             }
             if (cause instanceof InvalidBloomGuardPropertyException property) {
                 return new FailureAnalysis("Invalid value '" + property.value() + "' for property "

@@ -37,7 +37,17 @@ class StartupFailureReportTest {
     @Test
     void anUnknownPropertyIsReported(CapturedOutput output) {
         assertThatException().isThrownBy(() -> run("--bloom-guard.filters.users.eror-rate=0.001"));
-        assertThat(output).contains("APPLICATION FAILED TO START").contains("bloom-guard.filters.users.eror-rate");
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001'")
+                .contains("bloom-guard.filters.<name> takes: backend, error-rate, expected-size, mode,"
+                        + " on-backend-failure, preload.*, redis.*");
+    }
+
+    @Test
+    void anUnknownGroupIsReportedWithWhatItsLevelTakes(CapturedOutput output) {
+        assertThatException().isThrownBy(() -> run("--bloom-guard.filters.users.rebuild.cron=0 0 3 * * *"));
+        assertThat(output).contains("Unknown property bloom-guard.filters.users.rebuild.cron")
+                .contains("bloom-guard.filters.<name> takes: backend,");
     }
 
     @Test
