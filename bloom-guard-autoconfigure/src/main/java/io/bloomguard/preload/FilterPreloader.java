@@ -83,6 +83,10 @@ public final class FilterPreloader {
                             + " Declare a BloomKeySource bean for it or set bloom-guard.filters." + filter.name()
                             + ".preload.sql");
                 }
+                else {
+                    logger.info("Filter '" + filter.name() + "' has no key source and guards no method: ready, empty,"
+                            + " for keys put from code");
+                }
             }
             if (filter.backend() instanceof SharedBloomFilter shared) {
                 startShared(filter, shared, sources);

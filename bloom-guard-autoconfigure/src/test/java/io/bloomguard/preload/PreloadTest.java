@@ -217,6 +217,17 @@ class PreloadTest {
         }
     }
 
+    /** A filter only used from code is expected to start empty: said, not warned about. */
+    @Test
+    void aFilterWithNoKeySourceThatGuardsNothingIsLoggedAsReady(CapturedOutput output) {
+        try (ConfigurableApplicationContext context = run(NoSourceApplication.class,
+                "--bloom-guard.filters.ids.expected-size=1000", "--bloom-guard.filters.seen-urls.expected-size=1000")) {
+            assertThat(filter(context, "seen-urls").state()).isEqualTo(FilterState.READY);
+            assertThat(output).contains("Filter 'seen-urls' has no key source and guards no method: ready, empty")
+                    .doesNotContain("Filter 'seen-urls' guards");
+        }
+    }
+
     /** Under lazy initialization the guarded bean is still created at startup, so the warning still appears. */
     @Test
     void aGuardedFilterWithNoKeySourceIsReportedUnderLazyInitialization(CapturedOutput output) {
