@@ -1,8 +1,10 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.preload.BloomKeySource;
+import io.bloomguard.registry.NamedBloomFilter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -69,6 +71,17 @@ class StartupFailureReportTest {
                 .contains("or declare bloom-guard.filters.userz in your configuration.");
     }
 
+    /** Spring's own report says only that no bean qualifies. */
+    @Test
+    void aFilterInjectedByAnUnknownNameIsExplained(CapturedOutput output) {
+        assertThatException().isThrownBy(() -> run(CrawlerApplication.class,
+                "--bloom-guard.filters.users.expected-size=10", "--bloom-guard.filters.skus.expected-size=10"));
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("No bloom-guard filter named 'seen-urls' to inject into")
+                .contains("configured filters: users, skus")
+                .contains("or declare bloom-guard.filters.seen-urls in your configuration");
+    }
+
     private static void run(String... args) {
         run(MinimalApplication.class, args);
     }
@@ -82,6 +95,15 @@ class StartupFailureReportTest {
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration(BloomGuardAutoConfiguration.class)
     static class MinimalApplication {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CrawlerApplication extends MinimalApplication {
+
+        @Bean
+        Object crawler(@Qualifier("seen-urls") NamedBloomFilter seen) {
+            return seen;
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
