@@ -96,8 +96,13 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private volatile boolean closed;
     /** Why the stored filter is to be marked stale, until Redis has the mark: this instance lost a key meanwhile. */
     private final AtomicReference<@Nullable String> staleMarkOwed = new AtomicReference<>();
-    /** This instance marked the stored filter stale for adds it lost; a rebuild by any instance resolves that. */
-    private volatile boolean markedStale;
+    /**
+     * The last stale mark this instance sent, until a refresh finds it cleared: a rebuild that began after it (by
+     * any instance) has made up for the adds this instance had dropped before it.
+     */
+    private final AtomicReference<@Nullable StaleMark> sentMark = new AtomicReference<>();
+    /** Dropped adds ({@link PendingAdds#dropped()}) the stale marks this instance sent so far cover. */
+    private volatile long dropsMarked;
 
     RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, RedisBackendSettings settings,
             RedisCommands checks, RedisCommands commands, ScheduledExecutorService scheduler,
@@ -577,19 +582,27 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (reason == null) {
             return;
         }
-        commands.call(port -> port.eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)), List.of(reason)),
-                settings.commandTimeout());
-        markedStale = true;
+        markStale(reason);
         staleMarkOwed.compareAndSet(reason, null); // a key lost meanwhile is owed still: its mark may come after a rebuild
         refresh();
     }
 
+    /**
+     * Sends a stale mark, even when the stored filter is marked already: a rebuild under way may have read its key
+     * source before the keys this mark is for were lost, and must not clear the mark when it swaps.
+     */
+    private void markStale(String reason) {
+        StaleMark mark = new StaleMark(pending.dropped());
+        commands.call(port -> port.eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)), List.of(reason)),
+                settings.commandTimeout());
+        sentMark.set(mark);
+        dropsMarked = Math.max(dropsMarked, mark.drops());
+    }
+
     private void replayPending() {
-        if (pending.overflowed() && view.storeStale == null) {
-            // Keys were dropped: nobody may trust the stored filter until it is rebuilt.
-            commands.call(port -> port.eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)),
-                    List.of("adds lost by an instance while Redis was unavailable")), settings.commandTimeout());
-            markedStale = true;
+        if (pending.overflowed() && pending.dropped() > dropsMarked) {
+            // Keys were dropped since the last mark: nobody may trust the stored filter until it is rebuilt.
+            markStale("adds lost by an instance while Redis was unavailable");
             refresh();
         }
         while (!pending.isEmpty()) {
@@ -638,6 +651,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     /** Reads the metadata of shard 0 and whether the live bitmaps exist; updates {@link #status()}. */
     void refresh() {
+        StaleMark mark = sentMark.get(); // taken before the read: a mark sent before it is in what it reads
         Map<String, String> meta = commands.call(port -> port.hashGetAll(keys.meta(0)), settings.commandTimeout());
         RedisFilterIdentity live = RedisFilterIdentity.parse(meta.get("live"));
         RedisFilterIdentity next = RedisFilterIdentity.parse(meta.get("next"));
@@ -648,10 +662,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             next = null;
         }
         String stale = meta.get("stale");
-        if (markedStale && stale == null && live != null) {
-            // A rebuild (by this instance or another) read the key source after the mark: the lost adds are in.
-            markedStale = false;
-            pending.clearOverflow();
+        if (mark != null && stale == null && live != null) {
+            // Only a rebuild that began after the mark clears it (or the store was wiped and built again since):
+            // it read the key source after the adds the mark was for were lost, so they are in.
+            pending.recovered(mark.drops());
+            sentMark.compareAndSet(mark, null);
         }
         SharedFilterStatus status;
         if (live != null && !allExist(live)) {
@@ -773,18 +788,24 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         boolean done = false;
         try {
             logger.info("Filter '" + name + "': building " + target.fingerprint() + " in Redis (" + reason + ")");
-            generations.begin(target);
+            StaleMark markBefore = sentMark.get();
+            long dropsBefore = pending.dropped();
+            long[] staleMarks = generations.begin(target);
             refresh(); // this instance's own adds reach the new generation from now on
-            pending.clearOverflow(); // keys dropped before now are in the key source read below
-            markedStale = false;
+            pending.recovered(dropsBefore); // keys dropped before now are in the key source read below
+            sentMark.compareAndSet(markBefore, null);
             sleep(settings.rebuildGrace());
             Built built = build.apply(target);
             generations.upload(target, built.words);
-            generations.swap(target, built.sizing, previousLive);
+            boolean stillStale = generations.swap(target, built.sizing, previousLive, staleMarks);
             refresh();
             logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
                     + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprint()
                     + " is live");
+            if (stillStale) {
+                logger.warn("Filter '" + name + "': an instance marked it stale while it was being built, for adds"
+                        + " the key source read may have missed; it stays stale and is rebuilt again");
+            }
             done = true;
             return built.keys;
         }
@@ -830,6 +851,10 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     private record WriteResult(long changed, List<Object> unwritten) {
+    }
+
+    /** A stale mark this instance sent, and the dropped adds it covers. */
+    private record StaleMark(long drops) {
     }
 
     /**

@@ -49,14 +49,20 @@ final class RedisGenerations {
         void copy(int fromWord, long[] into, int count);
     }
 
-    /** Creates generation {@code target} beside the live one in every shard; adds reach both from then on. */
-    void begin(RedisFilterIdentity target) {
+    /**
+     * Creates generation {@code target} beside the live one in every shard; adds reach both from then on.
+     *
+     * @return per shard, the stale marks counted so far, for {@link #swap}
+     */
+    long[] begin(RedisFilterIdentity target) {
+        long[] staleMarks = new long[target.shards()];
         for (int shard = 0; shard < target.shards(); shard++) {
             long lastBit = target.blocksIn(shard) * BlockedBloomLayout.BLOCK_BITS - 1;
             List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target));
-            commands.call(port -> port.eval(RedisScripts.BEGIN, keyNames, List.of(target.fingerprint(),
-                    Long.toString(lastBit))), timeout);
+            staleMarks[shard] = (Long) commands.call(port -> port.eval(RedisScripts.BEGIN, keyNames,
+                    List.of(target.fingerprint(), Long.toString(lastBit))), timeout);
         }
+        return staleMarks;
     }
 
     /** Uploads the bits chunk by chunk, each copied out of where they were built only when it is sent. */
@@ -95,9 +101,14 @@ final class RedisGenerations {
      * see it only once every shard has it; drops the shards of a previous generation that had more.
      *
      * @param built size the bits were built for; its expected size and error rate go into the metadata
+     * @param staleMarks what {@link #begin} returned: the stale mark is cleared only if no mark was made since
+     * @return whether the filter is still marked stale: an instance marked it during the build, for keys the
+     * build's read of the key source may have missed
      */
-    void swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive) {
+    boolean swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive,
+            long[] staleMarks) {
         String loadedAt = Instant.now().toString();
+        boolean stillStale = false;
         for (int shard = target.shards() - 1; shard >= 0; shard--) {
             String oldLive = (previousLive != null && shard < previousLive.shards()) ? keys.bits(shard, previousLive)
                     : keys.bits(shard, target);
@@ -106,8 +117,10 @@ final class RedisGenerations {
             List<String> args = List.of(target.fingerprint(), Long.toString(target.blockCount() * BlockedBloomLayout.BLOCK_BITS),
                     Integer.toString(target.hashCount()), Integer.toString(target.seed()),
                     Integer.toString(target.layoutVersion()), Integer.toString(target.shards()),
-                    Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt);
+                    Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt,
+                    Long.toString(staleMarks[shard]));
             long swapped = (Long) commands.call(port -> port.eval(RedisScripts.FINISH, keyNames, args), timeout);
+            stillStale |= swapped == 2;
             if (swapped == 0) {
                 logger.warn("Filter '" + filterName + "': shard " + shard + " was swapped by another loader first;"
                         + " keeping its generation");
@@ -121,6 +134,7 @@ final class RedisGenerations {
                 commands.call(port -> port.delete(meta), timeout);
             }
         }
+        return stillStale;
     }
 
     /** The bits of generation {@code live} as 64-bit words, read chunk by chunk. */
