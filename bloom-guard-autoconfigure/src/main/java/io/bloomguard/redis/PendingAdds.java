@@ -39,15 +39,27 @@ final class PendingAdds {
         }
     }
 
-    /** Takes up to {@code max} keys out, oldest first. */
+    /**
+     * Takes up to {@code max} keys out for replay, oldest first. They still count as pending (the filter is not
+     * complete until they are written) until {@link #written} or {@link #putBack} says how their write went.
+     */
     List<Object> drain(int max) {
         List<Object> drained = new ArrayList<>();
         Object key;
         while (drained.size() < max && (key = keys.poll()) != null) {
-            size.decrementAndGet();
             drained.add(key);
         }
         return drained;
+    }
+
+    /** {@code count} drained keys are in Redis now. */
+    void written(int count) {
+        size.addAndGet(-count);
+    }
+
+    /** Drained keys whose write failed, kept for the next replay (still counted: no bound applies). */
+    void putBack(Collection<?> unwritten) {
+        keys.addAll(unwritten);
     }
 
     boolean isEmpty() {

@@ -95,7 +95,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private volatile int failedBuilds;
     private volatile boolean closed;
     /** Why the stored filter is to be marked stale, until Redis has the mark: this instance lost a key meanwhile. */
-    private final AtomicReference<@Nullable String> staleMarkOwed = new AtomicReference<>();
+    private final AtomicReference<@Nullable OwedMark> staleMarkOwed = new AtomicReference<>();
     /**
      * The last stale mark this instance sent, until a refresh finds it cleared: a rebuild that began after it (by
      * any instance) has made up for the adds this instance had dropped before it.
@@ -566,7 +566,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      */
     @Override
     public void markIncomplete(String reason) {
-        staleMarkOwed.set(reason);
+        staleMarkOwed.set(new OwedMark(reason));
         try {
             sendOwedStaleMark();
         }
@@ -578,13 +578,13 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     private void sendOwedStaleMark() {
-        String reason = staleMarkOwed.get();
-        if (reason == null) {
+        OwedMark owed = staleMarkOwed.get();
+        if (owed == null) {
             return;
         }
-        markStale(reason);
-        staleMarkOwed.compareAndSet(reason, null); // a key lost meanwhile is owed still: its mark may come after a rebuild
-        refresh();
+        markStale(owed.reason());
+        refresh(); // before the owed mark is let go: until this view shows the mark, status() must show it
+        staleMarkOwed.compareAndSet(owed, null); // a key lost meanwhile is owed still: its mark may come after a rebuild
     }
 
     /**
@@ -606,17 +606,22 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             refresh();
         }
         while (!pending.isEmpty()) {
+            // The batch counts as pending (so status() is not READY) until its script has run.
             List<Object> batch = pending.drain(REPLAY_BATCH);
+            if (batch.isEmpty()) {
+                return;
+            }
             WriteResult result;
             try {
                 result = write(batch);
             }
-            catch (RedisUnavailableException ex) {
-                pending.addAll(batch);
+            catch (RuntimeException ex) {
+                pending.putBack(batch);
                 throw ex;
             }
+            pending.written(batch.size() - result.unwritten.size());
             if (!result.unwritten.isEmpty()) {
-                pending.addAll(result.unwritten);
+                pending.putBack(result.unwritten);
                 return; // no bitmap to write to yet: the rebuild will take them
             }
             logger.info("Filter '" + name + "': replayed " + batch.size() + " adds that could not be written when made"
@@ -851,6 +856,10 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     private record WriteResult(long changed, List<Object> unwritten) {
+    }
+
+    /** A stale mark owed to Redis; each loss its own instance, so that one owed meanwhile is not taken as sent. */
+    private record OwedMark(String reason) {
     }
 
     /** A stale mark this instance sent, and the dropped adds it covers. */
