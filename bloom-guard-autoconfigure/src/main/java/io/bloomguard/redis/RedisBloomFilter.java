@@ -801,8 +801,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             sentMark.compareAndSet(markBefore, null);
             sleep(settings.rebuildGrace());
             Built built = build.apply(target);
-            generations.upload(target, built.words);
-            boolean stillStale = generations.swap(target, built.sizing, previousLive, staleMarks);
+            long[] uploadedBits = generations.upload(target, built.words);
+            boolean stillStale = generations.swap(target, built.sizing, previousLive, staleMarks, uploadedBits);
             refresh();
             logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
                     + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprint()

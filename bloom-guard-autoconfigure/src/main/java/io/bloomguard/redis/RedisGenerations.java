@@ -65,12 +65,19 @@ final class RedisGenerations {
         return staleMarks;
     }
 
-    /** Uploads the bits chunk by chunk, each copied out of where they were built only when it is sent. */
-    void upload(RedisFilterIdentity target, WordCopier bits) {
+    /**
+     * Uploads the bits chunk by chunk, each copied out of where they were built only when it is sent.
+     *
+     * @return per shard, how many bits are set in what was uploaded, for {@link #swap} to check the upload against
+     */
+    long[] upload(RedisFilterIdentity target, WordCopier bits) {
         List<CompletableFuture<Long>> inFlight = new ArrayList<>();
         long[] chunk = new long[CHUNK_WORDS];
+        long[] setBits = new long[target.shards()];
         for (int shard = 0; shard < target.shards(); shard++) {
             String key = keys.upload(shard, target, owner);
+            // Bits a failed attempt of this loader left would count as uploaded.
+            commands.call(port -> port.delete(key), timeout);
             int firstWord = Math.toIntExact(target.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_WORDS);
             int shardWords = Math.toIntExact(target.blocksIn(shard) * BlockedBloomLayout.BLOCK_WORDS);
             boolean wrote = false;
@@ -79,6 +86,9 @@ final class RedisGenerations {
                 bits.copy(firstWord + done, chunk, count);
                 if (RedisBitmapCodec.allZero(chunk, 0, count)) {
                     continue; // nothing to OR in
+                }
+                for (int i = 0; i < count; i++) {
+                    setBits[shard] += Long.bitCount(chunk[i]);
                 }
                 byte[] bytes = RedisBitmapCodec.toRedisBytes(chunk, 0, count);
                 long offset = (long) done * 8;
@@ -94,6 +104,7 @@ final class RedisGenerations {
                 commands.call(port -> port.expire(key, Duration.ofHours(1).toMillis()), timeout);
             }
         }
+        return setBits;
     }
 
     /**
@@ -102,11 +113,24 @@ final class RedisGenerations {
      *
      * @param built size the bits were built for; its expected size and error rate go into the metadata
      * @param staleMarks what {@link #begin} returned: the stale mark is cleared only if no mark was made since
+     * @param uploadedBits what {@link #upload} returned: a shard whose upload holds fewer bits is not swapped
      * @return whether the filter is still marked stale: an instance marked it during the build, for keys the
      * build's read of the key source may have missed
+     * @throws IllegalStateException when an upload is gone or incomplete (evicted, or lost in a failover): the
+     * build failed, and the live generation is left as it was
      */
     boolean swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive,
-            long[] staleMarks) {
+            long[] staleMarks, long[] uploadedBits) {
+        if (target.shards() > 1) {
+            // Shards are swapped one at a time: find a lost upload before any is, not after some were.
+            for (int shard = 0; shard < target.shards(); shard++) {
+                String upload = keys.upload(shard, target, owner);
+                long found = commands.call(port -> port.bitCount(upload), timeout);
+                if (found != uploadedBits[shard]) {
+                    throw uploadLost(shard, uploadedBits[shard], found);
+                }
+            }
+        }
         String loadedAt = Instant.now().toString();
         boolean stillStale = false;
         for (int shard = target.shards() - 1; shard >= 0; shard--) {
@@ -118,8 +142,11 @@ final class RedisGenerations {
                     Integer.toString(target.hashCount()), Integer.toString(target.seed()),
                     Integer.toString(target.layoutVersion()), Integer.toString(target.shards()),
                     Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt,
-                    Long.toString(staleMarks[shard]));
+                    Long.toString(staleMarks[shard]), Long.toString(uploadedBits[shard]));
             long swapped = (Long) commands.call(port -> port.eval(RedisScripts.FINISH, keyNames, args), timeout);
+            if (swapped == -1) {
+                throw uploadLost(shard, uploadedBits[shard], -1);
+            }
             stillStale |= swapped == 2;
             if (swapped == 0) {
                 logger.warn("Filter '" + filterName + "': shard " + shard + " was swapped by another loader first;"
@@ -135,6 +162,12 @@ final class RedisGenerations {
             }
         }
         return stillStale;
+    }
+
+    private IllegalStateException uploadLost(int shard, long uploaded, long found) {
+        return new IllegalStateException("Filter '" + filterName + "': the bits uploaded for shard " + shard + " are"
+                + " gone or incomplete in Redis (" + uploaded + " bits set uploaded, " + (found < 0 ? "fewer" : found)
+                + " found: evicted, or lost in a failover); the new generation was not swapped in");
     }
 
     /** The bits of generation {@code live} as 64-bit words, read chunk by chunk. */

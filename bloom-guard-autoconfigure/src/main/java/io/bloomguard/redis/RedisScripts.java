@@ -104,13 +104,20 @@ final class RedisScripts {
      *
      * <p>KEYS: meta, next bitmap, upload, new live bitmap, old live bitmap. ARGV: fingerprint, then the metadata
      * fields m, k, seed, layout, shards, expected-size, error-rate, loaded-at, then the stale marks {@link #BEGIN}
-     * returned. Returns 1 when swapped, 2 when swapped but still marked stale, or 0 when the next generation is
-     * no longer this build's (another loader took over and finished first).
+     * returned, then how many bits are set in what the loader uploaded. Returns 1 when swapped, 2 when swapped
+     * but still marked stale, 0 when the next generation is no longer this build's (another loader took over and
+     * finished first), or -1, swapping nothing, when the upload holds fewer bits than were uploaded: evicted (it is
+     * the one large key with an expiry, so a {@code volatile-*} policy takes it first), partly evicted and recreated
+     * zero-filled by a later chunk, or lost in a failover.
      */
     static final LuaScript FINISH = LuaScript.of("finish", LuaScript.Result.INTEGER, """
             if redis.call('HGET', KEYS[1], 'next') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 0 then
               redis.call('DEL', KEYS[3])
               return 0
+            end
+            if redis.call('BITCOUNT', KEYS[3]) ~= tonumber(ARGV[11]) then
+              redis.call('DEL', KEYS[3])
+              return -1
             end
             if redis.call('EXISTS', KEYS[3]) == 1 then
               redis.call('BITOP', 'OR', KEYS[2], KEYS[2], KEYS[3])

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The moments between sending a write and its reply, or between two steps of a build, made long by holding or
@@ -113,6 +114,66 @@ class RedisHeldWriteIT {
             marking.get(10, TimeUnit.SECONDS);
             assertThat(filter.status()).isEqualTo(SharedFilterStatus.STALE);
         }
+    }
+
+    /**
+     * The bits a rebuild uploaded are gone when it swaps (evicted: the upload is the one large key with an
+     * expiry; or lost in a failover): the swap is refused, and the live generation, which holds every key, stays.
+     */
+    @Test
+    void aRebuildWhoseUploadIsGoneKeepsTheLiveGeneration() {
+        List<Object> keys = longs(0, 1000);
+        try (TestRedisBackend app = TestRedisBackend.intercepting(server, MANUAL)) {
+            RedisBloomFilter filter = app.backend.create("upload-gone", SIZING, 1, 1);
+            assertThat(filter.start(RecordingKeyFeed.of(keys))).isEqualTo(StartOutcome.LOADED_HERE);
+            app.port.beforeNext("eval:finish", command -> command.server().delete(command.keys().get(2)).join());
+
+            Throwable failure = catchThrowable(filter::rebuild);
+
+            filter.refresh();
+            assertThat(rejected(filter, keys)).as("preloaded keys rejected after the refused swap").isZero();
+            assertThat(filter.status()).isEqualTo(SharedFilterStatus.READY);
+            assertThat(failure).as("the rebuild's outcome").hasMessageContaining("gone or incomplete");
+            assertThat(server.command("HGET", "bloom-guard:{upload-gone}:meta", "generation")).isEqualTo("1");
+
+            assertThat(filter.rebuild()).as("a rebuild whose upload stays").isEqualTo(1000);
+            assertThat(filter.mightContainAll(keys)).containsOnly(true);
+        }
+    }
+
+    /**
+     * The first load's upload is gone when it swaps: the filter is not made ready on the adds alone; it stays
+     * loading (calls pass through) and the load is retried after the usual pause, which then holds every key.
+     */
+    @Test
+    void aLoadWhoseUploadIsGoneIsNotReadyAndIsRetried() {
+        List<Object> keys = longs(0, 1000);
+        RedisBackendSettings retrying = new RedisBackendSettings(MANUAL.keyPrefix(), MANUAL.checkTimeout(),
+                MANUAL.commandTimeout(), MANUAL.breakerWindow(), Duration.ofMillis(500), Duration.ofMillis(50),
+                MANUAL.pendingAddsLimit(), MANUAL.rebuildGrace());
+        try (TestRedisBackend app = TestRedisBackend.intercepting(server, retrying)) {
+            RedisBloomFilter filter = app.backend.create("first-upload-gone", SIZING, 1, 1);
+            app.port.beforeNext("eval:finish", command -> command.server().delete(command.keys().get(2)).join());
+
+            Throwable failure = catchThrowable(() -> filter.start(RecordingKeyFeed.of(keys)));
+
+            filter.refresh();
+            assertThat(rejected(filter, keys)).as("preloaded keys rejected after the refused swap").isZero();
+            assertThat(filter.status()).isEqualTo(SharedFilterStatus.LOADING);
+            assertThat(failure).as("the load's outcome").hasMessageContaining("gone or incomplete");
+            Eventually.until("loaded by the retry", () -> filter.status() == SharedFilterStatus.READY,
+                    Duration.ofSeconds(10));
+            assertThat(filter.mightContainAll(keys)).containsOnly(true);
+        }
+    }
+
+    private static long rejected(RedisBloomFilter filter, List<Object> keys) {
+        boolean[] answers = filter.mightContainAll(keys);
+        long rejected = 0;
+        for (boolean answer : answers) {
+            rejected += answer ? 0 : 1;
+        }
+        return rejected;
     }
 
     private static List<Object> longs(long from, long to) {
