@@ -29,6 +29,9 @@ final class RedisGenerations {
     /** {@code SETRANGE} commands in flight at once during an upload. */
     private static final int UPLOADS_IN_FLIGHT = 4;
 
+    /** Expiry of an upload, renewed with each chunk: a loader that dies part way leaves it behind. */
+    private static final Duration UPLOAD_TTL = Duration.ofHours(1);
+
     private final String filterName;
     private final RedisFilterKeys keys;
     private final RedisCommands commands;
@@ -71,7 +74,7 @@ final class RedisGenerations {
      * @return per shard, how many bits are set in what was uploaded, for {@link #swap} to check the upload against
      */
     long[] upload(RedisFilterIdentity target, WordCopier bits) {
-        List<CompletableFuture<Long>> inFlight = new ArrayList<>();
+        List<CompletableFuture<?>> inFlight = new ArrayList<>();
         long[] chunk = new long[CHUNK_WORDS];
         long[] setBits = new long[target.shards()];
         for (int shard = 0; shard < target.shards(); shard++) {
@@ -80,7 +83,6 @@ final class RedisGenerations {
             commands.call(port -> port.delete(key), timeout);
             int firstWord = Math.toIntExact(target.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_WORDS);
             int shardWords = Math.toIntExact(target.blocksIn(shard) * BlockedBloomLayout.BLOCK_WORDS);
-            boolean wrote = false;
             for (int done = 0; done < shardWords; done += CHUNK_WORDS) {
                 int count = Math.min(CHUNK_WORDS, shardWords - done);
                 bits.copy(firstWord + done, chunk, count);
@@ -93,16 +95,14 @@ final class RedisGenerations {
                 byte[] bytes = RedisBitmapCodec.toRedisBytes(chunk, 0, count);
                 long offset = (long) done * 8;
                 inFlight.add(commands.send(port -> port.setRange(key, offset, bytes)));
-                wrote = true;
-                if (inFlight.size() >= UPLOADS_IN_FLIGHT) {
+                // With each chunk, not once the shard is up: a loader that dies part way (up to 512 MiB a shard
+                // in) leaves its upload behind. Same connection, so it follows the SETRANGE that creates the key.
+                inFlight.add(commands.send(port -> port.expire(key, UPLOAD_TTL.toMillis())));
+                if (inFlight.size() >= 2 * UPLOADS_IN_FLIGHT) {
                     commands.awaitAll(inFlight, timeout);
                 }
             }
             commands.awaitAll(inFlight, timeout);
-            if (wrote) {
-                // A loader that dies before the swap leaves its upload behind; let Redis drop it.
-                commands.call(port -> port.expire(key, Duration.ofHours(1).toMillis()), timeout);
-            }
         }
         return setBits;
     }

@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -164,6 +166,35 @@ class RedisHeldWriteIT {
             Eventually.until("loaded by the retry", () -> filter.status() == SharedFilterStatus.READY,
                     Duration.ofSeconds(10));
             assertThat(filter.mightContainAll(keys)).containsOnly(true);
+        }
+    }
+
+    /**
+     * A loader that stops part way through its upload (here: its second chunk cannot be sent) leaves the chunks
+     * it sent in Redis, up to 512 MiB a shard; they expire, as the README says, rather than stay for good.
+     */
+    @Test
+    void anUploadAbortedPartWayExpires() {
+        FilterSizing twoChunks = FilterSizing.of(4_000_000, 0.01); // more than 2^25 bits: two 4 MiB chunks
+        assertThat(twoChunks.bitSize()).isGreaterThan(1L << 25);
+        AtomicInteger chunks = new AtomicInteger();
+        AtomicReference<String> upload = new AtomicReference<>();
+        try (TestRedisBackend app = TestRedisBackend.intercepting(server, MANUAL)) {
+            RedisBloomFilter filter = app.backend.create("upload-aborted", twoChunks, 1, 1);
+            app.port.beforeEvery("setrange", command -> {
+                upload.set(command.keys().get(0));
+                if (chunks.incrementAndGet() == 2) {
+                    throw new IllegalStateException("the loader stops here");
+                }
+            });
+
+            assertThat(filter.start(RecordingKeyFeed.of(longs(0, 200_000)))).isNotEqualTo(StartOutcome.LOADED_HERE);
+
+            assertThat(chunks.get()).as("chunks sent").isEqualTo(2);
+            Eventually.until("the first chunk is in Redis",
+                    () -> "1".equals(server.command("EXISTS", upload.get())), Duration.ofSeconds(5));
+            Eventually.until("the partial upload has an expiry",
+                    () -> Long.parseLong(server.command("PTTL", upload.get())) > 0, Duration.ofSeconds(2));
         }
     }
 
