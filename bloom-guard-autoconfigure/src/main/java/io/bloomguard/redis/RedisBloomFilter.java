@@ -95,9 +95,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private volatile int failedBuilds;
     private volatile boolean closed;
     /** Why the stored filter is to be marked stale, until Redis has the mark: this instance lost a key meanwhile. */
-    private final AtomicReference<@Nullable String> staleMarkOwed = new AtomicReference<>();
-    /** This instance marked the stored filter stale for adds it lost; a rebuild by any instance resolves that. */
-    private volatile boolean markedStale;
+    private final AtomicReference<@Nullable OwedMark> staleMarkOwed = new AtomicReference<>();
+    /**
+     * The last stale mark this instance sent, until a refresh finds it cleared: a rebuild that began after it (by
+     * any instance) has made up for the adds this instance had dropped before it.
+     */
+    private final AtomicReference<@Nullable StaleMark> sentMark = new AtomicReference<>();
+    /** Dropped adds ({@link PendingAdds#dropped()}) the stale marks this instance sent so far cover. */
+    private volatile long dropsMarked;
 
     RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, RedisBackendSettings settings,
             RedisCommands checks, RedisCommands commands, ScheduledExecutorService scheduler,
@@ -561,7 +566,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      */
     @Override
     public void markIncomplete(String reason) {
-        staleMarkOwed.set(reason);
+        staleMarkOwed.set(new OwedMark(reason));
         try {
             sendOwedStaleMark();
         }
@@ -573,37 +578,50 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     private void sendOwedStaleMark() {
-        String reason = staleMarkOwed.get();
-        if (reason == null) {
+        OwedMark owed = staleMarkOwed.get();
+        if (owed == null) {
             return;
         }
+        markStale(owed.reason());
+        refresh(); // before the owed mark is let go: until this view shows the mark, status() must show it
+        staleMarkOwed.compareAndSet(owed, null); // a key lost meanwhile is owed still: its mark may come after a rebuild
+    }
+
+    /**
+     * Sends a stale mark, even when the stored filter is marked already: a rebuild under way may have read its key
+     * source before the keys this mark is for were lost, and must not clear the mark when it swaps.
+     */
+    private void markStale(String reason) {
+        StaleMark mark = new StaleMark(pending.dropped());
         commands.call(port -> port.eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)), List.of(reason)),
                 settings.commandTimeout());
-        markedStale = true;
-        staleMarkOwed.compareAndSet(reason, null); // a key lost meanwhile is owed still: its mark may come after a rebuild
-        refresh();
+        sentMark.set(mark);
+        dropsMarked = Math.max(dropsMarked, mark.drops());
     }
 
     private void replayPending() {
-        if (pending.overflowed() && view.storeStale == null) {
-            // Keys were dropped: nobody may trust the stored filter until it is rebuilt.
-            commands.call(port -> port.eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)),
-                    List.of("adds lost by an instance while Redis was unavailable")), settings.commandTimeout());
-            markedStale = true;
+        if (pending.overflowed() && pending.dropped() > dropsMarked) {
+            // Keys were dropped since the last mark: nobody may trust the stored filter until it is rebuilt.
+            markStale("adds lost by an instance while Redis was unavailable");
             refresh();
         }
         while (!pending.isEmpty()) {
+            // The batch counts as pending (so status() is not READY) until its script has run.
             List<Object> batch = pending.drain(REPLAY_BATCH);
+            if (batch.isEmpty()) {
+                return;
+            }
             WriteResult result;
             try {
                 result = write(batch);
             }
-            catch (RedisUnavailableException ex) {
-                pending.addAll(batch);
+            catch (RuntimeException ex) {
+                pending.putBack(batch);
                 throw ex;
             }
+            pending.written(batch.size() - result.unwritten.size());
             if (!result.unwritten.isEmpty()) {
-                pending.addAll(result.unwritten);
+                pending.putBack(result.unwritten);
                 return; // no bitmap to write to yet: the rebuild will take them
             }
             logger.info("Filter '" + name + "': replayed " + batch.size() + " adds that could not be written when made"
@@ -638,6 +656,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     /** Reads the metadata of shard 0 and whether the live bitmaps exist; updates {@link #status()}. */
     void refresh() {
+        StaleMark mark = sentMark.get(); // taken before the read: a mark sent before it is in what it reads
         Map<String, String> meta = commands.call(port -> port.hashGetAll(keys.meta(0)), settings.commandTimeout());
         RedisFilterIdentity live = RedisFilterIdentity.parse(meta.get("live"));
         RedisFilterIdentity next = RedisFilterIdentity.parse(meta.get("next"));
@@ -648,10 +667,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             next = null;
         }
         String stale = meta.get("stale");
-        if (markedStale && stale == null && live != null) {
-            // A rebuild (by this instance or another) read the key source after the mark: the lost adds are in.
-            markedStale = false;
-            pending.clearOverflow();
+        if (mark != null && stale == null && live != null) {
+            // Only a rebuild that began after the mark clears it (or the store was wiped and built again since):
+            // it read the key source after the adds the mark was for were lost, so they are in.
+            pending.recovered(mark.drops());
+            sentMark.compareAndSet(mark, null);
         }
         SharedFilterStatus status;
         if (live != null && !allExist(live)) {
@@ -773,18 +793,24 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         boolean done = false;
         try {
             logger.info("Filter '" + name + "': building " + target.fingerprint() + " in Redis (" + reason + ")");
-            generations.begin(target);
+            StaleMark markBefore = sentMark.get();
+            long dropsBefore = pending.dropped();
+            long[] staleMarks = generations.begin(target);
             refresh(); // this instance's own adds reach the new generation from now on
-            pending.clearOverflow(); // keys dropped before now are in the key source read below
-            markedStale = false;
+            pending.recovered(dropsBefore); // keys dropped before now are in the key source read below
+            sentMark.compareAndSet(markBefore, null);
             sleep(settings.rebuildGrace());
             Built built = build.apply(target);
-            generations.upload(target, built.words);
-            generations.swap(target, built.sizing, previousLive);
+            long[] uploadedBits = generations.upload(target, built.words);
+            boolean stillStale = generations.swap(target, built.sizing, previousLive, staleMarks, uploadedBits);
             refresh();
             logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
                     + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprint()
                     + " is live");
+            if (stillStale) {
+                logger.warn("Filter '" + name + "': an instance marked it stale while it was being built, for adds"
+                        + " the key source read may have missed; it stays stale and is rebuilt again");
+            }
             done = true;
             return built.keys;
         }
@@ -830,6 +856,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     private record WriteResult(long changed, List<Object> unwritten) {
+    }
+
+    /** A stale mark owed to Redis; each loss its own instance, so that one owed meanwhile is not taken as sent. */
+    private record OwedMark(String reason) {
+    }
+
+    /** A stale mark this instance sent, and the dropped adds it covers. */
+    private record StaleMark(long drops) {
     }
 
     /**

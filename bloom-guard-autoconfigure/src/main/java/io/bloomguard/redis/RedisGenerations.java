@@ -29,6 +29,9 @@ final class RedisGenerations {
     /** {@code SETRANGE} commands in flight at once during an upload. */
     private static final int UPLOADS_IN_FLIGHT = 4;
 
+    /** Expiry of an upload, renewed with each chunk: a loader that dies part way leaves it behind. */
+    private static final Duration UPLOAD_TTL = Duration.ofHours(1);
+
     private final String filterName;
     private final RedisFilterKeys keys;
     private final RedisCommands commands;
@@ -49,45 +52,59 @@ final class RedisGenerations {
         void copy(int fromWord, long[] into, int count);
     }
 
-    /** Creates generation {@code target} beside the live one in every shard; adds reach both from then on. */
-    void begin(RedisFilterIdentity target) {
+    /**
+     * Creates generation {@code target} beside the live one in every shard; adds reach both from then on.
+     *
+     * @return per shard, the stale marks counted so far, for {@link #swap}
+     */
+    long[] begin(RedisFilterIdentity target) {
+        long[] staleMarks = new long[target.shards()];
         for (int shard = 0; shard < target.shards(); shard++) {
             long lastBit = target.blocksIn(shard) * BlockedBloomLayout.BLOCK_BITS - 1;
             List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target));
-            commands.call(port -> port.eval(RedisScripts.BEGIN, keyNames, List.of(target.fingerprint(),
-                    Long.toString(lastBit))), timeout);
+            staleMarks[shard] = (Long) commands.call(port -> port.eval(RedisScripts.BEGIN, keyNames,
+                    List.of(target.fingerprint(), Long.toString(lastBit))), timeout);
         }
+        return staleMarks;
     }
 
-    /** Uploads the bits chunk by chunk, each copied out of where they were built only when it is sent. */
-    void upload(RedisFilterIdentity target, WordCopier bits) {
-        List<CompletableFuture<Long>> inFlight = new ArrayList<>();
+    /**
+     * Uploads the bits chunk by chunk, each copied out of where they were built only when it is sent.
+     *
+     * @return per shard, how many bits are set in what was uploaded, for {@link #swap} to check the upload against
+     */
+    long[] upload(RedisFilterIdentity target, WordCopier bits) {
+        List<CompletableFuture<?>> inFlight = new ArrayList<>();
         long[] chunk = new long[CHUNK_WORDS];
+        long[] setBits = new long[target.shards()];
         for (int shard = 0; shard < target.shards(); shard++) {
             String key = keys.upload(shard, target, owner);
+            // Bits a failed attempt of this loader left would count as uploaded.
+            commands.call(port -> port.delete(key), timeout);
             int firstWord = Math.toIntExact(target.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_WORDS);
             int shardWords = Math.toIntExact(target.blocksIn(shard) * BlockedBloomLayout.BLOCK_WORDS);
-            boolean wrote = false;
             for (int done = 0; done < shardWords; done += CHUNK_WORDS) {
                 int count = Math.min(CHUNK_WORDS, shardWords - done);
                 bits.copy(firstWord + done, chunk, count);
                 if (RedisBitmapCodec.allZero(chunk, 0, count)) {
                     continue; // nothing to OR in
                 }
+                for (int i = 0; i < count; i++) {
+                    setBits[shard] += Long.bitCount(chunk[i]);
+                }
                 byte[] bytes = RedisBitmapCodec.toRedisBytes(chunk, 0, count);
                 long offset = (long) done * 8;
                 inFlight.add(commands.send(port -> port.setRange(key, offset, bytes)));
-                wrote = true;
-                if (inFlight.size() >= UPLOADS_IN_FLIGHT) {
+                // With each chunk, not once the shard is up: a loader that dies part way (up to 512 MiB a shard
+                // in) leaves its upload behind. Same connection, so it follows the SETRANGE that creates the key.
+                inFlight.add(commands.send(port -> port.expire(key, UPLOAD_TTL.toMillis())));
+                if (inFlight.size() >= 2 * UPLOADS_IN_FLIGHT) {
                     commands.awaitAll(inFlight, timeout);
                 }
             }
             commands.awaitAll(inFlight, timeout);
-            if (wrote) {
-                // A loader that dies before the swap leaves its upload behind; let Redis drop it.
-                commands.call(port -> port.expire(key, Duration.ofHours(1).toMillis()), timeout);
-            }
         }
+        return setBits;
     }
 
     /**
@@ -95,9 +112,27 @@ final class RedisGenerations {
      * see it only once every shard has it; drops the shards of a previous generation that had more.
      *
      * @param built size the bits were built for; its expected size and error rate go into the metadata
+     * @param staleMarks what {@link #begin} returned: the stale mark is cleared only if no mark was made since
+     * @param uploadedBits what {@link #upload} returned: a shard whose upload holds fewer bits is not swapped
+     * @return whether the filter is still marked stale: an instance marked it during the build, for keys the
+     * build's read of the key source may have missed
+     * @throws IllegalStateException when an upload is gone or incomplete (evicted, or lost in a failover): the
+     * build failed, and the live generation is left as it was
      */
-    void swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive) {
+    boolean swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive,
+            long[] staleMarks, long[] uploadedBits) {
+        if (target.shards() > 1) {
+            // Shards are swapped one at a time: find a lost upload before any is, not after some were.
+            for (int shard = 0; shard < target.shards(); shard++) {
+                String upload = keys.upload(shard, target, owner);
+                long found = commands.call(port -> port.bitCount(upload), timeout);
+                if (found != uploadedBits[shard]) {
+                    throw uploadLost(shard, uploadedBits[shard], found);
+                }
+            }
+        }
         String loadedAt = Instant.now().toString();
+        boolean stillStale = false;
         for (int shard = target.shards() - 1; shard >= 0; shard--) {
             String oldLive = (previousLive != null && shard < previousLive.shards()) ? keys.bits(shard, previousLive)
                     : keys.bits(shard, target);
@@ -106,8 +141,13 @@ final class RedisGenerations {
             List<String> args = List.of(target.fingerprint(), Long.toString(target.blockCount() * BlockedBloomLayout.BLOCK_BITS),
                     Integer.toString(target.hashCount()), Integer.toString(target.seed()),
                     Integer.toString(target.layoutVersion()), Integer.toString(target.shards()),
-                    Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt);
+                    Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt,
+                    Long.toString(staleMarks[shard]), Long.toString(uploadedBits[shard]));
             long swapped = (Long) commands.call(port -> port.eval(RedisScripts.FINISH, keyNames, args), timeout);
+            if (swapped == -1) {
+                throw uploadLost(shard, uploadedBits[shard], -1);
+            }
+            stillStale |= swapped == 2;
             if (swapped == 0) {
                 logger.warn("Filter '" + filterName + "': shard " + shard + " was swapped by another loader first;"
                         + " keeping its generation");
@@ -121,6 +161,13 @@ final class RedisGenerations {
                 commands.call(port -> port.delete(meta), timeout);
             }
         }
+        return stillStale;
+    }
+
+    private IllegalStateException uploadLost(int shard, long uploaded, long found) {
+        return new IllegalStateException("Filter '" + filterName + "': the bits uploaded for shard " + shard + " are"
+                + " gone or incomplete in Redis (" + uploaded + " bits set uploaded, " + (found < 0 ? "fewer" : found)
+                + " found: evicted, or lost in a failover); the new generation was not swapped in");
     }
 
     /** The bits of generation {@code live} as 64-bit words, read chunk by chunk. */

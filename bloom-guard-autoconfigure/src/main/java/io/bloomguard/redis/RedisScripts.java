@@ -79,7 +79,9 @@ final class RedisScripts {
      * fingerprint exists already: its bits are adds that arrived since, and are kept) and records it in the
      * metadata, from which moment every add also reaches it.
      *
-     * <p>KEYS: meta, next bitmap. ARGV: next fingerprint, last bit offset of the shard. Returns 1.
+     * <p>KEYS: meta, next bitmap. ARGV: next fingerprint, last bit offset of the shard. Returns how many stale
+     * marks the shard's metadata has counted so far ({@link #MARK_STALE}), which the loader hands to
+     * {@link #FINISH}: a mark made after this moment may be for a key its read of the key source misses.
      */
     static final LuaScript BEGIN = LuaScript.of("begin", LuaScript.Result.INTEGER, """
             if redis.call('HGET', KEYS[1], 'next') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 0 then
@@ -88,7 +90,7 @@ final class RedisScripts {
               redis.call('HSET', KEYS[1], 'next', ARGV[1])
             end
             if not redis.call('HGET', KEYS[1], 'live') then redis.call('HSET', KEYS[1], 'state', 'loading') end
-            return 1
+            return tonumber(redis.call('HGET', KEYS[1], 'stale-marks') or '0')
             """);
 
     /**
@@ -96,14 +98,26 @@ final class RedisScripts {
      * arrived during the build), renames it to the live name, deletes the old live bitmap if its name differs,
      * and records the new generation. Atomic: a check sees the old bitmap or the new one, never neither.
      *
+     * <p>The stale mark is cleared only if no instance marked the filter stale since the loader's {@link #BEGIN}:
+     * a mark made during the build may be for a record committed after the loader read its key source, so the
+     * new generation stays marked stale, and is rebuilt again.
+     *
      * <p>KEYS: meta, next bitmap, upload, new live bitmap, old live bitmap. ARGV: fingerprint, then the metadata
-     * fields m, k, seed, layout, shards, expected-size, error-rate, loaded-at. Returns 1, or 0 when the next
-     * generation is no longer this build's (another loader took over and finished first).
+     * fields m, k, seed, layout, shards, expected-size, error-rate, loaded-at, then the stale marks {@link #BEGIN}
+     * returned, then how many bits are set in what the loader uploaded. Returns 1 when swapped, 2 when swapped
+     * but still marked stale, 0 when the next generation is no longer this build's (another loader took over and
+     * finished first), or -1, swapping nothing, when the upload holds fewer bits than were uploaded: evicted (it is
+     * the one large key with an expiry, so a {@code volatile-*} policy takes it first), partly evicted and recreated
+     * zero-filled by a later chunk, or lost in a failover.
      */
     static final LuaScript FINISH = LuaScript.of("finish", LuaScript.Result.INTEGER, """
             if redis.call('HGET', KEYS[1], 'next') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 0 then
               redis.call('DEL', KEYS[3])
               return 0
+            end
+            if redis.call('BITCOUNT', KEYS[3]) ~= tonumber(ARGV[11]) then
+              redis.call('DEL', KEYS[3])
+              return -1
             end
             if redis.call('EXISTS', KEYS[3]) == 1 then
               redis.call('BITOP', 'OR', KEYS[2], KEYS[2], KEYS[3])
@@ -111,11 +125,16 @@ final class RedisScripts {
             end
             if KEYS[5] ~= KEYS[4] then redis.call('DEL', KEYS[5]) end
             redis.call('RENAME', KEYS[2], KEYS[4])
-            redis.call('HDEL', KEYS[1], 'next', 'stale')
+            redis.call('HDEL', KEYS[1], 'next')
+            local result = 2
+            if (redis.call('HGET', KEYS[1], 'stale-marks') or '0') == ARGV[10] then
+              redis.call('HDEL', KEYS[1], 'stale')
+              result = 1
+            end
             redis.call('HSET', KEYS[1], 'live', ARGV[1], 'state', 'ready', 'm', ARGV[2], 'k', ARGV[3], 'seed', ARGV[4],
               'layout', ARGV[5], 'shards', ARGV[6], 'expected-size', ARGV[7], 'error-rate', ARGV[8], 'loaded-at', ARGV[9])
             redis.call('HINCRBY', KEYS[1], 'generation', 1)
-            return 1
+            return result
             """);
 
     /** KEYS: lock. ARGV: owner, ttl in ms. Returns 1 if taken. */
@@ -137,10 +156,12 @@ final class RedisScripts {
             """);
 
     /**
-     * Marks the stored filter stale: adds were lost, and no instance should trust it until a rebuild (which
-     * clears the mark). KEYS: meta of shard 0. ARGV: reason.
+     * Marks the stored filter stale: adds were lost, and no instance should trust it until a rebuild that began
+     * after the mark (which clears it). Counts the mark, so that a build that began before it leaves it in place.
+     * KEYS: meta of shard 0. ARGV: reason. Returns the count of marks so far.
      */
     static final LuaScript MARK_STALE = LuaScript.of("mark-stale", LuaScript.Result.INTEGER, """
-            return redis.call('HSET', KEYS[1], 'stale', ARGV[1])
+            redis.call('HSET', KEYS[1], 'stale', ARGV[1])
+            return redis.call('HINCRBY', KEYS[1], 'stale-marks', 1)
             """);
 }

@@ -152,6 +152,117 @@ class RedisFailureIT {
     }
 
     /**
+     * A key lost on one instance while another rebuilds the filter from a key source it read before the record
+     * was written: the stale mark reaches Redis before the rebuild swaps, and the swap must leave it in place (the
+     * rebuild did not read the record), so that no instance trusts the filter until a rebuild that did.
+     */
+    @Test
+    void aKeyLostDuringAnotherInstancesRebuildKeepsTheFilterStaleUntilARebuildThatReadsIt() throws Exception {
+        List<Object> database = new java.util.concurrent.CopyOnWriteArrayList<>(longs(0, 1000));
+        RedisBackendSettings ticking = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
+                Duration.ofMillis(500), QUIET.breakerWindow(), QUIET.lockTtl(), Duration.ofMillis(100),
+                QUIET.pendingAddsLimit(), QUIET.rebuildGrace());
+        RecordingKeyFeed rebuilderFeed = RecordingKeyFeed.reading(() -> List.copyOf(database)).holdingCallsFrom(2);
+        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
+                TestRedisBackend cutOff = TestRedisBackend.on(proxy.port(), ticking);
+                TestRedisBackend other = TestRedisBackend.on(server, ticking)) {
+            RedisBloomFilter partitioned = cutOff.backend.create("lost-mid-rebuild", SIZING, 1, 1);
+            RedisBloomFilter rebuilder = other.backend.create("lost-mid-rebuild", SIZING, 2, 1);
+            assertThat(rebuilder.start(rebuilderFeed)).isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(partitioned.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
+                    .isEqualTo(StartOutcome.ALREADY_LOADED);
+            long unkeyed = 777_777;
+            assertThat(rebuilder.mightContain(unkeyed)).as("absent before").isFalse();
+
+            CompletableFuture<Long> rebuild = CompletableFuture.supplyAsync(rebuilder::rebuild);
+            rebuilderFeed.awaitHeldCall(Duration.ofSeconds(5)); // its snapshot of the rows is taken
+
+            proxy.freeze();
+            database.add(unkeyed); // the row is written after that snapshot; its key expression then fails
+            partitioned.markIncomplete("a key expression failed");
+            proxy.thaw();
+            Eventually.until("the cut-off instance marked the filter stale in Redis",
+                    () -> server.command("HGET", "bloom-guard:{lost-mid-rebuild}:meta", "stale") != null,
+                    Duration.ofSeconds(5));
+
+            rebuilderFeed.open();
+            rebuild.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            rebuilder.refresh();
+            assertThat(rebuilder.trustedToReject() && !rebuilder.mightContain(unkeyed))
+                    .as("the rebuilding instance rejects the row written during its rebuild (status %s)",
+                            rebuilder.status())
+                    .isFalse();
+
+            Eventually.until("rebuilt again with the row's key, and trusted again", () -> {
+                rebuilder.refresh();
+                return rebuilder.mightContain(unkeyed) && rebuilder.status() == SharedFilterStatus.READY
+                        && partitioned.status() == SharedFilterStatus.READY;
+            }, Duration.ofSeconds(15));
+            assertThat(server.command("HGET", "bloom-guard:{lost-mid-rebuild}:meta", "generation"))
+                    .as("loaded, rebuilt, and rebuilt again once the stale mark outlived the first rebuild")
+                    .isEqualTo("3");
+        }
+    }
+
+    /**
+     * Adds dropped past the buffer while the filter is marked stale already and a rebuild is under way: the
+     * instance that dropped them marks the filter again, so that the rebuild, whose key source read came before
+     * their rows, does not clear the mark.
+     */
+    @Test
+    void addsDroppedWhileARebuildRunsOnAnAlreadyStaleFilterAreMarkedAgain() throws Exception {
+        List<Object> database = new java.util.concurrent.CopyOnWriteArrayList<>(longs(0, 1000));
+        RedisBackendSettings smallBuffer = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
+                Duration.ofMillis(500), QUIET.breakerWindow(), QUIET.lockTtl(), Duration.ofMillis(100), 2,
+                QUIET.rebuildGrace());
+        RecordingKeyFeed rebuilderFeed = RecordingKeyFeed.reading(() -> List.copyOf(database)).holdingCallsFrom(2);
+        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
+                TestRedisBackend cutOff = TestRedisBackend.on(proxy.port(), smallBuffer);
+                TestRedisBackend other = TestRedisBackend.on(server, smallBuffer)) {
+            RedisBloomFilter writer = cutOff.backend.create("dropped-twice", SIZING, 1, 1);
+            RedisBloomFilter rebuilder = other.backend.create("dropped-twice", SIZING, 2, 1);
+            assertThat(rebuilder.start(rebuilderFeed)).isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(writer.follow()).isEqualTo(StartOutcome.ALREADY_LOADED);
+
+            proxy.freeze();
+            for (long key = 5000; key < 5005; key++) { // 2 kept, 3 dropped
+                database.add(key);
+                writer.put(key);
+            }
+            proxy.thaw();
+            // The writer marks the filter stale; the rebuilder starts a rebuild, whose read of the rows is held.
+            rebuilderFeed.awaitHeldCall(Duration.ofSeconds(10));
+
+            proxy.freeze();
+            List<Long> droppedDuringRebuild = new ArrayList<>();
+            for (long key = 6000; key < 6005; key++) {
+                database.add(key); // after the rebuild's read
+                writer.put(key);
+                droppedDuringRebuild.add(key);
+            }
+            proxy.thaw();
+            Eventually.until("the writer is back and replayed what it kept", () -> writer.pendingAdds() == 0
+                    && !cutOff.backend.unavailable(), Duration.ofSeconds(10));
+
+            rebuilderFeed.open();
+            Eventually.until("the rebuild read at the gate has swapped",
+                    () -> "2".equals(server.command("HGET", "bloom-guard:{dropped-twice}:meta", "generation")),
+                    Duration.ofSeconds(10));
+            rebuilder.refresh();
+            for (long key : droppedDuringRebuild) {
+                assertThat(rebuilder.trustedToReject() && !rebuilder.mightContain(key))
+                        .as("key %d, dropped during the rebuild, rejected (status %s)", key, rebuilder.status())
+                        .isFalse();
+            }
+            Eventually.until("rebuilt again, with every row", () -> {
+                rebuilder.refresh();
+                return rebuilder.status() == SharedFilterStatus.READY && writer.status() == SharedFilterStatus.READY
+                        && droppedDuringRebuild.stream().allMatch(rebuilder::mightContain);
+            }, Duration.ofSeconds(15));
+        }
+    }
+
+    /**
      * A key source that always fails (a column type the filter refuses, a query that no longer runs), here by a
      * checked exception thrown sneakily as a lambda may: the filter passes calls through and retries, but waits
      * between attempts instead of reading the source again at every refresh.

@@ -28,10 +28,28 @@ final class TestRedisBackend implements AutoCloseable {
     private final AbstractRedisClient client;
     final RedisFilterBackend backend;
 
-    private TestRedisBackend(ClientResources resources, AbstractRedisClient client, RedisBackendSettings settings) {
+    /** The port the backend uses, through which a test acts before chosen commands; null unless asked for. */
+    final InterceptingRedisPort port;
+
+    private TestRedisBackend(ClientResources resources, AbstractRedisClient client, RedisBackendSettings settings,
+            boolean intercepting) {
         this.resources = resources;
         this.client = client;
-        this.backend = new RedisFilterBackend(() -> LettuceRedisPort.connect(client), settings);
+        this.port = intercepting ? new InterceptingRedisPort(LettuceRedisPort.connect(client)) : null;
+        this.backend = intercepting ? new RedisFilterBackend(() -> port, settings)
+                : new RedisFilterBackend(() -> LettuceRedisPort.connect(client), settings);
+    }
+
+    private TestRedisBackend(ClientResources resources, AbstractRedisClient client, RedisBackendSettings settings) {
+        this(resources, client, settings, false);
+    }
+
+    /** A backend whose commands go through an {@link InterceptingRedisPort}, {@link #port}. */
+    static TestRedisBackend intercepting(RedisServerProcess server, RedisBackendSettings settings) {
+        ClientResources resources = resources();
+        RedisURI uri = RedisURI.builder().withHost("127.0.0.1").withPort(server.port())
+                .withTimeout(Duration.ofSeconds(5)).build();
+        return new TestRedisBackend(resources, RedisClient.create(resources, uri), settings, true);
     }
 
     static TestRedisBackend on(RedisServerProcess server, RedisBackendSettings settings) {
