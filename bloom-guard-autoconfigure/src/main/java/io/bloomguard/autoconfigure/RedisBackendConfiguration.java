@@ -7,13 +7,18 @@ import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.lettuce.core.AbstractRedisClient;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.BeanNameAware;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -39,6 +44,12 @@ final class RedisBackendConfiguration {
         BloomGuardProperties properties = BloomGuardProperties.bind(environment);
         return new RedisFilterBackend(() -> LettuceRedisPort.connect(lettuceClient(connectionFactory.getIfAvailable())),
                 FilterSpecResolver.redisSettings(properties.getRedis()));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    static RedisBackendShutdown bloomGuardRedisBackendShutdown(ObjectProvider<RedisFilterBackend> backends) {
+        return new RedisBackendShutdown(backends);
     }
 
     @Bean
@@ -70,6 +81,73 @@ final class RedisBackendConfiguration {
             if (!redisFilters.isEmpty()) {
                 checkLettuce(connectionFactory.getIfAvailable(), redisFilters.get(0));
             }
+        }
+    }
+
+    /**
+     * Closes the Redis backend when the application stops, while the application's Redis client is still open:
+     * the filters then write the adds they still hold, or mark themselves stale in Redis (see
+     * {@link RedisFilterBackend#close()}). A destroy method would be too late: a {@link LettuceConnectionFactory}
+     * shuts its client down, and with it the backend's connection, when it is stopped, before any bean is
+     * destroyed. So this stops in the last phase, after whatever may still write (web server, schedulers,
+     * message listeners), and, being registered as dependent on each {@link RedisConnectionFactory}, before it:
+     * Spring stops (and destroys) a bean's dependents first. The backend is registered so too, for a context
+     * that is destroyed without being stopped (its startup failed).
+     */
+    static final class RedisBackendShutdown implements SmartLifecycle, BeanNameAware, BeanFactoryAware {
+
+        private final ObjectProvider<RedisFilterBackend> backends;
+        private String beanName = "bloomGuardRedisBackendShutdown";
+        private volatile boolean running;
+
+        RedisBackendShutdown(ObjectProvider<RedisFilterBackend> backends) {
+            this.backends = backends;
+        }
+
+        @Override
+        public void setBeanName(String name) {
+            this.beanName = name;
+        }
+
+        @Override
+        public void setBeanFactory(BeanFactory beanFactory) {
+            if (beanFactory instanceof ConfigurableListableBeanFactory beans) {
+                String[] backendNames = beans.getBeanNamesForType(RedisFilterBackend.class, true, false);
+                for (String factory : beans.getBeanNamesForType(RedisConnectionFactory.class, true, false)) {
+                    beans.registerDependentBean(factory, beanName);
+                    for (String backend : backendNames) {
+                        beans.registerDependentBean(factory, backend);
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void start() {
+            running = true;
+        }
+
+        @Override
+        public void stop() {
+            running = false;
+            backends.orderedStream().forEach(RedisFilterBackend::close);
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
+
+        /** Last: its dependency on the connection factory brings it forward to just before the factory stops. */
+        @Override
+        public int getPhase() {
+            return Integer.MIN_VALUE;
+        }
+
+        /** Closing the backend is for good: a context that is only paused keeps it. */
+        @Override
+        public boolean isPauseable() {
+            return false;
         }
     }
 

@@ -57,7 +57,11 @@ public interface SharedBloomFilter extends BloomFilter, AutoCloseable {
      */
     long rebuild();
 
-    /** Stops background work and releases what this instance holds in the store. */
+    /**
+     * Stops background work, hands the store what this instance still owes it (adds it could not write yet, or
+     * else a mark that the stored filter is incomplete), within a bounded time, and releases what it holds there.
+     * What it cannot hand over is logged.
+     */
     @Override
     void close();
 

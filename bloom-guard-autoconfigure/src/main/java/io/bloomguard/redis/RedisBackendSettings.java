@@ -19,6 +19,14 @@ public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Dura
         Duration breakerWindow, Duration lockTtl, Duration refreshInterval, int pendingAddsLimit,
         Duration rebuildGrace) {
 
+    /**
+     * Longest the last attempt of a closing instance takes, for all its filters together: three command timeouts,
+     * one for each step of the slowest path (a read of the stored state, the adds, a stale mark for what failed).
+     */
+    public Duration lastAttemptTimeout() {
+        return commandTimeout.multipliedBy(3);
+    }
+
     /** The defaults of {@code bloom-guard.redis.*}. */
     public static RedisBackendSettings defaults() {
         return new RedisBackendSettings("bloom-guard:", Duration.ofMillis(50), Duration.ofSeconds(2),

@@ -93,7 +93,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private volatile long nextBuildAttempt = System.nanoTime();
     /** Builds that failed in a row: each doubles the pause before the next attempt (a source that always fails). */
     private volatile int failedBuilds;
-    private volatile boolean closed;
+    /** Set once by {@link #close()}: nothing replays buffered adds from then on. */
+    private final AtomicBoolean closed = new AtomicBoolean();
     /** Why the stored filter is to be marked stale, until Redis has the mark: this instance lost a key meanwhile. */
     private final AtomicReference<@Nullable OwedMark> staleMarkOwed = new AtomicReference<>();
     /**
@@ -259,13 +260,96 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         return new FilterSnapshot(live.layoutVersion(), sizingOf(live), live.seed(), generations.download(live));
     }
 
+    /**
+     * Stops background work, then makes one last attempt to hand Redis what this instance still owes it, since
+     * nothing will replay it later and the other instances would reject the records it belongs to: the buffered
+     * adds are written, and whatever cannot be written is covered by marking the filter stale in Redis, so that no
+     * instance rejects with it until it has been rebuilt from its key source. What reaches Redis neither way is
+     * logged as an error, with the filter's name and how many adds were lost. The attempt goes past the circuit
+     * breaker (open, perhaps, for a failure that is over) and takes at most
+     * {@link RedisBackendSettings#lastAttemptTimeout()}. Closing again does nothing.
+     *
+     * <p>Adds after close are not buffered: see {@link #putAll}.
+     */
     @Override
     public void close() {
-        closed = true;
+        close(commands.lastAttempt(settings.lastAttemptTimeout()));
+    }
+
+    /** {@link #close()} within a last attempt shared by every filter of the backend. */
+    void close(RedisCommands lastAttempt) {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         ScheduledFuture<?> task = refresher;
         if (task != null) {
             task.cancel(false);
         }
+        deliverOwed(lastAttempt);
+    }
+
+    /**
+     * Writes the buffered adds and sends an owed stale mark through {@code lastAttempt}; marks the filter stale
+     * for what it could not write; logs what reached Redis neither way.
+     */
+    private void deliverOwed(RedisCommands lastAttempt) {
+        if (nothingOwed()) {
+            return;
+        }
+        String failure = null;
+        try {
+            refresh(lastAttempt);
+            sendOwedStaleMark(lastAttempt);
+            replayPending(lastAttempt);
+        }
+        catch (RuntimeException ex) {
+            failure = ex.getMessage();
+        }
+        if (nothingOwed()) {
+            return;
+        }
+        String owed = describeOwed();
+        String why = (failure != null) ? failure : "no bitmap in Redis to write them to";
+        try {
+            markStale("an instance closed before it could write " + owed, lastAttempt);
+            logger.warn("Filter '" + name + "': could not write " + owed + " to Redis before this instance closed ("
+                    + why + "); marked the filter stale in Redis instead, so that no instance rejects with it until"
+                    + " it has been rebuilt from its key source");
+        }
+        catch (RuntimeException ex) {
+            logger.error("Filter '" + name + "': lost " + owed + " when this instance closed: Redis took neither"
+                    + " them (" + why + ") nor a stale mark (" + ex.getMessage() + "). The other instances may reject"
+                    + " the records they belong to until the filter is rebuilt: once Redis is reachable, call"
+                    + " rebuild() on an instance with a key source");
+        }
+    }
+
+    /** Whether this instance owes Redis nothing: no buffered add, no unmarked drop, no stale mark. */
+    private boolean nothingOwed() {
+        return pending.isEmpty() && !unmarkedDrops() && staleMarkOwed.get() == null;
+    }
+
+    private boolean unmarkedDrops() {
+        return pending.overflowed() && pending.dropped() > dropsMarked;
+    }
+
+    private String describeOwed() {
+        List<String> parts = new ArrayList<>();
+        if (!pending.isEmpty()) {
+            parts.add(adds(pending.size()));
+        }
+        if (unmarkedDrops()) {
+            parts.add(adds(pending.dropped() - dropsMarked) + " dropped past pending-adds-limit");
+        }
+        OwedMark mark = staleMarkOwed.get();
+        if (mark != null) {
+            parts.add("a stale mark (" + mark.reason() + ")");
+        }
+        return String.join(" and ", parts);
+    }
+
+    private static String adds(long count) {
+        return (count == 1) ? "1 add" : count + " adds";
     }
 
     // ---------------------------------------------------------------- checks
@@ -394,6 +478,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     /**
      * Adds keys with one script per shard. Keys that cannot be written now (Redis unreachable, no bitmap yet)
      * are buffered for replay and counted as new, since they may be.
+     *
+     * <p>After {@link #close()} nothing replays a buffer, so keys are not buffered: they are written at once, past
+     * the circuit breaker, within {@link RedisBackendSettings#lastAttemptTimeout()}; if they cannot be, the filter
+     * is marked stale in Redis instead (no instance rejects with it until it has been rebuilt from its key source);
+     * if neither reaches Redis (it is down, or the backend has released its connection), this throws, so that the
+     * loss is not silent: the caller's write can roll back, and the guard logs it.
+     *
+     * @throws RedisUnavailableException after close, when neither the keys nor a stale mark reached Redis
      */
     @Override
     public long putAll(Iterable<?> added) {
@@ -402,25 +494,66 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (list.isEmpty()) {
             return 0;
         }
-        if (view == RedisFilterView.NOT_STARTED || closed) {
-            pending.addAll(list);
+        if (closed.get()) {
+            return putAfterClose(list);
+        }
+        if (view == RedisFilterView.NOT_STARTED) {
+            buffer(list);
             return list.size();
         }
         try {
-            WriteResult result = write(list);
+            WriteResult result = write(list, commands);
             if (!result.unwritten.isEmpty()) {
-                pending.addAll(result.unwritten);
+                buffer(result.unwritten);
             }
             return result.changed + result.unwritten.size();
         }
         catch (RedisUnavailableException ex) {
-            pending.addAll(list);
+            buffer(list);
             logger.debug("Filter '" + name + "': buffered " + list.size() + " adds while Redis is unavailable", ex);
             return list.size();
         }
     }
 
-    private WriteResult write(List<Object> toWrite) {
+    private void buffer(List<Object> keys) {
+        pending.addAll(keys);
+        if (closed.get()) {
+            // Closed while this put ran: the last attempt may have looked at the buffer before these keys were in.
+            deliverOwed(commands.lastAttempt(settings.lastAttemptTimeout()));
+        }
+    }
+
+    private long putAfterClose(List<Object> keys) {
+        RedisCommands lastAttempt = commands.lastAttempt(settings.lastAttemptTimeout());
+        String why;
+        try {
+            if (view.live == null && view.next == null) {
+                refresh(lastAttempt);
+            }
+            WriteResult result = write(keys, lastAttempt);
+            if (result.unwritten.isEmpty()) {
+                return result.changed;
+            }
+            why = "no bitmap in Redis to write them to";
+        }
+        catch (RedisUnavailableException ex) {
+            why = ex.getMessage();
+        }
+        try {
+            markStale("an instance could not write " + adds(keys.size()) + " put after it closed", lastAttempt);
+        }
+        catch (RedisUnavailableException ex) {
+            throw new RedisUnavailableException("Filter '" + name + "' is closed, and Redis took neither the "
+                    + adds(keys.size()) + " put after it closed (" + why + ") nor a stale mark (" + ex.getMessage()
+                    + "): they are not in the filter", ex);
+        }
+        logger.warn("Filter '" + name + "' is closed and could not write " + adds(keys.size()) + " put after it"
+                + " closed (" + why + "); marked the filter stale in Redis instead, so that no instance rejects with it"
+                + " until it has been rebuilt from its key source");
+        return keys.size();
+    }
+
+    private WriteResult write(List<Object> toWrite, RedisCommands via) {
         List<Object> remaining = toWrite;
         long changed = 0;
         List<Object> unwritten = new ArrayList<>();
@@ -443,12 +576,12 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             }
             Map<RedisShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
             for (RedisShardWrite shardWrite : writes.values()) {
-                replies.put(shardWrite, commands.send(port -> port.eval(RedisScripts.ADD,
+                replies.put(shardWrite, via.send(port -> port.eval(RedisScripts.ADD,
                         shardWrite.keys(current), shardWrite.args(current))));
             }
             Set<Object> retry = new LinkedHashSet<>();
             for (Map.Entry<RedisShardWrite, CompletableFuture<Object>> reply : replies.entrySet()) {
-                long answer = (Long) commands.await(reply.getValue(), settings.commandTimeout());
+                long answer = (Long) via.await(reply.getValue(), settings.commandTimeout());
                 if (answer == -2) {
                     retry.addAll(reply.getKey().allKeys());
                 }
@@ -467,7 +600,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                 unwritten.addAll(retry);
                 return new WriteResult(changed, unwritten);
             }
-            refresh(); // a generation started or was swapped since this instance last looked
+            refresh(via); // a generation started or was swapped since this instance last looked
             remaining = new ArrayList<>(retry);
         }
     }
@@ -543,13 +676,13 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     /** Reads the stored state, replays buffered adds, and (re)builds the filter when it is gone or stale. */
     void maintain() {
-        if (closed) {
+        if (closed.get()) {
             return;
         }
         try {
             refresh();
-            sendOwedStaleMark();
-            replayPending();
+            sendOwedStaleMark(commands);
+            replayPending(commands);
             buildIfNeeded();
         }
         catch (RedisUnavailableException ex) {
@@ -567,8 +700,20 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     @Override
     public void markIncomplete(String reason) {
         staleMarkOwed.set(new OwedMark(reason));
+        if (closed.get()) {
+            // Nothing will send it later: one last attempt.
+            try {
+                sendOwedStaleMark(commands.lastAttempt(settings.lastAttemptTimeout()));
+            }
+            catch (RedisUnavailableException ex) {
+                logger.error("Filter '" + name + "' misses a key, and this instance, closed already, could not mark it"
+                        + " stale in Redis (" + ex.getMessage() + "): the other instances may reject its record until"
+                        + " the filter is rebuilt");
+            }
+            return;
+        }
         try {
-            sendOwedStaleMark();
+            sendOwedStaleMark(commands);
         }
         catch (RedisUnavailableException ex) {
             logger.warn("Filter '" + name + "' misses a key, but Redis is unavailable (" + ex.getMessage() + "): this"
@@ -577,13 +722,13 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         }
     }
 
-    private void sendOwedStaleMark() {
+    private void sendOwedStaleMark(RedisCommands via) {
         OwedMark owed = staleMarkOwed.get();
         if (owed == null) {
             return;
         }
-        markStale(owed.reason());
-        refresh(); // before the owed mark is let go: until this view shows the mark, status() must show it
+        markStale(owed.reason(), via);
+        refresh(via); // before the owed mark is let go: until this view shows the mark, status() must show it
         staleMarkOwed.compareAndSet(owed, null); // a key lost meanwhile is owed still: its mark may come after a rebuild
     }
 
@@ -591,19 +736,19 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      * Sends a stale mark, even when the stored filter is marked already: a rebuild under way may have read its key
      * source before the keys this mark is for were lost, and must not clear the mark when it swaps.
      */
-    private void markStale(String reason) {
+    private void markStale(String reason, RedisCommands via) {
         StaleMark mark = new StaleMark(pending.dropped());
-        commands.call(port -> port.eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)), List.of(reason)),
+        via.call(port -> port.eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)), List.of(reason)),
                 settings.commandTimeout());
         sentMark.set(mark);
         dropsMarked = Math.max(dropsMarked, mark.drops());
     }
 
-    private void replayPending() {
-        if (pending.overflowed() && pending.dropped() > dropsMarked) {
+    private void replayPending(RedisCommands via) {
+        if (unmarkedDrops()) {
             // Keys were dropped since the last mark: nobody may trust the stored filter until it is rebuilt.
-            markStale("adds lost by an instance while Redis was unavailable");
-            refresh();
+            markStale("adds lost by an instance while Redis was unavailable", via);
+            refresh(via);
         }
         while (!pending.isEmpty()) {
             // The batch counts as pending (so status() is not READY) until its script has run.
@@ -613,7 +758,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             }
             WriteResult result;
             try {
-                result = write(batch);
+                result = write(batch, via);
             }
             catch (RuntimeException ex) {
                 pending.putBack(batch);
@@ -656,8 +801,12 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     /** Reads the metadata of shard 0 and whether the live bitmaps exist; updates {@link #status()}. */
     void refresh() {
+        refresh(commands);
+    }
+
+    private void refresh(RedisCommands via) {
         StaleMark mark = sentMark.get(); // taken before the read: a mark sent before it is in what it reads
-        Map<String, String> meta = commands.call(port -> port.hashGetAll(keys.meta(0)), settings.commandTimeout());
+        Map<String, String> meta = via.call(port -> port.hashGetAll(keys.meta(0)), settings.commandTimeout());
         RedisFilterIdentity live = RedisFilterIdentity.parse(meta.get("live"));
         RedisFilterIdentity next = RedisFilterIdentity.parse(meta.get("next"));
         if (live != null && !live.readable()) {
@@ -674,7 +823,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             sentMark.compareAndSet(mark, null);
         }
         SharedFilterStatus status;
-        if (live != null && !allExist(live)) {
+        if (live != null && !allExist(live, via)) {
             live = null;
         }
         if (live == null) {
@@ -695,15 +844,15 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         reportChange(previous, updated, meta);
     }
 
-    private boolean allExist(RedisFilterIdentity live) {
+    private boolean allExist(RedisFilterIdentity live, RedisCommands via) {
         List<CompletableFuture<Long>> replies = new ArrayList<>();
         for (int shard = 0; shard < live.shards(); shard++) {
             String bitmap = keys.bits(shard, live);
-            replies.add(commands.send(port -> port.exists(bitmap)));
+            replies.add(via.send(port -> port.exists(bitmap)));
         }
         boolean all = true;
         for (CompletableFuture<Long> reply : replies) {
-            all &= commands.await(reply, settings.commandTimeout()) == 1L;
+            all &= via.await(reply, settings.commandTimeout()) == 1L;
         }
         return all;
     }

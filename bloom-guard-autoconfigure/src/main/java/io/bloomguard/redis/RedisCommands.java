@@ -1,5 +1,7 @@
 package io.bloomguard.redis;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,11 +22,28 @@ import java.util.function.Supplier;
 final class RedisCommands {
 
     private final Supplier<RedisPort> port;
-    private final CircuitBreaker breaker;
+    /** Null for a {@linkplain #lastAttempt last attempt}, which no breaker holds back and a deadline bounds. */
+    private final @Nullable CircuitBreaker breaker;
+    /** {@code System.nanoTime()} after which a last attempt waits for no more replies. */
+    private final long deadline;
 
     RedisCommands(Supplier<RedisPort> port, CircuitBreaker breaker) {
+        this(port, breaker, 0);
+    }
+
+    private RedisCommands(Supplier<RedisPort> port, @Nullable CircuitBreaker breaker, long deadline) {
         this.port = port;
         this.breaker = breaker;
+        this.deadline = deadline;
+    }
+
+    /**
+     * The same connection for one last attempt, when the instance stops: past the breaker (open for a failure that
+     * may well be over, it would refuse the one chance there is) and leaving it as it is, each reply waited for no
+     * longer than its own timeout and all of them together no longer than {@code budget}.
+     */
+    RedisCommands lastAttempt(Duration budget) {
+        return new RedisCommands(port, null, System.nanoTime() + budget.toNanos());
     }
 
     /** Sends a command and waits for its reply. */
@@ -37,32 +56,36 @@ final class RedisCommands {
      * reply then awaited with {@link #await}.
      */
     <T> CompletableFuture<T> send(Function<RedisPort, CompletableFuture<T>> command) {
-        if (!breaker.tryAcquire()) {
+        if (breaker != null && !breaker.tryAcquire()) {
             throw new RedisUnavailableException("Redis is unavailable (circuit breaker open after a failure)");
+        }
+        if (breaker == null && deadline - System.nanoTime() <= 0) {
+            throw new RedisUnavailableException("Redis did not answer within the time given to the last attempt");
         }
         try {
             return command.apply(port.get());
         }
         catch (RuntimeException ex) {
-            breaker.onFailure();
+            failed();
             throw new RedisUnavailableException("Could not send a command to Redis: " + ex.getMessage(), ex);
         }
     }
 
     /** The reply to a command {@linkplain #send sent}. */
     <T> T await(CompletableFuture<T> reply, Duration timeout) {
+        Duration wait = (breaker == null) ? min(timeout, Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) : timeout;
         try {
-            T value = reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            breaker.onSuccess();
+            T value = reply.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+            answered();
             return value;
         }
         catch (TimeoutException ex) {
-            breaker.onFailure();
-            throw unavailable(ex, timeout);
+            failed();
+            throw unavailable(ex, wait);
         }
         catch (ExecutionException ex) {
-            breaker.onFailure();
-            throw unavailable(ex.getCause(), timeout);
+            failed();
+            throw unavailable(ex.getCause(), wait);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -93,12 +116,28 @@ final class RedisCommands {
         }
         return reply.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).handle((value, failure) -> {
             if (failure == null) {
-                breaker.onSuccess();
+                answered();
                 return value;
             }
-            breaker.onFailure();
+            failed();
             throw unavailable((failure instanceof CompletionException) ? failure.getCause() : failure, timeout);
         });
+    }
+
+    private void answered() {
+        if (breaker != null) {
+            breaker.onSuccess();
+        }
+    }
+
+    private void failed() {
+        if (breaker != null) {
+            breaker.onFailure();
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return (a.compareTo(b) <= 0) ? a : b;
     }
 
     /** The exception a command that timed out ({@code TimeoutException}) or failed ({@code cause}) is reported as. */

@@ -10,6 +10,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -33,7 +35,10 @@ public final class RedisFilterBackend implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final ExecutorService builders;
     private final List<RedisBloomFilter> filters = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
     private volatile RedisPort port;
+    /** Set once {@link #close()} has released the connection: no command may open another. */
+    private boolean released;
 
     public RedisFilterBackend(Supplier<RedisPort> connector, RedisBackendSettings settings) {
         this.connector = connector;
@@ -76,6 +81,9 @@ public final class RedisFilterBackend implements AutoCloseable {
         RedisPort current = port;
         if (current == null) {
             synchronized (this) {
+                if (released) {
+                    throw new IllegalStateException("the Redis backend is closed");
+                }
                 current = port;
                 if (current == null) {
                     current = connector.get();
@@ -86,12 +94,38 @@ public final class RedisFilterBackend implements AutoCloseable {
         return current;
     }
 
+    /**
+     * Stops the filters' background work, then gives each filter one last attempt to write the adds it still
+     * holds, or else to mark itself stale in Redis (see {@link RedisBloomFilter#close()}), all of them together
+     * within {@link RedisBackendSettings#lastAttemptTimeout()}, and only then releases the connection. Call it
+     * while the Redis client is still open, after the last write that puts keys. Closing again does nothing.
+     */
     @Override
     public void close() {
-        filters.forEach(RedisBloomFilter::close);
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        RedisCommands lastAttempt = commands.lastAttempt(settings.lastAttemptTimeout());
+        // Maintenance first: a replay under way holds the keys it drained until its reply (or interruption).
         scheduler.shutdownNow();
+        boolean interrupted = false;
+        try {
+            scheduler.awaitTermination(settings.commandTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            interrupted = true; // restored once the last attempt, which waits for replies, is done
+        }
+        filters.forEach(filter -> filter.close(lastAttempt));
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
         builders.shutdownNow();
-        RedisPort current = port;
+        RedisPort current;
+        synchronized (this) {
+            released = true;
+            current = port;
+            port = null;
+        }
         if (current != null) {
             current.close();
         }

@@ -1,6 +1,7 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.preload.FilterPreloader;
+import io.bloomguard.redis.server.FreezableTcpProxy;
 import io.bloomguard.redis.server.RedisServerProcess;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
@@ -313,6 +314,37 @@ class RedisGuardedApplicationIT {
                 Duration.ofSeconds(20));
         assertThat(repository(second).findByTenantAndCode("t7", code)).as("found through the other instance")
                 .isPresent();
+    }
+
+    /**
+     * An instance stopped (a rolling deploy, a scale-in) while it holds adds back: a frozen moment of Redis timed one
+     * out and opened the breaker, so the next one was buffered without being tried. The shutdown writes them while
+     * the application's Redis client is still open, and the other instance finds the record.
+     */
+    @Test
+    void addsHeldBackWhenAnInstanceStopsAreWrittenBeforeItsRedisClientCloses() {
+        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(redis.port())) {
+            // No maintenance ticks: a refresh still waiting for its reply when Redis thaws would close the breaker.
+            ConfigurableApplicationContext first = start(true, Map.of(
+                    "spring.data.redis.port", Integer.toString(proxy.port()),
+                    "bloom-guard.redis.command-timeout", "500ms",
+                    "bloom-guard.redis.breaker-window", "1h",
+                    "bloom-guard.redis.refresh-interval", "1h"));
+            ConfigurableApplicationContext second = start(false, Map.of());
+            assertThat(filter(second, "codes").trustedToReject()).isTrue();
+
+            proxy.freeze();
+            repository(first).save(new Customer("frozen", "t8", "saved-while-frozen")); // its add times out
+            proxy.thaw();
+            repository(first).save(new Customer("held", "t8", "held-back")); // breaker open: its add is buffered
+            assertThat(repository(second).findByTenantAndCode("t8", "held-back"))
+                    .as("found through the other instance while the first holds its key").isEmpty();
+
+            first.close();
+
+            assertThat(repository(second).findByTenantAndCode("t8", "held-back"))
+                    .as("found through the other instance once the first has stopped").isPresent();
+        }
     }
 
     /**

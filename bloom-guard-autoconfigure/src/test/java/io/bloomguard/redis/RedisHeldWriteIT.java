@@ -69,10 +69,11 @@ class RedisHeldWriteIT {
             CountDownLatch sending = new CountDownLatch(1);
             CountDownLatch gate = new CountDownLatch(1);
             app.port.beforeNext("eval:add", InterceptingRedisPort.holdAt(sending, gate));
-            // Maintenance does nothing while the failed add's breaker is still open (MANUAL's window is 1 ms, which
-            // a fast run of the lines above can fall within), so it is run until the replay has happened.
+            // The failed add opened the breaker for MANUAL's 1 ms: a tick within it sends nothing, so tick until the
+            // replay is on its way.
             CompletableFuture<Void> maintenance = CompletableFuture.runAsync(() -> {
-                while (filter.pendingAdds() > 0) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (sending.getCount() > 0 && System.nanoTime() - deadline < 0) {
                     filter.maintain();
                 }
             });

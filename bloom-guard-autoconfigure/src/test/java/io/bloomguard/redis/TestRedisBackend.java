@@ -12,6 +12,7 @@ import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A {@link RedisFilterBackend} over a real server or cluster, as one application instance would have it: its
@@ -26,6 +27,7 @@ final class TestRedisBackend implements AutoCloseable {
 
     private final ClientResources resources;
     private final AbstractRedisClient client;
+    private final AtomicBoolean closed = new AtomicBoolean();
     final RedisFilterBackend backend;
 
     /** The port the backend uses, through which a test acts before chosen commands; null unless asked for. */
@@ -73,8 +75,12 @@ final class TestRedisBackend implements AutoCloseable {
         return ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(100))).build();
     }
 
+    /** Stops this instance, as a shutdown does; once only, so that a test may stop it before its own cleanup. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         backend.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
