@@ -146,8 +146,11 @@ class RedisFailureIT {
                 return connected.mightContain(unkeyed) && connected.status() == SharedFilterStatus.READY
                         && partitioned.status() == SharedFilterStatus.READY;
             }, Duration.ofSeconds(15));
-            assertThat(server.command("HGET", "bloom-guard:{unkeyed}:meta", "generation"))
-                    .as("rebuilt once the lost key was reported").isEqualTo("2");
+            // Rebuilt once the lost key was reported, and not over and over. Twice is right too: the mark sent into
+            // the frozen proxy may reach Redis after the thaw, after its resend, and a rebuild that began between
+            // the two marks leaves the filter stale (it cannot know the second mark is the same loss).
+            assertThat(Integer.parseInt(server.command("HGET", "bloom-guard:{unkeyed}:meta", "generation")))
+                    .as("generation after the lost key was reported").isBetween(2, 3);
         }
     }
 
