@@ -8,6 +8,7 @@ import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
 
 import java.security.SecureRandom;
+import java.util.List;
 
 /**
  * The in-JVM backend: a {@link BlockedBloomLayout blocked} Bloom filter over a lock-free bit array.
@@ -22,6 +23,12 @@ public final class LocalBloomFilter implements BloomFilter {
     public static final long MAX_BLOCKS = LocalBitArray.MAX_WORDS / BlockedBloomLayout.BLOCK_WORDS;
 
     private static final SecureRandom SEEDS = new SecureRandom();
+
+    /**
+     * Keys a batch check hashes before it reads their blocks: enough fetches to keep a CPU's memory requests busy
+     * (a core has a few dozen in flight at most), few enough that the hashes stay in the L1 cache.
+     */
+    private static final int BATCH_RUN = 64;
 
     private final FilterSizing sizing;
     private final int seed;
@@ -73,10 +80,41 @@ public final class LocalBloomFilter implements BloomFilter {
     @Override
     public boolean mightContain(Object key) {
         Hash128 hash = KeyCanonicalizer.hash(key, seed);
-        long h1 = hash.h1();
+        return holds(hash.h1(), hash.h2());
+    }
+
+    /**
+     * Hashes a run of keys before reading any of their blocks. Once a filter outgrows the CPU caches, a check
+     * waits on one block fetched from memory, and the CPU overlaps that wait with the next checks only as far
+     * as its window of in-flight instructions reaches: a string's hash is long enough that a loop of
+     * {@link #mightContain} overlaps almost nothing (see {@code CheckOverlapBenchmark}). Reads of hashes
+     * already computed are a few instructions each, so the fetches of a whole run overlap.
+     */
+    @Override
+    public boolean[] mightContainAll(List<?> keys) {
+        int size = keys.size();
+        boolean[] answers = new boolean[size];
+        long[] h1s = new long[Math.min(size, BATCH_RUN)];
+        long[] h2s = new long[h1s.length];
+        for (int start = 0; start < size; start += BATCH_RUN) {
+            int run = Math.min(BATCH_RUN, size - start);
+            for (int i = 0; i < run; i++) {
+                Hash128 hash = KeyCanonicalizer.hash(keys.get(start + i), seed);
+                h1s[i] = hash.h1();
+                h2s[i] = hash.h2();
+            }
+            for (int i = 0; i < run; i++) {
+                answers[start + i] = holds(h1s[i], h2s[i]);
+            }
+        }
+        return answers;
+    }
+
+    /** Whether all {@code k} bits of a key's hash are set. */
+    private boolean holds(long h1, long h2) {
         int firstWord = BlockedBloomLayout.blockIndex(h1, blockCount) * BlockedBloomLayout.BLOCK_WORDS;
         long step = BlockedBloomLayout.step(h1);
-        long probe = hash.h2();
+        long probe = h2;
         // No early exit: the k reads hit one cache line, and a loop without unpredictable branches measured
         // faster than stopping at the first clear bit (half the checked keys are absent in a guard's traffic).
         // Every instruction counts here, not only the memory fetch: once a filter outgrows the CPU caches, how

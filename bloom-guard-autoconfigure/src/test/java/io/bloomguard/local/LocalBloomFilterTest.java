@@ -8,6 +8,7 @@ import io.bloomguard.core.KeyCanonicalizer;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,6 +61,45 @@ class LocalBloomFilterTest extends BloomFilterContractTest {
             passed += allSet ? 1 : 0;
         }
         assertThat(passed).as("absent keys passing an overfull filter").isBetween(1_000, 199_000);
+    }
+
+    /**
+     * The batch check hashes a run of keys before reading their blocks; every answer must still be the key's own.
+     * A filter holding four times its expected size lets most absent keys through (about 0.94^7 = 0.65 of them
+     * at 2.5 bits per key), but far from all, so an answer moved to another key shows; batch sizes around the run
+     * length catch a run cut short or one key too long.
+     */
+    @Test
+    void batchCheckAnswersEachKeyAsASingleCheckDoes() {
+        LocalBloomFilter filter = LocalBloomFilter.create(FilterSizing.of(1_000, 0.01), SEED);
+        IntStream.range(0, 4_000).forEach(i -> filter.put("user:" + i));
+        List<Object> keys = IntStream.range(0, 1_000)
+                .mapToObj(i -> i % 3 == 0 ? (Object) ("user:" + i * 7) : i % 3 == 1 ? (Object) (long) i : "key:" + i)
+                .toList();
+        for (int size : new int[] {0, 1, 63, 64, 65, 128, 129, 1_000}) {
+            List<Object> batch = keys.subList(0, size);
+            boolean[] answers = filter.mightContainAll(batch);
+            assertThat(answers).hasSize(size);
+            for (int i = 0; i < size; i++) {
+                assertThat(answers[i]).as("key %s in a batch of %d", batch.get(i), size)
+                        .isEqualTo(filter.mightContain(batch.get(i)));
+            }
+        }
+        boolean[] all = filter.mightContainAll(keys);
+        int passed = 0;
+        for (boolean answer : all) {
+            passed += answer ? 1 : 0;
+        }
+        assertThat(passed).as("keys let through, of 1,000 (about 190 present, the rest absent)").isBetween(100, 900);
+    }
+
+    @Test
+    void batchCheckRefusesAKeyOfAnUnsupportedTypeAsASingleCheckDoes() {
+        LocalBloomFilter filter = LocalBloomFilter.create(FilterSizing.of(1_000, 0.01), SEED);
+
+        assertThatThrownBy(() -> filter.mightContainAll(List.of(1L, 2.5d)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("java.lang.Double");
     }
 
     /** A filter made from an export holds the same bits, counts and answers: first and last block included. */
