@@ -1,5 +1,6 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.registry.AddFailurePolicy;
 import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.GuardMode;
@@ -115,6 +116,13 @@ public class BloomGuardProperties {
          */
         private BackendFailurePolicy onBackendFailure = BackendFailurePolicy.ALLOW;
 
+        /**
+         * What a {@code @BloomPut} write does when its key cannot reach a redis filter: buffer (keep it for replay
+         * once Redis answers; other instances may reject the record meanwhile) or fail (the write throws and its
+         * transaction rolls back, so no instance can reject it).
+         */
+        private AddFailurePolicy onAddFailure = AddFailurePolicy.BUFFER;
+
         public BackendType getBackend() {
             return backend;
         }
@@ -154,6 +162,14 @@ public class BloomGuardProperties {
         public void setOnBackendFailure(BackendFailurePolicy onBackendFailure) {
             this.onBackendFailure = onBackendFailure;
         }
+
+        public AddFailurePolicy getOnAddFailure() {
+            return onAddFailure;
+        }
+
+        public void setOnAddFailure(AddFailurePolicy onAddFailure) {
+            this.onAddFailure = onAddFailure;
+        }
     }
 
     /** One filter; every unset value comes from {@code bloom-guard.defaults}. */
@@ -176,6 +192,12 @@ public class BloomGuardProperties {
          * whose key the filter refuses or cannot store also throws, from inside the method's transaction.
          */
         private @Nullable BackendFailurePolicy onBackendFailure;
+
+        /**
+         * What a {@code @BloomPut} write does when its key cannot reach this redis filter: buffer (replay later) or
+         * fail (the write throws and rolls back).
+         */
+        private @Nullable AddFailurePolicy onAddFailure;
 
         /** How this filter is filled at startup. */
         private final Preload preload = new Preload();
@@ -221,6 +243,14 @@ public class BloomGuardProperties {
 
         public void setOnBackendFailure(@Nullable BackendFailurePolicy onBackendFailure) {
             this.onBackendFailure = onBackendFailure;
+        }
+
+        public @Nullable AddFailurePolicy getOnAddFailure() {
+            return onAddFailure;
+        }
+
+        public void setOnAddFailure(@Nullable AddFailurePolicy onAddFailure) {
+            this.onAddFailure = onAddFailure;
         }
 
         public Preload getPreload() {

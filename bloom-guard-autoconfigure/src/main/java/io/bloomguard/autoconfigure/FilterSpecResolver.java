@@ -73,7 +73,8 @@ final class FilterSpecResolver {
             }
             specs.add(new FilterSpec(name, expectedSize, errorRate, backend,
                     orDefault(filter.getMode(), defaults.getMode()),
-                    orDefault(filter.getOnBackendFailure(), defaults.getOnBackendFailure()), sql, shards));
+                    orDefault(filter.getOnBackendFailure(), defaults.getOnBackendFailure()),
+                    orDefault(filter.getOnAddFailure(), defaults.getOnAddFailure()), sql, shards));
         }
         if (properties.isEnabled()) {
             heapBudget.check(Runtime.getRuntime().maxMemory());

@@ -11,9 +11,11 @@ import org.jspecify.annotations.Nullable;
  * @param backend          where its bits live
  * @param mode             what the guard does with an absent key
  * @param onBackendFailure what a guarded call does when the backend fails
+ * @param onAddFailure     what a {@code @BloomPut} write does when its key cannot reach the filter's store
  * @param preloadSql       query whose first column yields every key, or {@code null}
  * @param redisShards      Redis strings the filter is split over (redis backend; more when one would not hold it)
  */
 public record FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
-        BackendFailurePolicy onBackendFailure, @Nullable String preloadSql, int redisShards) {
+        BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
+        int redisShards) {
 }

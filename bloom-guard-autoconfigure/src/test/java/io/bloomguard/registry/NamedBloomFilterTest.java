@@ -14,7 +14,7 @@ class NamedBloomFilterTest {
 
     private final NamedBloomFilter filter = new NamedBloomFilter(
             new FilterSpec("ids", 1000, 0.01, BackendType.LOCAL, GuardMode.ENFORCE, BackendFailurePolicy.ALLOW,
-                    null, 1),
+                    AddFailurePolicy.BUFFER, null, 1),
             LocalBloomFilter.create(FilterSizing.of(1000, 0.01), 7), FilterState.LOADING);
 
     @Test
