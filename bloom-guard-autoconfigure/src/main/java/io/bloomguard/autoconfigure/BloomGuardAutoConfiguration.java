@@ -123,8 +123,9 @@ public final class BloomGuardAutoConfiguration {
         /** The same for a Spring Data repository's {@code @BloomPut}, inside the repository's own transaction. */
         @Bean
         @ConditionalOnMissingBean
-        static RepositoryPutBeforeCommitPostProcessor bloomRepositoryPutBeforeCommitPostProcessor() {
-            return new RepositoryPutBeforeCommitPostProcessor();
+        static RepositoryPutBeforeCommitPostProcessor bloomRepositoryPutBeforeCommitPostProcessor(
+                ObjectProvider<BloomOperationSource> source) {
+            return new RepositoryPutBeforeCommitPostProcessor(source);
         }
 
         /** Annotations on repositories that are not created at startup are checked then too. */

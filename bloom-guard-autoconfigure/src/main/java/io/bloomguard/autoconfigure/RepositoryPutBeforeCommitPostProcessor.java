@@ -1,28 +1,43 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.annotation.BloomPut;
+import io.bloomguard.guard.BloomOperationSource;
+import io.bloomguard.guard.InvalidBloomAnnotationException;
 import io.bloomguard.guard.PutBeforeCommitInterceptor;
+import org.aopalliance.aop.Advice;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.Ordered;
 import org.springframework.core.PriorityOrdered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.data.repository.Repository;
 import org.springframework.data.repository.core.support.RepositoryFactoryBeanSupport;
 
 import java.lang.reflect.Method;
 
 /**
  * Places {@link PutBeforeCommitInterceptor} inside every Spring Data repository that has a {@code @BloomPut}
- * method, so that a key taken from a {@code save}'s result is put before the repository's own transaction
- * commits.
+ * method, so that its keys are put before the repository's own transaction commits; and fails startup for a
+ * repository whose puts nothing would make.
  *
  * <p>A repository begins its transaction inside its own proxy, which the guard's advisor can only wrap. Spring
  * Data applies a repository factory's customizers after its transaction post-processor, so the interceptor
  * added here sits inside the transaction interceptor (and inside the one that publishes domain events, which
- * then find the key in place).
+ * then find the key in place). A repository made some other way (built in code from a repository factory) has
+ * no such place, and its records would be written without their keys: it is refused.
  */
 final class RepositoryPutBeforeCommitPostProcessor implements BeanPostProcessor, PriorityOrdered {
 
-    private final PutBeforeCommitInterceptor interceptor = new PutBeforeCommitInterceptor();
+    private final ObjectProvider<BloomOperationSource> source;
+    private volatile PutBeforeCommitInterceptor interceptor;
+
+    /** The operation source is looked up when the first repository is made: not while post-processors are. */
+    RepositoryPutBeforeCommitPostProcessor(ObjectProvider<BloomOperationSource> source) {
+        this.source = source;
+    }
 
     /**
      * Among the first post-processors registered: a repository created while later ones are being made (one
@@ -39,11 +54,62 @@ final class RepositoryPutBeforeCommitPostProcessor implements BeanPostProcessor,
             repositoryFactory.addRepositoryFactoryCustomizer(factory -> factory.addRepositoryProxyPostProcessor(
                     (proxy, repository) -> {
                         if (hasPut(repository.getRepositoryInterface())) {
-                            proxy.addAdvice(interceptor);
+                            proxy.addAdvice(interceptor());
                         }
                     }));
         }
         return bean;
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (bean instanceof Repository<?, ?> && AopUtils.isJdkDynamicProxy(bean) && !(bean instanceof RepositoryFactoryBeanSupport<?, ?, ?>)) {
+            for (Class<?> type : bean.getClass().getInterfaces()) {
+                if (Repository.class.isAssignableFrom(type) && hasPut(type) && !advisedBy(bean, interceptor)) {
+                    throw new InvalidBloomAnnotationException("@BloomPut", type.getName() + " (bean '" + beanName
+                            + "')", "bloom-guard puts a repository's keys inside the repository's own transaction,"
+                            + " which it can do only for repositories that Spring Data creates through its repository"
+                            + " factory beans; this one was made some other way, and its records would be written"
+                            + " without their keys", "Let Spring Data create the repository (@EnableJpaRepositories"
+                            + " and the like, or Spring Boot's repository auto-configuration), or move the @BloomPut"
+                            + " to a @Transactional method of a bean that calls it");
+                }
+            }
+        }
+        return bean;
+    }
+
+    private PutBeforeCommitInterceptor interceptor() {
+        PutBeforeCommitInterceptor current = interceptor;
+        if (current == null) {
+            synchronized (this) {
+                current = interceptor;
+                if (current == null) {
+                    current = PutBeforeCommitInterceptor.forRepositories(source.getObject());
+                    interceptor = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    /** Whether {@code interceptor} is among the advice of {@code bean}'s proxy or of a proxy it wraps. */
+    private static boolean advisedBy(Object bean, Advice interceptor) {
+        Object current = bean;
+        while (current instanceof Advised advised) {
+            for (Advisor advisor : advised.getAdvisors()) {
+                if (interceptor != null && advisor.getAdvice() == interceptor) {
+                    return true;
+                }
+            }
+            try {
+                current = advised.getTargetSource().getTarget();
+            }
+            catch (Exception ex) {
+                return false;
+            }
+        }
+        return false;
     }
 
     /** Any {@code @BloomPut} on the interface; {@code saveAll} and {@code saveAndFlush} take {@code save}'s. */

@@ -37,15 +37,74 @@ final class ActiveTransactions {
         }
     }
 
+    /**
+     * Runs {@code suspended} if the transaction active on this thread is suspended for another (a
+     * {@code REQUIRES_NEW} or {@code NOT_SUPPORTED} further down), which can commit before it.
+     *
+     * @return whether a transaction is active to watch; if not, each statement commits at once
+     */
+    static boolean onSuspend(Runnable suspended) {
+        return SPRING_TX && SpringTx.onSuspend(suspended);
+    }
+
+    /**
+     * Runs {@code beforeCommit} just before the transaction active on this thread commits, {@code afterCommit} once it
+     * has, and {@code ended} once it is over however it ended; does nothing and answers {@code false} when no
+     * transaction is active.
+     */
+    static boolean atCommit(Runnable beforeCommit, Runnable afterCommit, Runnable ended) {
+        return SPRING_TX && SpringTx.atCommit(beforeCommit, afterCommit, ended);
+    }
+
     /** Loaded only once spring-tx is known to be there. */
     private static final class SpringTx {
+
+        private static boolean synchronizedTransaction() {
+            return active() && TransactionSynchronizationManager.isSynchronizationActive();
+        }
+
+        static boolean onSuspend(Runnable suspended) {
+            if (!synchronizedTransaction()) {
+                return false;
+            }
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void suspend() {
+                    suspended.run();
+                }
+            });
+            return true;
+        }
+
+        static boolean atCommit(Runnable beforeCommit, Runnable afterCommit, Runnable ended) {
+            if (!synchronizedTransaction()) {
+                return false;
+            }
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void beforeCommit(boolean readOnly) {
+                    beforeCommit.run();
+                }
+
+                @Override
+                public void afterCommit() {
+                    afterCommit.run();
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    ended.run();
+                }
+            });
+            return true;
+        }
 
         static boolean active() {
             return TransactionSynchronizationManager.isActualTransactionActive();
         }
 
         static void unlessRolledBack(Runnable action) {
-            if (active() && TransactionSynchronizationManager.isSynchronizationActive()) {
+            if (synchronizedTransaction()) {
                 TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                     @Override
                     public void afterCompletion(int status) {

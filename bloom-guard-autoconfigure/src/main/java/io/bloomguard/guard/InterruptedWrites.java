@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <li>otherwise, in a transaction, the outcome waits for its end. Rolled back (what an unchecked exception and a
  * cancelled reactive transaction do), nothing was written. Committed all the same (a checked exception,
  * {@code noRollbackFor}, a caller that caught the failure and went on in the transaction), the row may be there
- * without its key: the filter is marked as missing a key ({@link KeyPuts#keyUnknown}) and stops rejecting;</li>
+ * without its key: the filter is marked as missing a key ({@link PutOperation#keyUnknown}) and stops rejecting;</li>
  * <li>with no transaction, a cancelled {@code Mono} or {@code Flux} may go on writing in the database, so the filter
  * is marked at once; a failure is taken as a write that did not happen, as the guard cannot tell the difference
  * and most failed writes wrote nothing.</li>
@@ -48,12 +48,12 @@ final class InterruptedWrites {
         if (put.key().usesResult()) {
             return false;
         }
-        Object known = KeyPuts.keysOf(put, args, null);
+        Object known = put.keysOf(args, null);
         if (known == null) {
             return false;
         }
         try {
-            KeyPuts.putKeys(put, known);
+            put.putKeys(known);
         }
         catch (RuntimeException ex) {
             // on-backend-failure: throw, on a path that rethrows the method's own failure: already logged and marked
@@ -63,12 +63,12 @@ final class InterruptedWrites {
 
     /** The transaction a write that ended without its key ran in has committed: its row may lack the key. */
     private static void committedWithoutKey(PutOperation put, String what) {
-        KeyPuts.keyUnknown(put, what + ", and the transaction it wrote in committed all the same", FIX);
+        put.keyUnknown(what + ", and the transaction it wrote in committed all the same", FIX);
     }
 
     /** A cancelled reactive write with no transaction to roll back whatever it had begun to write. */
     private static void cancelledOutsideTransaction(PutOperation put, String publisher) {
-        KeyPuts.keyUnknown(put, "its " + publisher + " was cancelled before it gave its key, with no transaction to roll"
+        put.keyUnknown("its " + publisher + " was cancelled before it gave its key, with no transaction to roll"
                 + " back what it may have begun to write", "Make the write @Transactional (a cancelled reactive"
                 + " transaction rolls back), or compute the @BloomPut key from values known before the call");
     }

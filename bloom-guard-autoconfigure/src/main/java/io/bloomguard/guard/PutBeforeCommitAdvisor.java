@@ -21,9 +21,10 @@ import java.lang.reflect.Method;
 public final class PutBeforeCommitAdvisor extends AbstractPointcutAdvisor {
 
     private final Pointcut pointcut;
-    private final PutBeforeCommitInterceptor interceptor = new PutBeforeCommitInterceptor();
+    private final PutBeforeCommitInterceptor interceptor;
 
     public PutBeforeCommitAdvisor(BloomOperationSource source) {
+        this.interceptor = PutBeforeCommitInterceptor.forClasses(source);
         this.pointcut = new StaticMethodMatcherPointcut() {
             @Override
             public boolean matches(Method method, @Nullable Class<?> targetClass) {

@@ -1,10 +1,24 @@
 package io.bloomguard.guard;
 
 import io.bloomguard.core.SharedBloomFilter;
+import io.bloomguard.registry.AddFailurePolicy;
+import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.NamedBloomFilter;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import java.lang.reflect.Array;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * A resolved {@code @BloomPut}: the filter and how to get the key(s).
+ * A resolved {@code @BloomPut}: the filter and how to get the key(s), and the puts themselves.
+ *
+ * <p>A write whose key cannot reach the filter (its key expression fails, or the filter refuses the key) does not
+ * fail: the record exists, so the filter is what is now wrong, and it stops rejecting. A put fails the write only
+ * under {@code on-add-failure: fail} (the store could not be reached) or {@code on-backend-failure: throw}; thrown
+ * inside the method's transaction, it rolls the write back.
  *
  * @param filter      the filter written to
  * @param key         how to compute the key from the arguments and, maybe, the result
@@ -13,8 +27,130 @@ import io.bloomguard.registry.NamedBloomFilter;
  */
 record PutOperation(NamedBloomFilter filter, KeyExpression key, String description, DeferredPuts.Kind kind) {
 
+    /** The guard's log category: one place to look for, and to configure, what the guard reports. */
+    private static final Log logger = LogFactory.getLog(BloomGuardInterceptor.class);
+
     /** Whether other instances read the filter too, so that only a put before the commit keeps them right. */
     boolean sharedFilter() {
         return filter.backend() instanceof SharedBloomFilter;
+    }
+
+    /** The key(s) a write that returned {@code result} wrote, or {@code null} if the key expression fails. */
+    @Nullable Object keysOf(Object[] args, @Nullable Object result) {
+        try {
+            return key.evaluate(args, result);
+        }
+        catch (RuntimeException ex) {
+            return null;
+        }
+    }
+
+    /** Whether the key expression evaluates, to {@code null}: no key to put, as opposed to a failed expression. */
+    boolean yieldsNull(Object[] args, @Nullable Object result) {
+        try {
+            return key.evaluate(args, result) == null;
+        }
+        catch (RuntimeException ex) {
+            return false;
+        }
+    }
+
+    /**
+     * Puts the key(s) a write that has returned {@code result} wrote, and returns them: {@code null} when there
+     * were none, or when the key expression failed (which is logged, and stops the filter from rejecting).
+     */
+    @Nullable Object putFromResult(Object[] args, @Nullable Object result) {
+        Object keys;
+        try {
+            keys = key.evaluate(args, result);
+        }
+        catch (RuntimeException ex) {
+            if (!key.usesResult()) {
+                // The method returned, so it wrote, whatever it returned (a void method returns null).
+                keyLost("its key expression failed on the arguments after the method returned",
+                        "Fix the @BloomPut key expression (?. navigates a null safely)", ex);
+            }
+            else if (result != null) {
+                keyLost("its key expression failed on the method's result", "Fix the @BloomPut key expression", ex);
+            }
+            // else no result, nothing written to key
+            return null;
+        }
+        putKeys(keys);
+        return keys;
+    }
+
+    /** Puts a key, or each element of a collection or array of keys. */
+    void putKeys(@Nullable Object keys) {
+        if (keys == null) {
+            return;
+        }
+        try {
+            if (keys instanceof Iterable<?> || keys.getClass().isArray()) {
+                filter.putAll(nonNullKeys(keys));
+            }
+            else {
+                filter.put(keys);
+            }
+        }
+        catch (RuntimeException ex) {
+            filter.counters().backendError();
+            boolean refused = ex instanceof IllegalArgumentException;
+            String why = "the filter could not add its key";
+            String fix = refused ? "Fix the @BloomPut key expression so that it yields a whole number, String, UUID or enum" : "";
+            boolean failsTheWrite = filter.spec().onBackendFailure() == BackendFailurePolicy.THROW
+                    || !refused && filter.spec().onAddFailure() == AddFailurePolicy.FAIL;
+            if (failsTheWrite && ActiveTransactions.active()) {
+                // The transaction rolls back with the write: nothing is missing, unless it commits all the same.
+                ActiveTransactions.unlessRolledBack(() -> keyLost(why + ", and its transaction committed all the same",
+                        fix, ex));
+            }
+            else {
+                keyLost(why, fix, ex);
+            }
+            if (failsTheWrite) {
+                throw ex;
+            }
+        }
+    }
+
+    /** A record may be written without its key, which cannot be computed: as {@link #keyLost}, with no exception. */
+    void keyUnknown(String why, String fix) {
+        keyLost(why, fix, null);
+    }
+
+    /**
+     * A record was (or may have been) written without its key reaching the filter, which would reject it from
+     * now on: the filter stops rejecting until it holds every key again, and the log says why.
+     */
+    private void keyLost(String why, String fix, @Nullable RuntimeException ex) {
+        String missing = "Filter '" + filter.name() + "' is missing a key written by " + description + ": "
+                + why + (ex != null ? " (" + ex.getMessage() + ")." : ".");
+        boolean recovers = filter.markIncomplete(missing);
+        logger.error(missing + (recovers
+                ? " No instance rejects anything with it until it has been rebuilt from its key source, which follows."
+                : " It lets every call through from now on, until the application restarts.")
+                + (fix.isEmpty() ? "" : " " + fix), ex);
+    }
+
+    /** The keys of a collection or array result, nulls left out: one batch for the filter. */
+    private static List<Object> nonNullKeys(Object keys) {
+        List<Object> batch = new ArrayList<>();
+        if (keys instanceof Iterable<?> iterable) {
+            for (Object element : iterable) {
+                if (element != null) {
+                    batch.add(element);
+                }
+            }
+        }
+        else {
+            for (int i = 0, n = Array.getLength(keys); i < n; i++) {
+                Object element = Array.get(keys, i);
+                if (element != null) {
+                    batch.add(element);
+                }
+            }
+        }
+        return batch;
     }
 }

@@ -1,5 +1,6 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.registry.UnkeyedWrites;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.ProxyMethodInvocation;
@@ -32,26 +33,29 @@ final class ReactiveGuard {
     private ReactiveGuard() {
     }
 
-    static Object guard(BloomGuardInterceptor interceptor, GuardOperation guard, @Nullable PutOperation put,
-            MethodInvocation invocation) {
-        Mono<Decision> decision = Mono.defer(() -> decide(interceptor, guard, invocation.getArguments()));
+    static Object guard(BloomGuardInterceptor interceptor, GuardOperation guard, MethodInvocation invocation) {
+        Mono<Decision> decision = Mono.deferContextual(context -> decide(interceptor, guard, invocation.getArguments(),
+                ReactivePuts.writingIn(context, guard.filter())));
         if (guard.resultKind() == DeferredPuts.Kind.FLUX) {
             return decision.flatMapMany(decided -> decided.through()
-                    ? counted(guard, decided, Flux.from(call(interceptor, put, invocation))) : Flux.empty());
+                    ? counted(guard, decided, Flux.from(call(invocation))) : Flux.empty());
         }
         return decision.flatMap(decided -> decided.through()
-                ? counted(guard, decided, Mono.from(call(interceptor, put, invocation))) : Mono.empty());
+                ? counted(guard, decided, Mono.from(call(invocation))) : Mono.empty());
     }
 
     /**
      * Whether the call goes through, once the filter has answered, with that answer; fails under
      * {@code on-backend-failure: throw}.
      */
-    private static Mono<Decision> decide(BloomGuardInterceptor interceptor, GuardOperation guard, Object[] args) {
+    private static Mono<Decision> decide(BloomGuardInterceptor interceptor, GuardOperation guard, Object[] args,
+            boolean writingHere) {
         Object key = interceptor.keyToCheck(guard, args);
         if (key == null) {
             return Mono.just(Decision.UNCHECKED);
         }
+        UnkeyedWrites writes = guard.filter().unkeyedWrites();
+        int visibleWrites = writes.visibleCount(); // before the bits, as for a blocking call
         CompletableFuture<Boolean> answer;
         try {
             answer = guard.filter().backendMightContainAsync(key);
@@ -69,10 +73,30 @@ final class ReactiveGuard {
             // slow subscriber there would hold up every Redis reply of the application. A local one is in already.
             answered = answered.publishOn(Schedulers.parallel());
         }
+        if (writingHere || visibleWrites > 0 || writes.writingOnThisThread()) {
+            answered = answered.flatMap(mightContain -> mightContain ? Mono.just(true)
+                    : absentOnceWritesAreKeyed(guard, key, writingHere).map(absent -> !absent));
+        }
         return answered
                 .map(mightContain -> new Decision(BloomGuardInterceptor.callsThrough(guard, mightContain), key, mightContain))
                 .onErrorResume(RuntimeException.class,
                         failure -> Mono.just(Decision.unanswered(interceptor.callsThroughAfter(guard, failure))));
+    }
+
+    /**
+     * As the blocking guard does: "absent" only if the filter still says so once the writes under way whose rows may
+     * be visible have put their keys; never inside a write of this pipeline or thread to the same filter.
+     */
+    private static Mono<Boolean> absentOnceWritesAreKeyed(GuardOperation guard, Object key, boolean writingHere) {
+        UnkeyedWrites writes = guard.filter().unkeyedWrites();
+        if (writingHere || writes.writingOnThisThread()) {
+            return Mono.just(false);
+        }
+        return Mono.fromFuture(writes.settled())
+                .timeout(UnkeyedWrites.MAX_WAIT)
+                .then(Mono.defer(() -> Mono.fromFuture(guard.filter().backendMightContainAsync(key))))
+                .map(mightContain -> !mightContain)
+                .onErrorResume(java.util.concurrent.TimeoutException.class, late -> Mono.just(false));
     }
 
     /** The method's {@code Mono}, counting once it has answered whether the filter's answer was right. */
@@ -126,11 +150,10 @@ final class ReactiveGuard {
      * also exposed as the current invocation, as Spring does at the head of a proxy's chain on the calling thread:
      * AspectJ-style advice further in looks it up, and this may run on another thread, later.
      */
-    private static org.reactivestreams.Publisher<?> call(BloomGuardInterceptor interceptor, @Nullable PutOperation put,
-            MethodInvocation invocation) {
+    private static org.reactivestreams.Publisher<?> call(MethodInvocation invocation) {
         MethodInvocation once = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone() : invocation;
         try {
-            Object result = (put == null) ? ExposeInvocationInterceptor.INSTANCE.invoke(once) : interceptor.proceed(put, once);
+            Object result = ExposeInvocationInterceptor.INSTANCE.invoke(once);
             return (result != null) ? (org.reactivestreams.Publisher<?>) result : Mono.empty();
         }
         catch (Throwable ex) {

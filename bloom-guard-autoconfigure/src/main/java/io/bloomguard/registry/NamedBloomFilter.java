@@ -10,7 +10,6 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -31,7 +30,7 @@ public final class NamedBloomFilter implements BloomFilter {
     private final FilterSpec spec;
     private final BloomFilter backend;
     private final FilterCounters counters = new FilterCounters();
-    private final AtomicInteger writesInFlight = new AtomicInteger();
+    private final UnkeyedWrites unkeyedWrites = new UnkeyedWrites();
     private final AtomicReference<FilterState> state;
 
     public NamedBloomFilter(FilterSpec spec, BloomFilter backend, FilterState initialState) {
@@ -105,9 +104,12 @@ public final class NamedBloomFilter implements BloomFilter {
         return false;
     }
 
-    /** Whether a "no" from this filter may be acted on: it is ready and no unfinished write could be missing. */
+    /**
+     * Whether a "no" from this filter may be acted on: it is ready (and, shared, complete in its store). The guard
+     * also asks {@link #unkeyedWrites()} before it rejects.
+     */
     public boolean trustedToReject() {
-        return state.get() == FilterState.READY && writesInFlight.get() == 0
+        return state.get() == FilterState.READY
                 && (!(backend instanceof SharedBloomFilter shared) || shared.trustedToReject());
     }
 
@@ -141,17 +143,9 @@ public final class NamedBloomFilter implements BloomFilter {
         return counters.snapshot();
     }
 
-    /**
-     * Marks the start of a write whose key is known only when it completes (a {@code @BloomPut} keyed on the
-     * method's result): until {@link #endWrite()}, the filter does not reject, so a reader that sees the new
-     * record committed before the key reached the filter is not told it does not exist.
-     */
-    public void beginWrite() {
-        writesInFlight.incrementAndGet();
-    }
-
-    public void endWrite() {
-        writesInFlight.decrementAndGet();
+    /** The writes under way whose rows may be visible before their keys are in this filter. */
+    public UnkeyedWrites unkeyedWrites() {
+        return unkeyedWrites;
     }
 
     /** The backend's own answer, whatever the state: for the guard, which checks the state itself. */

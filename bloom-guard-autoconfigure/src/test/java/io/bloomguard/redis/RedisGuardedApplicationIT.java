@@ -202,10 +202,10 @@ class RedisGuardedApplicationIT {
 
     /**
      * A key the database fills in when the insert is flushed, at the commit, cannot be put before it: it goes
-     * in once the save returns (found on the other instance from then on), and the log says so, once.
+     * in right after the commit (found on the other instance from then on), and the log says so, once.
      */
     @Test
-    void aKeyKnownOnlyAtTheCommitIsPutOnceTheSaveReturnsAndReported(CapturedOutput output) {
+    void aKeyKnownOnlyAtTheCommitIsPutRightAfterItAndReported(CapturedOutput output) {
         Map<String, String> sharedTickets = Map.of("bloom-guard.filters.tickets.backend", "redis");
         ConfigurableApplicationContext first = start(true, sharedTickets);
         ConfigurableApplicationContext second = start(false, sharedTickets);
@@ -216,7 +216,7 @@ class RedisGuardedApplicationIT {
         assertThat(second.getBean(TicketRepository.class).findByCode(saved.getCode()))
                 .as("found through the other instance").isPresent();
         assertThat(output).containsOnlyOnce("TicketRepository.save puts its @BloomPut key into shared filter 'tickets'"
-                + " after it returns");
+                + " only after its transaction has committed");
     }
 
     /**
