@@ -71,6 +71,12 @@ public class CustomerService {
         return saved;
     }
 
+    /** A transaction around the repository's own {@code @BloomPut} save. */
+    @Transactional
+    public Customer saveInTransaction(Customer customer) {
+        return customers.save(customer);
+    }
+
     /**
      * Transactional itself, but the row is written and committed by a transaction of its own further down: it
      * is visible to others before this method returns and its key is put.
