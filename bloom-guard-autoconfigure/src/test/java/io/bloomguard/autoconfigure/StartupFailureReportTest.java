@@ -42,7 +42,7 @@ class StartupFailureReportTest {
         assertThat(output).contains("APPLICATION FAILED TO START")
                 .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001'")
                 .contains("bloom-guard.filters.<name> takes: backend, error-rate, expected-size, mode,"
-                        + " on-backend-failure, preload.*, redis.*");
+                        + " on-add-failure, on-backend-failure, preload.*, redis.*");
     }
 
     @Test
