@@ -12,7 +12,15 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.DefaultResourceLoader;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 
+import java.io.IOException;
+import java.net.URL;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.Enumeration;
+import java.util.List;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,6 +51,22 @@ class StartupFailureReportTest {
                 .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001'")
                 .contains("bloom-guard.filters.<name> takes: backend, error-rate, expected-size, mode,"
                         + " on-add-failure, on-backend-failure, preload.*, redis.*");
+    }
+
+    /** Analyzers of equal order run in classpath order, and Spring Boot's generic one would answer first. */
+    @Test
+    void anUnknownPropertyIsReportedWhenTheStarterComesLastOnTheClasspath(CapturedOutput output) throws IOException {
+        ClassLoader starterLast = new StarterFactoriesLastClassLoader();
+        assertThat(Collections.list(starterLast.getResources(SpringFactoriesLoader.FACTORIES_RESOURCE_LOCATION)))
+                .hasSizeGreaterThan(1).last().asString().startsWith(StarterFactoriesLastClassLoader.starter());
+        SpringApplication application = new SpringApplication(new DefaultResourceLoader(starterLast),
+                MinimalApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        assertThatException().isThrownBy(() -> application.run("--bloom-guard.filters.users.eror-rate=0.001"));
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001'")
+                .contains("bloom-guard.filters.<name> takes: backend, error-rate,")
+                .doesNotContain("were left unbound");
     }
 
     @Test
@@ -95,6 +119,28 @@ class StartupFailureReportTest {
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration(BloomGuardAutoConfiguration.class)
     static class MinimalApplication {
+    }
+
+    /** Lists bloom-guard's META-INF/spring.factories after every other jar's, as when the starter is declared last. */
+    static final class StarterFactoriesLastClassLoader extends ClassLoader {
+
+        StarterFactoriesLastClassLoader() {
+            super(StartupFailureReportTest.class.getClassLoader());
+        }
+
+        /** Where bloom-guard's classes and its spring.factories are loaded from. */
+        static String starter() {
+            return BloomGuardFailureAnalyzer.class.getProtectionDomain().getCodeSource().getLocation().toString();
+        }
+
+        @Override
+        public Enumeration<URL> getResources(String name) throws IOException {
+            List<URL> resources = Collections.list(super.getResources(name));
+            if (name.equals(SpringFactoriesLoader.FACTORIES_RESOURCE_LOCATION)) {
+                resources.sort(Comparator.comparing((URL url) -> url.toString().startsWith(starter())));
+            }
+            return Collections.enumeration(resources);
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
