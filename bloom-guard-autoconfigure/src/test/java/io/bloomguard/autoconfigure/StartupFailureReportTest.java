@@ -1,6 +1,7 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.preload.BloomKeySource;
+import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -10,8 +11,11 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
@@ -21,12 +25,16 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
-/** What a user sees in the log when the configuration is wrong: Spring Boot's failure report. */
+/**
+ * What a user sees in the log when the configuration is wrong: Spring Boot's failure report, or a warning for what
+ * environment variables and system properties set.
+ */
 @ExtendWith(OutputCaptureExtension.class)
 class StartupFailureReportTest {
 
@@ -53,6 +61,15 @@ class StartupFailureReportTest {
                         + " on-add-failure, on-backend-failure, preload.*, redis.*");
     }
 
+    @Test
+    void anUnknownPropertyInAnApplicationFileIsReported(CapturedOutput output) {
+        assertThatException().isThrownBy(() -> run("--spring.config.location=classpath:unknown-property.properties"));
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001', from class path"
+                        + " resource [unknown-property.properties]")
+                .contains("bloom-guard.filters.<name> takes: backend, error-rate,");
+    }
+
     /** Analyzers of equal order run in classpath order, and Spring Boot's generic one would answer first. */
     @Test
     void anUnknownPropertyIsReportedWhenTheStarterComesLastOnTheClasspath(CapturedOutput output) throws IOException {
@@ -67,6 +84,42 @@ class StartupFailureReportTest {
                 .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001'")
                 .contains("bloom-guard.filters.<name> takes: backend, error-rate,")
                 .doesNotContain("were left unbound");
+    }
+
+    /** A build tool's BLOOMGUARD_VERSION reads as bloom-guard.version, but it is not the application's setting. */
+    @Test
+    void anUnknownEnvironmentVariableIsAWarningNotAFailure(CapturedOutput output) {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                        Map.of("BLOOMGUARD_VERSION", "1.0", "BLOOMGUARD_FILTERS_USERS_ERORRATE", "0.001")));
+        SpringApplication application = new SpringApplication(MinimalApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        application.setEnvironment(environment);
+        try (ConfigurableApplicationContext context = application.run("--bloom-guard.filters.users.expected-size=10")) {
+            assertThat(context.getBean(BloomFilterRegistry.class).get("users").spec().expectedSize()).isEqualTo(10);
+        }
+        assertThat(output).doesNotContain("APPLICATION FAILED TO START")
+                .containsPattern("WARN .*Ignoring environment variable BLOOMGUARD_VERSION \\(value '1.0'\\):"
+                        + " it reads as bloom-guard.version, which bloom-guard does not know; bloom-guard takes: defaults.\\*,"
+                        + " enabled, filters.\\*, redis.\\*")
+                .contains("Ignoring environment variable BLOOMGUARD_FILTERS_USERS_ERORRATE (value '0.001'): it reads as"
+                        + " bloom-guard.filters.users.erorrate, which bloom-guard does not know;"
+                        + " bloom-guard.filters.<name> takes: backend, error-rate,");
+    }
+
+    @Test
+    void anUnknownSystemPropertyIsAWarningNotAFailure(CapturedOutput output) {
+        System.setProperty("bloomguard.version", "1.0");
+        try {
+            run("--bloom-guard.filters.users.expected-size=10");
+        }
+        finally {
+            System.clearProperty("bloomguard.version");
+        }
+        assertThat(output).doesNotContain("APPLICATION FAILED TO START")
+                .containsPattern("WARN .*Ignoring system property bloomguard.version \\(value '1.0'\\): it reads as"
+                        + " bloom-guard.version, which bloom-guard does not know; bloom-guard takes:");
     }
 
     @Test
