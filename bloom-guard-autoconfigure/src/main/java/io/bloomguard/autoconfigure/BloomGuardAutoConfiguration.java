@@ -55,6 +55,12 @@ public final class BloomGuardAutoConfiguration {
         return new FilterBeanRegistrar();
     }
 
+    @Bean
+    @ConditionalOnMissingBean
+    static UnknownEnvironmentPropertyWarning bloomGuardUnknownEnvironmentPropertyWarning() {
+        return new UnknownEnvironmentPropertyWarning();
+    }
+
     /**
      * Static, and bound from the environment rather than injected with the properties bean: the guard's
      * advisor needs the registry while bean post-processors are still being created, and anything it pulls

@@ -6,11 +6,16 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 
 /**
  * Explains a startup failure caused by a bloom-guard annotation, key source or property: what is wrong, where,
- * and what to change.
+ * and what to change. Ahead of Spring Boot's analyzers, which would otherwise answer an unknown property with
+ * their generic report whenever the starter comes after Spring Boot on the classpath: analyzers of equal order
+ * run in classpath order.
  */
+@Order(Ordered.HIGHEST_PRECEDENCE)
 final class BloomGuardFailureAnalyzer implements FailureAnalyzer {
 
     @Override

@@ -6,15 +6,20 @@ import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.GuardMode;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
 import org.springframework.core.env.Environment;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code bloom-guard.*}: named filters, and defaults every filter inherits.
@@ -32,6 +37,8 @@ import java.util.Map;
  */
 @ConfigurationProperties(prefix = "bloom-guard", ignoreUnknownFields = false)
 public class BloomGuardProperties {
+
+    private static final String PREFIX = "bloom-guard";
 
     /** Name of the master switch. */
     static final String ENABLED = "bloom-guard.enabled";
@@ -52,13 +59,37 @@ public class BloomGuardProperties {
     private final Redis redis = new Redis();
 
     /**
-     * Binds {@code bloom-guard.*} straight from the environment, for code that runs before beans exist. Strict:
-     * a property this version does not know (a typo such as {@code eror-rate}, or a setting from a later
-     * version) fails startup instead of silently leaving a filter on its defaults.
+     * Binds {@code bloom-guard.*} straight from the environment, for code that runs before beans exist. Strict for
+     * application files, the command line and every other source the application chose: a property this version
+     * does not know (a typo such as {@code eror-rate}, or a setting from a later version) fails startup instead of
+     * silently leaving a filter on its defaults. Not for environment variables and system properties, which relaxed
+     * binding maps onto {@code bloom-guard.*} even when another tool set them ({@code BLOOMGUARD_VERSION} reads as
+     * {@code bloom-guard.version}); {@link #unknownInEnvironment} finds those. This is the rule Spring Boot applies
+     * to the properties bean itself ({@code ignoreUnknownFields = false}).
      */
     static BloomGuardProperties bind(Environment environment) {
-        return Binder.get(environment).bindOrCreate("bloom-guard", Bindable.of(BloomGuardProperties.class),
-                new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
+        return Binder.get(environment).bindOrCreate(PREFIX, Bindable.of(BloomGuardProperties.class),
+                new NoUnboundElementsBindHandler(BindHandler.DEFAULT, new UnboundElementsSourceFilter()));
+    }
+
+    /**
+     * The {@code bloom-guard.*} properties from environment variables and system properties that this version does
+     * not know, which {@link #bind} leaves alone; empty when there are none.
+     */
+    static Set<ConfigurationProperty> unknownInEnvironment(Environment environment) {
+        UnboundElementsSourceFilter applicationSources = new UnboundElementsSourceFilter();
+        try {
+            Binder.get(environment).bindOrCreate(PREFIX, Bindable.of(BloomGuardProperties.class),
+                    new NoUnboundElementsBindHandler(BindHandler.DEFAULT,
+                            (source) -> !applicationSources.apply(source)));
+            return Set.of();
+        }
+        catch (BindException ex) {
+            if (ex.getCause() instanceof UnboundConfigurationPropertiesException unbound) {
+                return unbound.getUnboundProperties();
+            }
+            throw ex;
+        }
     }
 
     /**

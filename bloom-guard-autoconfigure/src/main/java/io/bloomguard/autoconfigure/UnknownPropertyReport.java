@@ -6,7 +6,9 @@ import org.springframework.boot.context.properties.bind.UnboundConfigurationProp
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.origin.PropertySourceOrigin;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.env.StandardEnvironment;
 
 import java.beans.PropertyDescriptor;
 import java.util.ArrayList;
@@ -16,7 +18,9 @@ import java.util.TreeSet;
 
 /**
  * Explains a {@code bloom-guard.*} property this version does not know (a typo such as {@code eror-rate}) with the
- * properties its level does know, read off {@link BloomGuardProperties} itself so that the list stays true.
+ * properties its level does know, read off {@link BloomGuardProperties} itself so that the list stays true: as a
+ * startup failure for the application's own configuration, as a warning for environment variables and system
+ * properties.
  */
 final class UnknownPropertyReport {
 
@@ -49,6 +53,33 @@ final class UnknownPropertyReport {
                 + (descriptions.size() == 1 ? "it" : "them") + ", so the value would have no effect.",
                 "Correct the spelling or remove the property; " + String.join("; ", actions)
                         + ". See the README, \"Properties\".", unbound);
+    }
+
+    /**
+     * The warning for an unknown property that comes from an environment variable or a system property: relaxed
+     * binding maps those onto {@code bloom-guard.*} even when another tool set them for itself, so they do not
+     * stop startup.
+     */
+    static String warning(ConfigurationProperty property) {
+        ConfigurationPropertyName name = property.getName();
+        Level level = levelOf(name);
+        return "Ignoring " + source(property) + " (value '" + property.getValue() + "'): it reads as "
+                + PREFIX.append(name.subName(1)) + ", which bloom-guard does not know"
+                + (level != null ? "; " + level.path + " takes: " + String.join(", ", level.known) : "")
+                + ". Correct or unset it if it is meant for bloom-guard.";
+    }
+
+    private static String source(ConfigurationProperty property) {
+        if (property.getOrigin() instanceof PropertySourceOrigin origin) {
+            String source = origin.getPropertySource().getName();
+            if (source.equals(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME)) {
+                return "environment variable " + origin.getPropertyName();
+            }
+            if (source.equals(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME)) {
+                return "system property " + origin.getPropertyName();
+            }
+        }
+        return property.getName() + (property.getOrigin() != null ? " from " + property.getOrigin() : "");
     }
 
     /** The properties known at the level the unknown name's last element is on. */

@@ -1,6 +1,7 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.preload.BloomKeySource;
+import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -10,15 +11,30 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.core.io.DefaultResourceLoader;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 
+import java.io.IOException;
+import java.net.URL;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
-/** What a user sees in the log when the configuration is wrong: Spring Boot's failure report. */
+/**
+ * What a user sees in the log when the configuration is wrong: Spring Boot's failure report, or a warning for what
+ * environment variables and system properties set.
+ */
 @ExtendWith(OutputCaptureExtension.class)
 class StartupFailureReportTest {
 
@@ -42,7 +58,68 @@ class StartupFailureReportTest {
         assertThat(output).contains("APPLICATION FAILED TO START")
                 .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001'")
                 .contains("bloom-guard.filters.<name> takes: backend, error-rate, expected-size, mode,"
-                        + " on-backend-failure, preload.*, redis.*");
+                        + " on-add-failure, on-backend-failure, preload.*, redis.*");
+    }
+
+    @Test
+    void anUnknownPropertyInAnApplicationFileIsReported(CapturedOutput output) {
+        assertThatException().isThrownBy(() -> run("--spring.config.location=classpath:unknown-property.properties"));
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001', from class path"
+                        + " resource [unknown-property.properties]")
+                .contains("bloom-guard.filters.<name> takes: backend, error-rate,");
+    }
+
+    /** Analyzers of equal order run in classpath order, and Spring Boot's generic one would answer first. */
+    @Test
+    void anUnknownPropertyIsReportedWhenTheStarterComesLastOnTheClasspath(CapturedOutput output) throws IOException {
+        ClassLoader starterLast = new StarterFactoriesLastClassLoader();
+        assertThat(Collections.list(starterLast.getResources(SpringFactoriesLoader.FACTORIES_RESOURCE_LOCATION)))
+                .hasSizeGreaterThan(1).last().asString().startsWith(StarterFactoriesLastClassLoader.starter());
+        SpringApplication application = new SpringApplication(new DefaultResourceLoader(starterLast),
+                MinimalApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        assertThatException().isThrownBy(() -> application.run("--bloom-guard.filters.users.eror-rate=0.001"));
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001'")
+                .contains("bloom-guard.filters.<name> takes: backend, error-rate,")
+                .doesNotContain("were left unbound");
+    }
+
+    /** A build tool's BLOOMGUARD_VERSION reads as bloom-guard.version, but it is not the application's setting. */
+    @Test
+    void anUnknownEnvironmentVariableIsAWarningNotAFailure(CapturedOutput output) {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                        Map.of("BLOOMGUARD_VERSION", "1.0", "BLOOMGUARD_FILTERS_USERS_ERORRATE", "0.001")));
+        SpringApplication application = new SpringApplication(MinimalApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        application.setEnvironment(environment);
+        try (ConfigurableApplicationContext context = application.run("--bloom-guard.filters.users.expected-size=10")) {
+            assertThat(context.getBean(BloomFilterRegistry.class).get("users").spec().expectedSize()).isEqualTo(10);
+        }
+        assertThat(output).doesNotContain("APPLICATION FAILED TO START")
+                .containsPattern("WARN .*Ignoring environment variable BLOOMGUARD_VERSION \\(value '1.0'\\):"
+                        + " it reads as bloom-guard.version, which bloom-guard does not know; bloom-guard takes: defaults.\\*,"
+                        + " enabled, filters.\\*, redis.\\*")
+                .contains("Ignoring environment variable BLOOMGUARD_FILTERS_USERS_ERORRATE (value '0.001'): it reads as"
+                        + " bloom-guard.filters.users.erorrate, which bloom-guard does not know;"
+                        + " bloom-guard.filters.<name> takes: backend, error-rate,");
+    }
+
+    @Test
+    void anUnknownSystemPropertyIsAWarningNotAFailure(CapturedOutput output) {
+        System.setProperty("bloomguard.version", "1.0");
+        try {
+            run("--bloom-guard.filters.users.expected-size=10");
+        }
+        finally {
+            System.clearProperty("bloomguard.version");
+        }
+        assertThat(output).doesNotContain("APPLICATION FAILED TO START")
+                .containsPattern("WARN .*Ignoring system property bloomguard.version \\(value '1.0'\\): it reads as"
+                        + " bloom-guard.version, which bloom-guard does not know; bloom-guard takes:");
     }
 
     @Test
@@ -95,6 +172,28 @@ class StartupFailureReportTest {
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration(BloomGuardAutoConfiguration.class)
     static class MinimalApplication {
+    }
+
+    /** Lists bloom-guard's META-INF/spring.factories after every other jar's, as when the starter is declared last. */
+    static final class StarterFactoriesLastClassLoader extends ClassLoader {
+
+        StarterFactoriesLastClassLoader() {
+            super(StartupFailureReportTest.class.getClassLoader());
+        }
+
+        /** Where bloom-guard's classes and its spring.factories are loaded from. */
+        static String starter() {
+            return BloomGuardFailureAnalyzer.class.getProtectionDomain().getCodeSource().getLocation().toString();
+        }
+
+        @Override
+        public Enumeration<URL> getResources(String name) throws IOException {
+            List<URL> resources = Collections.list(super.getResources(name));
+            if (name.equals(SpringFactoriesLoader.FACTORIES_RESOURCE_LOCATION)) {
+                resources.sort(Comparator.comparing((URL url) -> url.toString().startsWith(starter())));
+            }
+            return Collections.enumeration(resources);
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
