@@ -425,6 +425,55 @@ class RedisGuardedApplicationIT {
         }
     }
 
+    /**
+     * Eight threads on one instance write through every write style at once (a repository's save, a service's
+     * transaction around it, a {@code @Transactional @BloomPut} method), and the other instance looks each record
+     * up as soon as its write has returned: none is ever rejected.
+     */
+    @Test
+    void eightConcurrentWritersOnOneInstanceHaveEveryRecordFoundOnTheOther() throws Exception {
+        ConfigurableApplicationContext first = start(true, Map.of());
+        ConfigurableApplicationContext second = start(false, Map.of());
+        CustomerService service = first.getBean(CustomerService.class);
+        PlainCustomerRepository plain = first.getBean(PlainCustomerRepository.class);
+        CustomerRepository reader = repository(second);
+        AtomicInteger sequence = new AtomicInteger();
+        AtomicInteger falseNegatives = new AtomicInteger();
+        ExecutorService writers = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int w = 0; w < 8; w++) {
+                int writer = w;
+                running.add(writers.submit(() -> {
+                    for (int i = 0; i < 40; i++) {
+                        int n = sequence.incrementAndGet();
+                        Customer customer = new Customer("eight-" + n, "t8w", "eight-" + n);
+                        boolean found = switch ((writer + i) % 3) {
+                            case 0 -> reader.existsById(plain.save(customer).getId());
+                            case 1 -> reader.findById(service.create("eight-created-" + n, () -> { }).getId()).isPresent();
+                            default -> reader.findByTenantAndCode("t8w", service.saveInTransaction(customer).getCode())
+                                    .isPresent();
+                        };
+                        if (!found) {
+                            falseNegatives.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> writer : running) {
+                writer.get(60, TimeUnit.SECONDS);
+            }
+        }
+        finally {
+            writers.shutdownNow();
+        }
+        assertThat(sequence.get()).isEqualTo(8 * 40);
+        assertThat(falseNegatives.get()).as("records the other instance rejected right after their write").isZero();
+        assertThat(filter(second, "customers").trustedToReject()).as("the other instance still rejects").isTrue();
+        assertThat(reader.existsById(987_654_321L)).isFalse();
+    }
+
     @Test
     void aFlushedFilterPassesCallsThroughAndRebuildsItselfFromItsKeySource() {
         ConfigurableApplicationContext app = start(true, Map.of());
