@@ -1,15 +1,18 @@
 package io.bloomguard.guard;
 
 import io.bloomguard.annotation.BloomGuarded;
+import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.testapp.Customer;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.persistence.autoconfigure.EntityScan;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ComponentScan;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.FilterType;
 import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
+import org.springframework.data.jpa.repository.support.JpaRepositoryFactory;
 import org.springframework.data.repository.Repository;
 
 import java.util.Optional;
@@ -53,6 +56,37 @@ class UninjectedRepositoryTest {
                     assertThat(context.getBean(BloomOperationSource.class).guardedMethodsByFilter())
                             .containsEntry("users", java.util.Set.of("ValidRepository.findByName"));
                 });
+    }
+
+    /**
+     * A repository built in code has no place inside its transaction for bloom-guard's put interceptor: its records
+     * would be written without their keys, so it stops startup.
+     */
+    @Test
+    void aRepositoryWithBloomPutThatSpringDataDidNotCreateStopsStartup() {
+        runner.withUserConfiguration(WithRepositoryBuiltInCode.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("@BloomPut on "
+                    + WritingRepository.class.getName() + " (bean 'writingRepository'): bloom-guard puts a repository's"
+                    + " keys inside the repository's own transaction");
+        });
+    }
+
+    interface WritingRepository extends Repository<Customer, Long> {
+
+        @BloomPut(filter = "users", key = "#result.id")
+        Customer save(Customer customer);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    @EntityScan(basePackageClasses = Customer.class)
+    static class WithRepositoryBuiltInCode {
+
+        @Bean
+        WritingRepository writingRepository(jakarta.persistence.EntityManager entityManager) {
+            return new JpaRepositoryFactory(entityManager).getRepository(WritingRepository.class);
+        }
     }
 
     interface MisspelledFilterRepository extends Repository<Customer, Long> {
