@@ -4,7 +4,6 @@ import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.guard.BloomOperationSource;
 import io.bloomguard.guard.InvalidBloomAnnotationException;
 import io.bloomguard.guard.PutBeforeCommitInterceptor;
-import org.aopalliance.aop.Advice;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
@@ -65,7 +64,7 @@ final class RepositoryPutBeforeCommitPostProcessor implements BeanPostProcessor,
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         if (bean instanceof Repository<?, ?> && AopUtils.isJdkDynamicProxy(bean) && !(bean instanceof RepositoryFactoryBeanSupport<?, ?, ?>)) {
             for (Class<?> type : bean.getClass().getInterfaces()) {
-                if (Repository.class.isAssignableFrom(type) && hasPut(type) && !advisedBy(bean, interceptor)) {
+                if (Repository.class.isAssignableFrom(type) && hasPut(type) && !putInside(bean)) {
                     throw new InvalidBloomAnnotationException("@BloomPut", type.getName() + " (bean '" + beanName
                             + "')", "bloom-guard puts a repository's keys inside the repository's own transaction,"
                             + " which it can do only for repositories that Spring Data creates through its repository"
@@ -93,12 +92,12 @@ final class RepositoryPutBeforeCommitPostProcessor implements BeanPostProcessor,
         return current;
     }
 
-    /** Whether {@code interceptor} is among the advice of {@code bean}'s proxy or of a proxy it wraps. */
-    private static boolean advisedBy(Object bean, Advice interceptor) {
+    /** Whether a put interceptor is among the advice of {@code bean}'s proxy or of a proxy it wraps. */
+    private static boolean putInside(Object bean) {
         Object current = bean;
         while (current instanceof Advised advised) {
             for (Advisor advisor : advised.getAdvisors()) {
-                if (interceptor != null && advisor.getAdvice() == interceptor) {
+                if (advisor.getAdvice() instanceof PutBeforeCommitInterceptor) {
                     return true;
                 }
             }

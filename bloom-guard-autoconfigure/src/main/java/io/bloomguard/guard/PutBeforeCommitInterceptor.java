@@ -83,8 +83,10 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
         }
         UnkeyedWrites.Write write = put.filter().unkeyedWrites().begin();
         boolean inTransaction = ActiveTransactions.onSuspend(write::visible);
-        if (!inTransaction) {
-            write.visible(); // each statement commits at once
+        if (!inTransaction || put.kind().deferred()) {
+            // Each statement commits at once; or the work runs elsewhere (a future's, a Mono.just of a save), in a
+            // transaction of its own that may commit before this call returns.
+            write.visible();
         }
         boolean keyedAtCommit = false;
         try {
