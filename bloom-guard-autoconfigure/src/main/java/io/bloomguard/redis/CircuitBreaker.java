@@ -1,51 +1,151 @@
 package io.bloomguard.redis;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
- * Stops calling Redis for a while after a call failed or timed out, so that a dead or hung server costs at
- * most one timeout per window instead of one per request. After the window one call (a trial) goes through;
- * its success closes the breaker, its failure opens it for another window.
+ * Stops calling Redis while it fails most calls, so that a dead or hung server does not add a timeout to every
+ * request. It opens when, over the last {@link RedisBreakerSettings#window()}, at least {@link RedisBreakerSettings#minimumCalls()} calls
+ * were made and at least {@link RedisBreakerSettings#failureRatePercent()} percent of them failed or timed out: one slow call
+ * (a GC pause, a slow moment of the network) among many that answer does not open it. While open, calls fail at
+ * once, except one trial call every {@link RedisBreakerSettings#openWait()}; the first call that succeeds (a trial, or a
+ * {@linkplain RecoveryProbe probe} sent past the breaker) closes it and starts the window afresh.
+ *
+ * <p>Usage: {@code if (breaker.tryAcquire()) { try { call(); breaker.onSuccess(); } catch (...) { breaker.onFailure(); } }}
  */
 final class CircuitBreaker {
 
+    private static final Log logger = LogFactory.getLog(CircuitBreaker.class);
+
+    /** The window is counted in this many buckets, each a tenth of it: it slides a bucket at a time. */
+    private static final int BUCKETS = 10;
+
+    /** {@link #nextTrial} while the breaker is closed. */
     private static final long CLOSED = Long.MIN_VALUE;
 
-    private final long openNanos;
-    private final AtomicLong openedAt = new AtomicLong(CLOSED);
-    private final AtomicBoolean trialRunning = new AtomicBoolean();
+    private final String name;
+    private final RedisBreakerSettings settings;
+    private final LongSupplier nanoClock;
+    private final long bucketNanos;
+    private final long openWaitNanos;
+    private final AtomicReferenceArray<Bucket> buckets = new AtomicReferenceArray<>(BUCKETS);
+    /** {@link #CLOSED}, or the {@code nanoTime} from which the next trial call may go. */
+    private final AtomicLong nextTrial = new AtomicLong(CLOSED);
 
-    CircuitBreaker(Duration openFor) {
-        this.openNanos = openFor.toNanos();
+    /**
+     * @param name what the breaker guards, for the log: "checks", "commands"
+     */
+    CircuitBreaker(String name, RedisBreakerSettings settings) {
+        this(name, settings, System::nanoTime);
     }
 
-    /** Whether a call may go to Redis now. */
+    CircuitBreaker(String name, RedisBreakerSettings settings, LongSupplier nanoClock) {
+        this.name = name;
+        this.settings = settings;
+        this.nanoClock = nanoClock;
+        this.bucketNanos = Math.max(1, settings.window().toNanos() / BUCKETS);
+        this.openWaitNanos = settings.openWait().toNanos();
+    }
+
+    /** Whether a call may go to Redis now: always while closed; while open, one trial call every open wait. */
     boolean tryAcquire() {
-        long opened = openedAt.get();
-        if (opened == CLOSED) {
+        long next = nextTrial.get();
+        if (next == CLOSED) {
             return true;
         }
-        if (System.nanoTime() - opened < openNanos) {
-            return false;
-        }
-        return trialRunning.compareAndSet(false, true);
+        long now = nanoClock.getAsLong();
+        return now - next >= 0 && nextTrial.compareAndSet(next, notClosed(now + openWaitNanos));
     }
 
+    /** Redis answered a call: counted, and an open breaker closes (Redis answers again). */
     void onSuccess() {
-        if (openedAt.get() != CLOSED) {
-            openedAt.set(CLOSED);
-            trialRunning.set(false);
+        long now = nanoClock.getAsLong();
+        if (nextTrial.get() != CLOSED) {
+            close();
+            return;
         }
+        record(now, false);
     }
 
+    /** A call failed or timed out: counted, and the breaker opens if the failure rate is reached. */
     void onFailure() {
-        openedAt.set(System.nanoTime());
-        trialRunning.set(false);
+        long now = nanoClock.getAsLong();
+        if (nextTrial.get() != CLOSED) {
+            return; // open already; a failed trial waits for the next one
+        }
+        record(now, true);
+        long calls = 0;
+        long failures = 0;
+        long current = Math.floorDiv(now, bucketNanos);
+        for (int slot = 0; slot < BUCKETS; slot++) {
+            Bucket bucket = buckets.get(slot);
+            if (bucket != null && current - bucket.index < BUCKETS) {
+                calls += bucket.calls.sum();
+                failures += bucket.failures.sum();
+            }
+        }
+        if (calls >= settings.minimumCalls() && failures * 100 >= (long) settings.failureRatePercent() * calls
+                && nextTrial.compareAndSet(CLOSED, notClosed(now + openWaitNanos))) {
+            logger.warn("Redis circuit breaker for " + name + " opened: " + failures + " of " + calls + " calls failed"
+                    + " in the last " + settings.window().toMillis() + " ms; they fail at once now, but for one trial"
+                    + " every " + settings.openWait().toMillis() + " ms");
+        }
     }
 
     boolean isOpen() {
-        return openedAt.get() != CLOSED;
+        return nextTrial.get() != CLOSED;
+    }
+
+    private void close() {
+        if (nextTrial.getAndSet(CLOSED) != CLOSED) {
+            for (int slot = 0; slot < BUCKETS; slot++) {
+                buckets.set(slot, null);
+            }
+            logger.info("Redis circuit breaker for " + name + " closed: Redis answers again");
+        }
+    }
+
+    private void record(long now, boolean failed) {
+        long index = Math.floorDiv(now, bucketNanos);
+        int slot = (int) Math.floorMod(index, (long) BUCKETS);
+        Bucket bucket = buckets.get(slot);
+        while (bucket == null || bucket.index < index) {
+            Bucket fresh = new Bucket(index);
+            if (buckets.compareAndSet(slot, bucket, fresh)) {
+                bucket = fresh;
+            }
+            else {
+                bucket = buckets.get(slot);
+            }
+        }
+        if (bucket.index != index) {
+            return; // measured before a later bucket took the slot: too old to count
+        }
+        bucket.calls.increment();
+        if (failed) {
+            bucket.failures.increment();
+        }
+    }
+
+    private static long notClosed(long nanos) {
+        return (nanos == CLOSED) ? nanos + 1 : nanos;
+    }
+
+    /** Calls and failures counted in one tenth of the window. */
+    private static final class Bucket {
+
+        private final long index;
+        private final LongAdder calls = new LongAdder();
+        private final LongAdder failures = new LongAdder();
+
+        private Bucket(long index) {
+            this.index = index;
+        }
     }
 }
