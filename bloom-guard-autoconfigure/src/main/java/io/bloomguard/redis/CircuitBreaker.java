@@ -12,8 +12,11 @@ import java.util.function.LongSupplier;
 /**
  * Stops calling Redis while it fails most calls, so that a dead or hung server does not add a timeout to every
  * request. It opens when, over the last {@link RedisBreakerSettings#window()}, at least {@link RedisBreakerSettings#minimumCalls()} calls
- * were made and at least {@link RedisBreakerSettings#failureRatePercent()} percent of them failed or timed out: one slow call
- * (a GC pause, a slow moment of the network) among many that answer does not open it. While open, calls fail at
+ * were made and at least {@link RedisBreakerSettings#failureRatePercent()} percent of them failed or timed out, or
+ * when none of them succeeded and more than one failed: one slow call (a GC pause, a slow moment of the network)
+ * never opens it, and several only when they are a large share of the traffic. The second rule is for little
+ * traffic against a dead server: each call then waits for its timeout, and the minimum would never be reached
+ * within the window. While open, calls fail at
  * once, except one trial call every {@link RedisBreakerSettings#openWait()}; the first call that succeeds (a trial, or a
  * {@linkplain RecoveryProbe probe} sent past the breaker) closes it and starts the window afresh.
  *
@@ -90,8 +93,10 @@ final class CircuitBreaker {
                 failures += bucket.failures.sum();
             }
         }
-        if (calls >= settings.minimumCalls() && failures * 100 >= (long) settings.failureRatePercent() * calls
-                && nextTrial.compareAndSet(CLOSED, notClosed(now + openWaitNanos))) {
+        boolean rateReached = calls >= settings.minimumCalls()
+                && failures * 100 >= (long) settings.failureRatePercent() * calls;
+        boolean nothingAnswers = failures > 1 && failures == calls;
+        if ((rateReached || nothingAnswers) && nextTrial.compareAndSet(CLOSED, notClosed(now + openWaitNanos))) {
             logger.warn("Redis circuit breaker for " + name + " opened: " + failures + " of " + calls + " calls failed"
                     + " in the last " + settings.window().toMillis() + " ms; they fail at once now, but for one trial"
                     + " every " + settings.openWait().toMillis() + " ms");

@@ -6,7 +6,8 @@ import java.time.Duration;
  * When the backend's circuit breakers open and how soon they try again ({@code bloom-guard.redis.breaker-*}).
  * A breaker opens when, over the last {@code window}, at least {@code minimumCalls} calls were made and at least
  * {@code failureRatePercent} percent of them failed or timed out; while open, calls fail at once but for one trial
- * call every {@code openWait}, and the first success closes it.
+ * call every {@code openWait}, and the first success closes it. It also opens when no call in the window succeeded
+ * and more than one failed, which the minimum would not catch at little traffic against a dead server.
  *
  * <p>Usage: {@code new RedisBreakerSettings(50, 10, Duration.ofSeconds(2), Duration.ofMillis(250))}
  *

@@ -25,15 +25,26 @@ class CircuitBreakerTest {
     }
 
     @Test
-    void aFewFailuresDoNotOpenItBeforeTheMinimumNumberOfCalls() {
-        for (int i = 0; i < DEFAULTS.minimumCalls() - 1; i++) {
-            breaker.onFailure();
-        }
-        assertThat(breaker.isOpen()).as("%d failures of %d calls", DEFAULTS.minimumCalls() - 1,
+    void failuresAmongCallsThatAnswerDoNotOpenItBeforeTheMinimumNumberOfCalls() {
+        succeed(1);
+        fail(DEFAULTS.minimumCalls() - 2);
+        assertThat(breaker.isOpen()).as("%d failures of %d calls", DEFAULTS.minimumCalls() - 2,
                 DEFAULTS.minimumCalls() - 1).isFalse();
-        breaker.onFailure();
-        assertThat(breaker.isOpen()).as("the minimum reached, every call failed").isTrue();
+        fail(1);
+        assertThat(breaker.isOpen()).as("the minimum reached, most calls failed").isTrue();
         assertThat(breaker.tryAcquire()).isFalse();
+    }
+
+    /** Little traffic against a dead server: each call waits for its timeout, too few to reach the minimum. */
+    @Test
+    void twoFailuresAndNoCallAnsweringInTheWindowOpenIt() {
+        succeed(50);
+        advance(DEFAULTS.window().plusMillis(1));
+        fail(1);
+        assertThat(breaker.isOpen()).as("one failure, nothing else in the window").isFalse();
+        advance(Duration.ofMillis(500));
+        fail(1);
+        assertThat(breaker.isOpen()).as("two failures, no success in the window").isTrue();
     }
 
     @Test
@@ -104,7 +115,7 @@ class CircuitBreakerTest {
         advance(DEFAULTS.openWait());
         breaker.tryAcquire();
         breaker.onSuccess();
-        fail(DEFAULTS.minimumCalls() - 1);
+        fail(DEFAULTS.minimumCalls() / 2);
         assertThat(breaker.isOpen()).as("the failures that opened it before are forgotten").isFalse();
     }
 
