@@ -70,8 +70,7 @@ final class CircuitBreaker {
     void onSuccess() {
         long now = nanoClock.getAsLong();
         if (nextTrial.get() != CLOSED) {
-            close();
-            return;
+            close(); // and the window starts afresh, with this success
         }
         record(now, false);
     }
