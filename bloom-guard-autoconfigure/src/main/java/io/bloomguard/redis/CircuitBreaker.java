@@ -17,7 +17,8 @@ import java.util.function.LongSupplier;
  * never opens it, and several only when they are a large share of the traffic. The second rule is for little
  * traffic against a dead server: each call then waits for its timeout, and the minimum would never be reached
  * within the window. While open, calls fail at
- * once, except one trial call every {@link RedisBreakerSettings#openWait()}; the first call that succeeds (a trial, or a
+ * once, except one trial call at a time, the first after {@link RedisBreakerSettings#openWait()} and each next one
+ * an open wait after the last failed (or after its timeout, if it never reports); the first call that succeeds (a trial, or a
  * {@linkplain RecoveryProbe probe} sent past the breaker) closes it and starts the window afresh.
  *
  * <p>Usage: {@code if (breaker.tryAcquire()) { try { call(); breaker.onSuccess(); } catch (...) { breaker.onFailure(); } }}
@@ -37,33 +38,53 @@ final class CircuitBreaker {
     private final LongSupplier nanoClock;
     private final long bucketNanos;
     private final long openWaitNanos;
+    /** How long a trial that has not reported holds back the next one: its timeout, and an open wait more. */
+    private final long trialExpiryNanos;
+    /** {@code nanoTime} at which the trial in flight went, or {@link #CLOSED} when none is. */
+    private final AtomicLong trialSentAt = new AtomicLong(CLOSED);
     private final AtomicReferenceArray<Bucket> buckets = new AtomicReferenceArray<>(BUCKETS);
     /** {@link #CLOSED}, or the {@code nanoTime} from which the next trial call may go. */
     private final AtomicLong nextTrial = new AtomicLong(CLOSED);
 
     /**
-     * @param name what the breaker guards, for the log: "checks", "commands"
+     * @param name        what the breaker guards, for the log: "checks", "adds and other commands"
+     * @param callTimeout the longest its calls wait for Redis
      */
-    CircuitBreaker(String name, RedisBreakerSettings settings) {
-        this(name, settings, System::nanoTime);
+    CircuitBreaker(String name, RedisBreakerSettings settings, Duration callTimeout) {
+        this(name, settings, callTimeout, System::nanoTime);
     }
 
-    CircuitBreaker(String name, RedisBreakerSettings settings, LongSupplier nanoClock) {
+    CircuitBreaker(String name, RedisBreakerSettings settings, Duration callTimeout, LongSupplier nanoClock) {
         this.name = name;
         this.settings = settings;
         this.nanoClock = nanoClock;
         this.bucketNanos = Math.max(1, settings.window().toNanos() / BUCKETS);
         this.openWaitNanos = settings.openWait().toNanos();
+        this.trialExpiryNanos = callTimeout.toNanos() + openWaitNanos;
     }
 
-    /** Whether a call may go to Redis now: always while closed; while open, one trial call every open wait. */
+    /**
+     * Whether a call may go to Redis now: always while closed; while open, only as the one trial call, once the
+     * open wait is over and no other trial is out (one that has not reported within its timeout and an open wait
+     * no longer counts).
+     */
     boolean tryAcquire() {
+        if (nextTrial.get() == CLOSED) {
+            return true;
+        }
+        long now = nanoClock.getAsLong();
         long next = nextTrial.get();
         if (next == CLOSED) {
             return true;
         }
-        long now = nanoClock.getAsLong();
-        return now - next >= 0 && nextTrial.compareAndSet(next, notClosed(now + openWaitNanos));
+        if (now - next < 0) {
+            return false;
+        }
+        long sent = trialSentAt.get();
+        if (sent != CLOSED && now - sent < trialExpiryNanos) {
+            return false;
+        }
+        return trialSentAt.compareAndSet(sent, notClosed(now));
     }
 
     /** Redis answered a call: counted, and an open breaker closes (Redis answers again). */
@@ -79,7 +100,10 @@ final class CircuitBreaker {
     void onFailure() {
         long now = nanoClock.getAsLong();
         if (nextTrial.get() != CLOSED) {
-            return; // open already; a failed trial waits for the next one
+            if (trialSentAt.getAndSet(CLOSED) != CLOSED) {
+                nextTrial.set(notClosed(now + openWaitNanos)); // the trial failed: the next one an open wait on
+            }
+            return;
         }
         record(now, true);
         long calls = 0;
@@ -96,6 +120,7 @@ final class CircuitBreaker {
                 && failures * 100 >= (long) settings.failureRatePercent() * calls;
         boolean nothingAnswers = failures > 1 && failures == calls;
         if ((rateReached || nothingAnswers) && nextTrial.compareAndSet(CLOSED, notClosed(now + openWaitNanos))) {
+            trialSentAt.set(CLOSED);
             logger.warn("Redis circuit breaker for " + name + " opened: " + failures + " of " + calls + " calls failed"
                     + " in the last " + settings.window().toMillis() + " ms; they fail at once now, but for one trial"
                     + " every " + settings.openWait().toMillis() + " ms");
@@ -108,6 +133,7 @@ final class CircuitBreaker {
 
     private void close() {
         if (nextTrial.getAndSet(CLOSED) != CLOSED) {
+            trialSentAt.set(CLOSED);
             for (int slot = 0; slot < BUCKETS; slot++) {
                 buckets.set(slot, null);
             }

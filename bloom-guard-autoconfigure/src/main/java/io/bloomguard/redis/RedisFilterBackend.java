@@ -48,8 +48,9 @@ public final class RedisFilterBackend implements AutoCloseable {
         this.connection = new SharedConnection(connector, settings.reconnectDelay());
         // Two breakers: checks that miss their short timeout (a GC pause will do) must not hold back adds, whose
         // keys the other instances would lack meanwhile; adds have their own, longer timeout and breaker.
-        this.checkBreaker = new CircuitBreaker("checks", settings.breaker());
-        this.commandBreaker = new CircuitBreaker("adds and other commands", settings.breaker());
+        this.checkBreaker = new CircuitBreaker("checks", settings.breaker(), settings.checkTimeout());
+        this.commandBreaker = new CircuitBreaker("adds and other commands", settings.breaker(),
+                settings.commandTimeout());
         this.checks = new RedisCommands(connection::get, checkBreaker);
         this.commands = new RedisCommands(connection::get, commandBreaker);
         ScheduledThreadPoolExecutor maintenance = new ScheduledThreadPoolExecutor(1, daemon("bloom-guard-redis"));

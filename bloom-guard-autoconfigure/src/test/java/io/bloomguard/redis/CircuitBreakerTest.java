@@ -13,8 +13,11 @@ class CircuitBreakerTest {
     /** The defaults: 50 % of at least 10 calls in the last 2 s; a trial every 250 ms. */
     private static final RedisBreakerSettings DEFAULTS = RedisBreakerSettings.defaults();
 
+    /** The calls' own timeout, after which a trial that never reported lets another go. */
+    private static final Duration TIMEOUT = Duration.ofMillis(50);
+
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
-    private final CircuitBreaker breaker = new CircuitBreaker("checks", DEFAULTS, now::get);
+    private final CircuitBreaker breaker = new CircuitBreaker("checks", DEFAULTS, TIMEOUT, now::get);
 
     @Test
     void oneSlowCallAmongManyThatAnswerDoesNotOpenIt() {
@@ -83,6 +86,8 @@ class CircuitBreakerTest {
         advance(Duration.ofMillis(1));
         assertThat(breaker.tryAcquire()).as("the trial").isTrue();
         assertThat(breaker.tryAcquire()).as("a second call while the trial is out").isFalse();
+        advance(DEFAULTS.openWait());
+        assertThat(breaker.tryAcquire()).as("an open wait later, while the trial is still out").isFalse();
         breaker.onSuccess();
         assertThat(breaker.isOpen()).isFalse();
         assertThat(breaker.tryAcquire()).isTrue();
@@ -105,6 +110,8 @@ class CircuitBreakerTest {
         fail(DEFAULTS.minimumCalls());
         advance(DEFAULTS.openWait());
         assertThat(breaker.tryAcquire()).isTrue(); // its caller is interrupted: no success, no failure
+        advance(TIMEOUT);
+        assertThat(breaker.tryAcquire()).as("within the trial's timeout and an open wait").isFalse();
         advance(DEFAULTS.openWait());
         assertThat(breaker.tryAcquire()).isTrue();
     }
