@@ -7,6 +7,7 @@ import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.redis.LettuceRedisPort;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisBloomFilter;
+import io.bloomguard.redis.RedisBreakerSettings;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -45,8 +46,9 @@ final class RedisFixtures {
      * grace (nothing else writes), and a refresh every hour so that only the measured commands reach Redis.
      */
     static RedisBackendSettings settings() {
-        return new RedisBackendSettings("bench:", Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(5),
-                Duration.ofSeconds(60), Duration.ofHours(1), 100_000, Duration.ZERO);
+        return new RedisBackendSettings("bench:", Duration.ofSeconds(1), Duration.ofSeconds(30),
+                RedisBreakerSettings.defaults(), Duration.ofSeconds(60), Duration.ofHours(1), 100_000, Duration.ZERO,
+                Duration.ofMillis(50), Duration.ofMillis(100));
     }
 
     static RedisClient lettuce(RedisServerProcess server) {

@@ -4,6 +4,8 @@ import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.redis.RedisFilterBackend;
+import io.bloomguard.redis.UnwritableAdds;
+import io.bloomguard.registry.AddFailurePolicy;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.DisabledBloomFilter;
 import io.bloomguard.registry.FilterState;
@@ -49,7 +51,8 @@ final class BloomFilterRegistryFactory {
                                     + " org.springframework.boot:spring-boot-starter-data-redis and point"
                                     + " spring.data.redis.* at your Redis; or use backend local");
                 }
-                yield backend.create(spec.name(), sizing, spec.redisShards());
+                yield backend.create(spec.name(), sizing, spec.redisShards(),
+                        (spec.onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL : UnwritableAdds.BUFFER);
             }
         };
     }

@@ -319,7 +319,7 @@ public class BloomGuardProperties {
 
         /**
          * Longest a guarded call waits for Redis to answer a check; then the filter's on-backend-failure policy
-         * applies and the circuit breaker opens.
+         * applies, and the failure counts towards opening the circuit breaker.
          */
         private Duration checkTimeout = Duration.ofMillis(50);
 
@@ -327,10 +327,32 @@ public class BloomGuardProperties {
         private Duration commandTimeout = Duration.ofSeconds(2);
 
         /**
-         * How long the circuit breaker stays open after a Redis call failed or timed out; calls meanwhile fail at
-         * once (and follow on-backend-failure) instead of each waiting for the timeout.
+         * Share of failed or timed-out Redis calls, in percent, over breaker-window, at or above which a circuit
+         * breaker opens (checks and other commands have one each): calls then fail at once (and follow
+         * on-backend-failure) instead of each waiting for the timeout.
          */
-        private Duration breakerWindow = Duration.ofSeconds(5);
+        private int breakerFailureRate = 50;
+
+        /** Calls breaker-window must hold before their failure rate can open a circuit breaker. */
+        private int breakerMinimumCalls = 10;
+
+        /** How far back a circuit breaker counts calls and failures. */
+        private Duration breakerWindow = Duration.ofSeconds(2);
+
+        /** How long an open circuit breaker fails calls at once before it lets one trial call through. */
+        private Duration breakerOpenWait = Duration.ofMillis(250);
+
+        /**
+         * How often, while adds wait for replay or a stale mark waits to be sent because Redis did not answer, one
+         * probe command asks whether it does again, so that they are delivered at once when it does.
+         */
+        private Duration probeInterval = Duration.ofMillis(50);
+
+        /**
+         * Pause between attempts to open a new connection while the backend's own connection to Redis is down,
+         * instead of the Redis client's reconnect back-off, which grows to many seconds.
+         */
+        private Duration reconnectDelay = Duration.ofMillis(100);
 
         /**
          * Expiry of the lock held by the instance that loads a filter. The loader renews it; if the loader dies,
@@ -378,12 +400,52 @@ public class BloomGuardProperties {
             this.commandTimeout = commandTimeout;
         }
 
+        public int getBreakerFailureRate() {
+            return breakerFailureRate;
+        }
+
+        public void setBreakerFailureRate(int breakerFailureRate) {
+            this.breakerFailureRate = breakerFailureRate;
+        }
+
+        public int getBreakerMinimumCalls() {
+            return breakerMinimumCalls;
+        }
+
+        public void setBreakerMinimumCalls(int breakerMinimumCalls) {
+            this.breakerMinimumCalls = breakerMinimumCalls;
+        }
+
         public Duration getBreakerWindow() {
             return breakerWindow;
         }
 
         public void setBreakerWindow(Duration breakerWindow) {
             this.breakerWindow = breakerWindow;
+        }
+
+        public Duration getBreakerOpenWait() {
+            return breakerOpenWait;
+        }
+
+        public void setBreakerOpenWait(Duration breakerOpenWait) {
+            this.breakerOpenWait = breakerOpenWait;
+        }
+
+        public Duration getProbeInterval() {
+            return probeInterval;
+        }
+
+        public void setProbeInterval(Duration probeInterval) {
+            this.probeInterval = probeInterval;
+        }
+
+        public Duration getReconnectDelay() {
+            return reconnectDelay;
+        }
+
+        public void setReconnectDelay(Duration reconnectDelay) {
+            this.reconnectDelay = reconnectDelay;
         }
 
         public Duration getLockTtl() {

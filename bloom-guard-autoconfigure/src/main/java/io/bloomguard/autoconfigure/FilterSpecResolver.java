@@ -3,6 +3,7 @@ package io.bloomguard.autoconfigure;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.redis.RedisBackendSettings;
+import io.bloomguard.redis.RedisBreakerSettings;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
 
@@ -134,6 +135,17 @@ final class FilterSpecResolver {
         positive(prefix + ".check-timeout", redis.getCheckTimeout());
         positive(prefix + ".command-timeout", redis.getCommandTimeout());
         positive(prefix + ".breaker-window", redis.getBreakerWindow());
+        positive(prefix + ".breaker-open-wait", redis.getBreakerOpenWait());
+        positive(prefix + ".probe-interval", redis.getProbeInterval());
+        positive(prefix + ".reconnect-delay", redis.getReconnectDelay());
+        if (redis.getBreakerFailureRate() < 1 || redis.getBreakerFailureRate() > 100) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".breaker-failure-rate", redis.getBreakerFailureRate(),
+                    "a percentage from 1 to 100, e.g. 50");
+        }
+        if (redis.getBreakerMinimumCalls() < 1) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".breaker-minimum-calls",
+                    redis.getBreakerMinimumCalls(), "a number of calls, 1 or more, e.g. 10");
+        }
         positive(prefix + ".lock-ttl", redis.getLockTtl());
         positive(prefix + ".refresh-interval", redis.getRefreshInterval());
         if (redis.getRebuildGrace() == null || redis.getRebuildGrace().isNegative()) {
@@ -144,9 +156,11 @@ final class FilterSpecResolver {
             throw new InvalidBloomGuardPropertyException(prefix + ".pending-adds-limit", redis.getPendingAddsLimit(),
                     "a number of keys, zero or more");
         }
+        RedisBreakerSettings breaker = new RedisBreakerSettings(redis.getBreakerFailureRate(),
+                redis.getBreakerMinimumCalls(), redis.getBreakerWindow(), redis.getBreakerOpenWait());
         return new RedisBackendSettings(redis.getKeyPrefix(), redis.getCheckTimeout(), redis.getCommandTimeout(),
-                redis.getBreakerWindow(), redis.getLockTtl(), redis.getRefreshInterval(), redis.getPendingAddsLimit(),
-                redis.getRebuildGrace());
+                breaker, redis.getLockTtl(), redis.getRefreshInterval(), redis.getPendingAddsLimit(),
+                redis.getRebuildGrace(), redis.getProbeInterval(), redis.getReconnectDelay());
     }
 
     private static void positive(String property, Duration value) {

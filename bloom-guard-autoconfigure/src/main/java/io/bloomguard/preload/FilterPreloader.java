@@ -18,6 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -25,7 +27,8 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Fills every filter from its key sources, one filter after another, logging progress. A filter moves from
+ * Fills every filter from its key sources, logging progress: local filters one after another, shared ones all at
+ * once (each may wait out a rebuild grace before it reads its sources, and those waits overlap). A filter moves from
  * {@code LOADING} to {@code READY} when all its sources were read, or to {@code FAILED} (it then lets every
  * call through) when one of them threw. A filter with no key source is ready at once, empty: if methods are
  * guarded with it, that is almost certainly a mistake, and a warning names them.
@@ -69,6 +72,7 @@ public final class FilterPreloader {
     /** Loads every filter that is {@code LOADING}; returns when all are done. */
     public void preloadAll() {
         Map<String, Set<String>> guarded = guardedMethods.get();
+        List<Runnable> sharedStarts = new ArrayList<>();
         for (NamedBloomFilter filter : registry.all()) {
             if (filter.state() != FilterState.LOADING) {
                 continue;
@@ -89,13 +93,47 @@ public final class FilterPreloader {
                 }
             }
             if (filter.backend() instanceof SharedBloomFilter shared) {
-                startShared(filter, shared, sources);
+                sharedStarts.add(() -> startShared(filter, shared, sources));
             }
             else if (sources.isEmpty()) {
                 filter.finishLoading();
             }
             else {
                 preload(filter, sources);
+            }
+        }
+        runTogether(sharedStarts);
+    }
+
+    /** Runs the starts of shared filters each on a thread of its own (the last on this one) and waits for all. */
+    private static void runTogether(List<Runnable> starts) {
+        if (starts.size() <= 1) {
+            starts.forEach(Runnable::run);
+            return;
+        }
+        List<FutureTask<Void>> others = new ArrayList<>();
+        for (int i = 0; i < starts.size() - 1; i++) {
+            FutureTask<Void> task = new FutureTask<>(starts.get(i), null);
+            Thread thread = new Thread(task, "bloom-guard-preload-" + (i + 1));
+            thread.setDaemon(true);
+            thread.start();
+            others.add(task);
+        }
+        starts.get(starts.size() - 1).run();
+        for (FutureTask<Void> task : others) {
+            try {
+                task.get();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while shared filters were starting", ex);
+            }
+            catch (ExecutionException ex) {
+                // startShared handles what a start throws; what gets here is an Error (out of memory, say)
+                if (ex.getCause() instanceof Error error) {
+                    throw error;
+                }
+                throw new IllegalStateException(ex.getCause());
             }
         }
     }

@@ -108,6 +108,12 @@ public final class LettuceRedisPort implements RedisPort {
         }).thenCompose(future -> future);
     }
 
+    /** {@code false} while the connection is down (Lettuce's own reconnect not yet done). */
+    @Override
+    public boolean isConnected() {
+        return connection.isOpen();
+    }
+
     @Override
     public void close() {
         connection.close();

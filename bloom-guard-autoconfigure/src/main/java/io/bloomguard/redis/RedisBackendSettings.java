@@ -8,16 +8,19 @@ import java.time.Duration;
  * @param keyPrefix         prefix of every key the backend writes
  * @param checkTimeout      longest a guarded call waits for a check before the failure policy applies
  * @param commandTimeout    longest any other command (adds, metadata, uploads) is waited for
- * @param breakerWindow     how long the circuit breaker stays open after a failure before one trial call
+ * @param breaker           when the circuit breakers (one for checks, one for other commands) open and retry
  * @param lockTtl           expiry of the load lock; the loader renews it, so it only matters when the loader dies
  * @param refreshInterval   how often each instance reads the stored state (readiness, generation, lost bitmaps)
  * @param pendingAddsLimit  adds kept for replay while Redis is unreachable; beyond it the filter is rebuilt
  * @param rebuildGrace      pause between announcing a new generation and reading the key source, so that writes
  *                          whose transactions were already open reach the new generation or the source
+ * @param probeInterval     how often, while adds or a stale mark wait for Redis to answer, it is asked whether it
+ *                          does, so that they are delivered at once rather than at the next refresh
+ * @param reconnectDelay    pause between attempts to open a new connection while the backend's own is down
  */
 public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout,
-        Duration breakerWindow, Duration lockTtl, Duration refreshInterval, int pendingAddsLimit,
-        Duration rebuildGrace) {
+        RedisBreakerSettings breaker, Duration lockTtl, Duration refreshInterval, int pendingAddsLimit,
+        Duration rebuildGrace, Duration probeInterval, Duration reconnectDelay) {
 
     /**
      * Longest the last attempt of a closing instance takes, for all its filters together: three command timeouts,
@@ -30,6 +33,7 @@ public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Dura
     /** The defaults of {@code bloom-guard.redis.*}. */
     public static RedisBackendSettings defaults() {
         return new RedisBackendSettings("bloom-guard:", Duration.ofMillis(50), Duration.ofSeconds(2),
-                Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(1), 100_000, Duration.ofSeconds(1));
+                RedisBreakerSettings.defaults(), Duration.ofSeconds(30), Duration.ofSeconds(1), 100_000,
+                Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(100));
     }
 }

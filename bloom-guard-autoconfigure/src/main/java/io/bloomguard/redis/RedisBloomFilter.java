@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -71,6 +72,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     private static final Duration MAX_RETRY_PAUSE = Duration.ofMinutes(10);
 
+    /** The reason of a build at startup: see {@link #buildHoldingLock}. */
+    private static final String STARTUP = "startup";
+
     private final String name;
     private final FilterSizing sizing;
     private final RedisFilterIdentity configured;
@@ -84,6 +88,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final RedisGenerations generations;
     private final ScheduledExecutorService scheduler;
     private final ExecutorService builders;
+    private final RecoveryProbe recovery;
+    private final Semaphore startupBuilds;
+    private final UnwritableAdds unwritableAdds;
     private final PendingAdds pending;
     private final AtomicBoolean building = new AtomicBoolean();
     private volatile RedisFilterView view = RedisFilterView.NOT_STARTED;
@@ -106,24 +113,31 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private volatile long dropsMarked;
 
     RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, RedisBackendSettings settings,
-            RedisCommands checks, RedisCommands commands, ScheduledExecutorService scheduler,
-            ExecutorService builders) {
+            UnwritableAdds unwritableAdds, Shared backend) {
         this.name = name;
         this.sizing = sizing;
         this.configured = RedisFilterIdentity.of(sizing, seed, shards);
         this.keys = new RedisFilterKeys(settings.keyPrefix(), name);
         this.settings = settings;
-        this.checks = checks;
-        this.commands = commands;
+        this.unwritableAdds = unwritableAdds;
+        this.checks = backend.checks();
+        this.commands = backend.commands();
         this.lock = new RedisLoadLock(name, keys, commands, settings);
         this.generations = new RedisGenerations(name, keys, commands, settings.commandTimeout(), lock.owner());
-        this.scheduler = scheduler;
-        this.builders = builders;
+        this.scheduler = backend.scheduler();
+        this.builders = backend.builders();
+        this.recovery = backend.recovery();
+        this.startupBuilds = backend.startupBuilds();
         this.pending = new PendingAdds(settings.pendingAddsLimit());
     }
 
     public String name() {
         return name;
+    }
+
+    /** The key of the filter's metadata, which a {@link RecoveryProbe} asks about. */
+    String metaKey() {
+        return keys.meta(0);
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -171,7 +185,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                     + " ready");
             return StartOutcome.LOADING_ELSEWHERE;
         }
-        buildHoldingLock("startup", configuredTarget(view), this::readKeySource);
+        buildHoldingLock(STARTUP, configuredTarget(view), this::readKeySource);
         return StartOutcome.LOADED_HERE;
     }
 
@@ -477,7 +491,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     /**
      * Adds keys with one script per shard. Keys that cannot be written now (Redis unreachable, no bitmap yet)
-     * are buffered for replay and counted as new, since they may be.
+     * are buffered for replay and counted as new, since they may be. Under {@link UnwritableAdds#FAIL} keys that
+     * cannot be written because Redis does not answer (or its circuit breaker is open) are not buffered: this
+     * throws, so that the write they belong to fails.
      *
      * <p>After {@link #close()} nothing replays a buffer, so keys are not buffered: they are written at once, past
      * the circuit breaker, within {@link RedisBackendSettings#lastAttemptTimeout()}; if they cannot be, the filter
@@ -485,7 +501,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      * if neither reaches Redis (it is down, or the backend has released its connection), this throws, so that the
      * loss is not silent: the caller's write can roll back, and the guard logs it.
      *
-     * @throws RedisUnavailableException after close, when neither the keys nor a stale mark reached Redis
+     * @throws RedisUnavailableException after close, when neither the keys nor a stale mark reached Redis; under
+     *                                   {@link UnwritableAdds#FAIL}, when Redis did not take the keys
      */
     @Override
     public long putAll(Iterable<?> added) {
@@ -497,19 +514,28 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (closed.get()) {
             return putAfterClose(list);
         }
-        if (view == RedisFilterView.NOT_STARTED) {
+        if (view == RedisFilterView.NOT_STARTED && unwritableAdds == UnwritableAdds.BUFFER) {
             buffer(list);
             return list.size();
         }
         try {
+            if (view == RedisFilterView.NOT_STARTED) {
+                refresh(); // FAIL: the key must reach Redis now, so learn where it goes
+            }
             WriteResult result = write(list, commands);
             if (!result.unwritten.isEmpty()) {
-                buffer(result.unwritten);
+                buffer(result.unwritten); // no bitmap to write to (no instance rejects with it) or churn: replayed
             }
             return result.changed + result.unwritten.size();
         }
         catch (RedisUnavailableException ex) {
+            if (unwritableAdds == UnwritableAdds.FAIL) {
+                throw new RedisUnavailableException("Filter '" + name + "' could not write " + adds(list.size())
+                        + " to Redis (" + ex.getMessage() + "), and on-add-failure is fail: the write must not"
+                        + " succeed without its key", ex);
+            }
             buffer(list);
+            recovery.waiting(this);
             logger.debug("Filter '" + name + "': buffered " + list.size() + " adds while Redis is unavailable", ex);
             return list.size();
         }
@@ -686,6 +712,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             buildIfNeeded();
         }
         catch (RedisUnavailableException ex) {
+            if (!nothingOwed()) {
+                recovery.waiting(this);
+            }
             logger.debug("Filter '" + name + "': Redis unavailable during maintenance", ex);
         }
         catch (RuntimeException ex) {
@@ -716,6 +745,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             sendOwedStaleMark(commands);
         }
         catch (RedisUnavailableException ex) {
+            recovery.waiting(this);
             logger.warn("Filter '" + name + "' misses a key, but Redis is unavailable (" + ex.getMessage() + "): this"
                     + " instance does not reject with it meanwhile, and marks it stale in Redis, for every instance,"
                     + " once Redis answers again");
@@ -929,7 +959,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      * Builds generation {@code target} while holding the lock: announces it (from then on every add reaches
      * it), waits the grace period, builds the bits in this JVM (from the key source, or a snapshot), uploads
      * them and swaps them in, shard 0 last so that instances see the new generation only once every shard has
-     * it.
+     * it. At {@link #STARTUP} the building and upload wait for those of the backend's other filters.
      */
     private long buildHoldingLock(String reason, RedisFilterIdentity target,
             Function<RedisFilterIdentity, Built> build) {
@@ -949,8 +979,23 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             pending.recovered(dropsBefore); // keys dropped before now are in the key source read below
             sentMark.compareAndSet(markBefore, null);
             sleep(settings.rebuildGrace());
-            Built built = build.apply(target);
-            long[] uploadedBits = generations.upload(target, built.words);
+            // Filters that start together wait out their graces together, but hold their bits in the heap one at
+            // a time, as the startup heap check assumes.
+            boolean oneAtATime = reason.equals(STARTUP);
+            if (oneAtATime) {
+                startupBuilds.acquireUninterruptibly();
+            }
+            Built built;
+            long[] uploadedBits;
+            try {
+                built = build.apply(target);
+                uploadedBits = generations.upload(target, built.words);
+            }
+            finally {
+                if (oneAtATime) {
+                    startupBuilds.release();
+                }
+            }
             boolean stillStale = generations.swap(target, built.sizing, previousLive, staleMarks, uploadedBits);
             refresh();
             logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
@@ -1005,6 +1050,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     private record WriteResult(long changed, List<Object> unwritten) {
+    }
+
+    /** What a filter shares with the other filters of its {@link RedisFilterBackend}. */
+    record Shared(RedisCommands checks, RedisCommands commands, ScheduledExecutorService scheduler,
+            ExecutorService builders, RecoveryProbe recovery, Semaphore startupBuilds) {
     }
 
     /** A stale mark owed to Redis; each loss its own instance, so that one owed meanwhile is not taken as sent. */

@@ -15,7 +15,8 @@ import java.util.function.Supplier;
 /**
  * How the backend's commands reach Redis: through the port, behind the {@link CircuitBreaker}, each reply awaited
  * no longer than its timeout. Every failure, be it a command that could not be sent, an error reply or a timeout,
- * becomes a {@link RedisUnavailableException} and opens the breaker; every reply closes it.
+ * becomes a {@link RedisUnavailableException} and counts towards opening the breaker; every reply counts as a
+ * success, and closes an open breaker.
  *
  * <p>Usage: {@code byte[] block = commands.call(port -> port.getRange(key, 0, 63), settings.checkTimeout());}
  */
@@ -57,7 +58,7 @@ final class RedisCommands {
      */
     <T> CompletableFuture<T> send(Function<RedisPort, CompletableFuture<T>> command) {
         if (breaker != null && !breaker.tryAcquire()) {
-            throw new RedisUnavailableException("Redis is unavailable (circuit breaker open after a failure)");
+            throw new RedisUnavailableException("Redis is unavailable (circuit breaker open: most recent calls failed)");
         }
         if (breaker == null && deadline - System.nanoTime() <= 0) {
             throw new RedisUnavailableException("Redis did not answer within the time given to the last attempt");
@@ -122,6 +123,21 @@ final class RedisCommands {
             failed();
             throw unavailable((failure instanceof CompletionException) ? failure.getCause() : failure, timeout);
         });
+    }
+
+    /**
+     * Sends a command past the breaker, without counting it towards opening it, and completes once it is answered
+     * within {@code timeout}: that reply closes the breaker, since Redis answers again. For the {@link RecoveryProbe}.
+     */
+    CompletableFuture<Void> probe(Function<RedisPort, CompletableFuture<?>> command, Duration timeout) {
+        CompletableFuture<?> reply;
+        try {
+            reply = command.apply(port.get());
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+        return reply.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).thenRun(this::answered);
     }
 
     private void answered() {

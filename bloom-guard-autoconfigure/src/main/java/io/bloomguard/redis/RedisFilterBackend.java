@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,8 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * The Redis filters of one application: they share one connection (opened on first use), circuit breakers
- * (a dead server is one outage, not one per filter: one breaker for checks, one for adds and other commands) and one maintenance thread.
+ * The Redis filters of one application: they share one connection (opened on first use, replaced at once when it
+ * drops), circuit breakers (a dead server is one outage, not one per filter: one breaker for checks, one for adds
+ * and other commands), one maintenance thread and one {@link RecoveryProbe}; their startup builds wait out their
+ * rebuild grace together, then build one at a time.
  *
  * <p>Usage: {@code try (RedisFilterBackend redis = new RedisFilterBackend(() -> LettuceRedisPort.connect(client),
  * RedisBackendSettings.defaults())) { RedisBloomFilter users = redis.create("users", sizing, 1); ... }}
@@ -27,32 +30,35 @@ public final class RedisFilterBackend implements AutoCloseable {
     private static final SecureRandom SEEDS = new SecureRandom();
 
     private final RedisBackendSettings settings;
-    private final Supplier<RedisPort> connector;
+    private final SharedConnection connection;
     private final CircuitBreaker checkBreaker;
     private final CircuitBreaker commandBreaker;
     private final RedisCommands checks;
     private final RedisCommands commands;
     private final ScheduledExecutorService scheduler;
     private final ExecutorService builders;
+    private final RecoveryProbe recovery;
+    /** One startup build at a time holds its bits in the heap, as the startup heap check assumes. */
+    private final Semaphore startupBuilds = new Semaphore(1);
     private final List<RedisBloomFilter> filters = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private volatile RedisPort port;
-    /** Set once {@link #close()} has released the connection: no command may open another. */
-    private boolean released;
 
     public RedisFilterBackend(Supplier<RedisPort> connector, RedisBackendSettings settings) {
-        this.connector = connector;
         this.settings = settings;
-        // Two breakers: a check that misses its short timeout (a GC pause will do) must not hold back adds, whose
+        this.connection = new SharedConnection(connector, settings.reconnectDelay());
+        // Two breakers: checks that miss their short timeout (a GC pause will do) must not hold back adds, whose
         // keys the other instances would lack meanwhile; adds have their own, longer timeout and breaker.
-        this.checkBreaker = new CircuitBreaker(settings.breakerWindow());
-        this.commandBreaker = new CircuitBreaker(settings.breakerWindow());
-        this.checks = new RedisCommands(this::port, checkBreaker);
-        this.commands = new RedisCommands(this::port, commandBreaker);
+        this.checkBreaker = new CircuitBreaker("checks", settings.breaker(), settings.checkTimeout());
+        this.commandBreaker = new CircuitBreaker("adds and other commands", settings.breaker(),
+                settings.commandTimeout());
+        this.checks = new RedisCommands(connection::get, checkBreaker);
+        this.commands = new RedisCommands(connection::get, commandBreaker);
         ScheduledThreadPoolExecutor maintenance = new ScheduledThreadPoolExecutor(1, daemon("bloom-guard-redis"));
         maintenance.setRemoveOnCancelPolicy(true);
         this.scheduler = maintenance;
         this.builders = Executors.newCachedThreadPool(daemon("bloom-guard-redis-build"));
+        this.recovery = new RecoveryProbe(connection, commands, scheduler, builders, settings.commandTimeout());
+        recovery.start(settings.probeInterval());
     }
 
     /** A filter with a random seed (used only if this instance is the one that creates it in Redis). */
@@ -60,10 +66,21 @@ public final class RedisFilterBackend implements AutoCloseable {
         return create(name, sizing, SEEDS.nextInt(), shards);
     }
 
+    /** A filter with a random seed whose puts do as {@code unwritableAdds} says when Redis does not answer. */
+    public RedisBloomFilter create(String name, FilterSizing sizing, int shards, UnwritableAdds unwritableAdds) {
+        return create(name, sizing, SEEDS.nextInt(), shards, unwritableAdds);
+    }
+
     /** A filter with a chosen seed for when this instance creates it: for tests and migrations. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards) {
-        RedisBloomFilter filter = new RedisBloomFilter(name, sizing, seed, shards, settings, checks, commands,
-                scheduler, builders);
+        return create(name, sizing, seed, shards, UnwritableAdds.BUFFER);
+    }
+
+    /** A filter with a chosen seed, whose puts do as {@code unwritableAdds} says when Redis does not answer. */
+    public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
+            UnwritableAdds unwritableAdds) {
+        RedisBloomFilter filter = new RedisBloomFilter(name, sizing, seed, shards, settings, unwritableAdds,
+                new RedisBloomFilter.Shared(checks, commands, scheduler, builders, recovery, startupBuilds));
         filters.add(filter);
         return filter;
     }
@@ -75,23 +92,6 @@ public final class RedisFilterBackend implements AutoCloseable {
     /** Whether a circuit breaker is open: Redis failed recently and calls (checks, or other commands) fail fast. */
     public boolean unavailable() {
         return checkBreaker.isOpen() || commandBreaker.isOpen();
-    }
-
-    private RedisPort port() {
-        RedisPort current = port;
-        if (current == null) {
-            synchronized (this) {
-                if (released) {
-                    throw new IllegalStateException("the Redis backend is closed");
-                }
-                current = port;
-                if (current == null) {
-                    current = connector.get();
-                    port = current;
-                }
-            }
-        }
-        return current;
     }
 
     /**
@@ -107,6 +107,7 @@ public final class RedisFilterBackend implements AutoCloseable {
         }
         RedisCommands lastAttempt = commands.lastAttempt(settings.lastAttemptTimeout());
         // Maintenance first: a replay under way holds the keys it drained until its reply (or interruption).
+        recovery.stop();
         scheduler.shutdownNow();
         boolean interrupted = false;
         try {
@@ -120,15 +121,7 @@ public final class RedisFilterBackend implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         builders.shutdownNow();
-        RedisPort current;
-        synchronized (this) {
-            released = true;
-            current = port;
-            port = null;
-        }
-        if (current != null) {
-            current.close();
-        }
+        connection.release();
     }
 
     private static ThreadFactory daemon(String name) {

@@ -39,6 +39,14 @@ public interface RedisPort extends AutoCloseable {
      */
     CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args);
 
+    /**
+     * Whether the connection is up. A port that cannot tell says {@code true}; one that says {@code false} is
+     * replaced by a new connection (see {@link RedisFilterBackend}).
+     */
+    default boolean isConnected() {
+        return true;
+    }
+
     @Override
     void close();
 }

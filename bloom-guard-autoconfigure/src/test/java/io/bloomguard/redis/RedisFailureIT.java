@@ -40,8 +40,9 @@ class RedisFailureIT {
     /** {@link TestRedisBackend#FAST} without maintenance ticks, so a test sees exactly the commands it causes. */
     private static final RedisBackendSettings QUIET = new RedisBackendSettings(TestRedisBackend.FAST.keyPrefix(),
             TestRedisBackend.FAST.checkTimeout(), TestRedisBackend.FAST.commandTimeout(),
-            TestRedisBackend.FAST.breakerWindow(), TestRedisBackend.FAST.lockTtl(), Duration.ofHours(1),
-            TestRedisBackend.FAST.pendingAddsLimit(), TestRedisBackend.FAST.rebuildGrace());
+            TestRedisBackend.FAST.breaker(), TestRedisBackend.FAST.lockTtl(), Duration.ofHours(1),
+            TestRedisBackend.FAST.pendingAddsLimit(), TestRedisBackend.FAST.rebuildGrace(),
+            TestRedisBackend.FAST.probeInterval(), TestRedisBackend.FAST.reconnectDelay());
 
     private static RedisServerProcess server;
 
@@ -77,8 +78,9 @@ class RedisFailureIT {
     void addsBeyondTheBufferMarkTheFilterStaleForEveryInstanceUntilItIsRebuilt() throws Exception {
         List<Object> database = new java.util.concurrent.CopyOnWriteArrayList<>(longs(0, 1000));
         RedisBackendSettings smallBuffer = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
-                QUIET.commandTimeout(), QUIET.breakerWindow(), QUIET.lockTtl(), Duration.ofMillis(100), 5,
-                QUIET.rebuildGrace());
+                QUIET.commandTimeout(), QUIET.breaker(), QUIET.lockTtl(), Duration.ofMillis(100), 5,
+                QUIET.rebuildGrace(), QUIET.probeInterval(),
+                QUIET.reconnectDelay());
         try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
                 TestRedisBackend cutOff = TestRedisBackend.on(proxy.port(), smallBuffer);
                 TestRedisBackend other = TestRedisBackend.on(server, smallBuffer)) {
@@ -121,8 +123,9 @@ class RedisFailureIT {
     void aKeyLostWhileCutOffIsReportedToEveryInstanceOnceRedisIsBack() throws Exception {
         List<Object> database = new java.util.concurrent.CopyOnWriteArrayList<>(longs(0, 1000));
         RedisBackendSettings ticking = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
-                Duration.ofMillis(500), QUIET.breakerWindow(), QUIET.lockTtl(), Duration.ofMillis(100),
-                QUIET.pendingAddsLimit(), QUIET.rebuildGrace());
+                Duration.ofMillis(500), QUIET.breaker(), QUIET.lockTtl(), Duration.ofMillis(100),
+                QUIET.pendingAddsLimit(), QUIET.rebuildGrace(), QUIET.probeInterval(),
+                QUIET.reconnectDelay());
         try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
                 TestRedisBackend cutOff = TestRedisBackend.on(proxy.port(), ticking);
                 TestRedisBackend other = TestRedisBackend.on(server, ticking)) {
@@ -163,8 +166,9 @@ class RedisFailureIT {
     void aKeyLostDuringAnotherInstancesRebuildKeepsTheFilterStaleUntilARebuildThatReadsIt() throws Exception {
         List<Object> database = new java.util.concurrent.CopyOnWriteArrayList<>(longs(0, 1000));
         RedisBackendSettings ticking = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
-                Duration.ofMillis(500), QUIET.breakerWindow(), QUIET.lockTtl(), Duration.ofMillis(100),
-                QUIET.pendingAddsLimit(), QUIET.rebuildGrace());
+                Duration.ofMillis(500), QUIET.breaker(), QUIET.lockTtl(), Duration.ofMillis(100),
+                QUIET.pendingAddsLimit(), QUIET.rebuildGrace(), QUIET.probeInterval(),
+                QUIET.reconnectDelay());
         RecordingKeyFeed rebuilderFeed = RecordingKeyFeed.reading(() -> List.copyOf(database)).holdingCallsFrom(2);
         try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
                 TestRedisBackend cutOff = TestRedisBackend.on(proxy.port(), ticking);
@@ -216,8 +220,9 @@ class RedisFailureIT {
     void addsDroppedWhileARebuildRunsOnAnAlreadyStaleFilterAreMarkedAgain() throws Exception {
         List<Object> database = new java.util.concurrent.CopyOnWriteArrayList<>(longs(0, 1000));
         RedisBackendSettings smallBuffer = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
-                Duration.ofMillis(500), QUIET.breakerWindow(), QUIET.lockTtl(), Duration.ofMillis(100), 2,
-                QUIET.rebuildGrace());
+                Duration.ofMillis(500), QUIET.breaker(), QUIET.lockTtl(), Duration.ofMillis(100), 2,
+                QUIET.rebuildGrace(), QUIET.probeInterval(),
+                QUIET.reconnectDelay());
         RecordingKeyFeed rebuilderFeed = RecordingKeyFeed.reading(() -> List.copyOf(database)).holdingCallsFrom(2);
         try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
                 TestRedisBackend cutOff = TestRedisBackend.on(proxy.port(), smallBuffer);
@@ -278,8 +283,9 @@ class RedisFailureIT {
             return RedisFailureIT.<RuntimeException>sneakyThrow(new java.io.IOException("the query no longer runs"));
         };
         RedisBackendSettings ticking = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
-                QUIET.commandTimeout(), QUIET.breakerWindow(), QUIET.lockTtl(), Duration.ofMillis(50),
-                QUIET.pendingAddsLimit(), QUIET.rebuildGrace());
+                QUIET.commandTimeout(), QUIET.breaker(), QUIET.lockTtl(), Duration.ofMillis(50),
+                QUIET.pendingAddsLimit(), QUIET.rebuildGrace(), QUIET.probeInterval(),
+                QUIET.reconnectDelay());
         try (TestRedisBackend app = TestRedisBackend.on(server, ticking)) {
             RedisBloomFilter filter = app.backend.create("broken-source", SIZING, 1, 1);
             assertThatThrownBy(() -> filter.start(failing)).hasMessage("the query no longer runs");
@@ -428,8 +434,10 @@ class RedisFailureIT {
     @Test
     void aCheckThatTimesOutDoesNotHoldBackAdds() {
         RedisBackendSettings longWindow = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
-                QUIET.commandTimeout(), Duration.ofHours(1), QUIET.lockTtl(), QUIET.refreshInterval(),
-                QUIET.pendingAddsLimit(), QUIET.rebuildGrace());
+                QUIET.commandTimeout(), QUIET.breaker().withOpenWait(Duration.ofHours(1)), QUIET.lockTtl(),
+                QUIET.refreshInterval(),
+                QUIET.pendingAddsLimit(), QUIET.rebuildGrace(), QUIET.probeInterval(),
+                QUIET.reconnectDelay());
         try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
                 TestRedisBackend paused = TestRedisBackend.on(proxy.port(), longWindow);
                 TestRedisBackend other = TestRedisBackend.on(server, longWindow)) {
@@ -478,7 +486,7 @@ class RedisFailureIT {
             Duration recovered = Eventually.until("a check succeeds after the server answers again",
                     () -> filter.mightContain(1L), Duration.ofSeconds(5));
             assertThat(recovered).as("checks answer again at the latest one breaker window after the server does")
-                .isLessThan(TestRedisBackend.FAST.breakerWindow().plusMillis(500));
+                .isLessThan(TestRedisBackend.FAST.breaker().openWait().plusMillis(500));
             assertThat(filter.mightContain(4_999L)).isTrue();
         }
     }

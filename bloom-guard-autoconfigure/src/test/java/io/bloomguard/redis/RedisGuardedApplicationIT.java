@@ -324,11 +324,15 @@ class RedisGuardedApplicationIT {
     @Test
     void addsHeldBackWhenAnInstanceStopsAreWrittenBeforeItsRedisClientCloses() {
         try (FreezableTcpProxy proxy = FreezableTcpProxy.start(redis.port())) {
-            // No maintenance ticks: a refresh still waiting for its reply when Redis thaws would close the breaker.
+            // No maintenance ticks or recovery probes: a refresh or probe still waiting for its reply when Redis
+            // thaws would close the breaker. The one add that times out opens it (nothing answered shortly before).
             ConfigurableApplicationContext first = start(true, Map.of(
                     "spring.data.redis.port", Integer.toString(proxy.port()),
                     "bloom-guard.redis.command-timeout", "500ms",
-                    "bloom-guard.redis.breaker-window", "1h",
+                    "bloom-guard.redis.breaker-minimum-calls", "1",
+                    "bloom-guard.redis.breaker-window", "100ms",
+                    "bloom-guard.redis.breaker-open-wait", "1h",
+                    "bloom-guard.redis.probe-interval", "1h",
                     "bloom-guard.redis.refresh-interval", "1h"));
             ConfigurableApplicationContext second = start(false, Map.of());
             assertThat(filter(second, "codes").trustedToReject()).isTrue();
@@ -652,7 +656,7 @@ class RedisGuardedApplicationIT {
         properties.put("bloom-guard.redis.refresh-interval", "100ms");
         properties.put("bloom-guard.redis.rebuild-grace", "0s");
         properties.put("bloom-guard.redis.lock-ttl", "3s");
-        properties.put("bloom-guard.redis.breaker-window", "300ms");
+        properties.put("bloom-guard.redis.breaker-open-wait", "300ms");
         properties.put("bloom-guard.redis.check-timeout", "200ms");
         properties.putAll(overrides);
         ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class)

@@ -31,11 +31,15 @@ class RedisHeldWriteIT {
 
     private static final FilterSizing SIZING = FilterSizing.of(20_000, 0.01);
 
-    /** No maintenance ticks (the tests run them), and a breaker that lets the next command through at once. */
+    /**
+     * No maintenance ticks and no recovery probes (the tests run maintenance), and a breaker that lets the next
+     * command through at once.
+     */
     private static final RedisBackendSettings MANUAL = new RedisBackendSettings(TestRedisBackend.FAST.keyPrefix(),
-            TestRedisBackend.FAST.checkTimeout(), TestRedisBackend.FAST.commandTimeout(), Duration.ofMillis(1),
-            TestRedisBackend.FAST.lockTtl(), Duration.ofHours(1), TestRedisBackend.FAST.pendingAddsLimit(),
-            TestRedisBackend.FAST.rebuildGrace());
+            TestRedisBackend.FAST.checkTimeout(), TestRedisBackend.FAST.commandTimeout(),
+            TestRedisBackend.FAST.breaker().withOpenWait(Duration.ofMillis(1)), TestRedisBackend.FAST.lockTtl(),
+            Duration.ofHours(1), TestRedisBackend.FAST.pendingAddsLimit(), TestRedisBackend.FAST.rebuildGrace(),
+            Duration.ofHours(1), TestRedisBackend.FAST.reconnectDelay());
 
     private static RedisServerProcess server;
 
@@ -158,8 +162,8 @@ class RedisHeldWriteIT {
     void aLoadWhoseUploadIsGoneIsNotReadyAndIsRetried() {
         List<Object> keys = longs(0, 1000);
         RedisBackendSettings retrying = new RedisBackendSettings(MANUAL.keyPrefix(), MANUAL.checkTimeout(),
-                MANUAL.commandTimeout(), MANUAL.breakerWindow(), Duration.ofMillis(500), Duration.ofMillis(50),
-                MANUAL.pendingAddsLimit(), MANUAL.rebuildGrace());
+                MANUAL.commandTimeout(), MANUAL.breaker(), Duration.ofMillis(500), Duration.ofMillis(50),
+                MANUAL.pendingAddsLimit(), MANUAL.rebuildGrace(), MANUAL.probeInterval(), MANUAL.reconnectDelay());
         try (TestRedisBackend app = TestRedisBackend.intercepting(server, retrying)) {
             RedisBloomFilter filter = app.backend.create("first-upload-gone", SIZING, 1, 1);
             app.port.beforeNext("eval:finish", command -> command.server().delete(command.keys().get(2)).join());

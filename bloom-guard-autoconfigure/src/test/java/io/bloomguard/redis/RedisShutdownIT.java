@@ -34,13 +34,14 @@ class RedisShutdownIT {
     private static final FilterSizing SIZING = FilterSizing.of(20_000, 0.01);
 
     /**
-     * A failed command holds adds back for an hour (as one does for {@code breaker-window} in production), and no
-     * maintenance ticks replay them meanwhile: only closing the instance can deliver them.
+     * A failed command holds adds back for an hour (as one does for {@code breaker-open-wait} in production), and
+     * no maintenance ticks or recovery probes replay them meanwhile: only closing the instance can deliver them.
      */
     private static final RedisBackendSettings HELD_BACK = new RedisBackendSettings(TestRedisBackend.FAST.keyPrefix(),
-            TestRedisBackend.FAST.checkTimeout(), Duration.ofMillis(500), Duration.ofHours(1),
-            TestRedisBackend.FAST.lockTtl(), Duration.ofHours(1), TestRedisBackend.FAST.pendingAddsLimit(),
-            TestRedisBackend.FAST.rebuildGrace());
+            TestRedisBackend.FAST.checkTimeout(), Duration.ofMillis(500),
+            TestRedisBackend.FAST.breaker().withOpenWait(Duration.ofHours(1)), TestRedisBackend.FAST.lockTtl(),
+            Duration.ofHours(1), TestRedisBackend.FAST.pendingAddsLimit(), TestRedisBackend.FAST.rebuildGrace(),
+            Duration.ofHours(1), TestRedisBackend.FAST.reconnectDelay());
 
     private static RedisServerProcess server;
 
@@ -101,8 +102,9 @@ class RedisShutdownIT {
     void addsThatCannotBeWrittenAtCloseMarkTheFilterStaleForEveryInstance(CapturedOutput output) {
         List<Object> database = new CopyOnWriteArrayList<>(longs(0, 1_000));
         RedisBackendSettings rebuilding = new RedisBackendSettings(HELD_BACK.keyPrefix(), HELD_BACK.checkTimeout(),
-                HELD_BACK.commandTimeout(), HELD_BACK.breakerWindow(), HELD_BACK.lockTtl(), Duration.ofMillis(100),
-                HELD_BACK.pendingAddsLimit(), HELD_BACK.rebuildGrace());
+                HELD_BACK.commandTimeout(), HELD_BACK.breaker(), HELD_BACK.lockTtl(), Duration.ofMillis(100),
+                HELD_BACK.pendingAddsLimit(), HELD_BACK.rebuildGrace(), HELD_BACK.probeInterval(),
+                HELD_BACK.reconnectDelay());
         try (TestRedisBackend staying = TestRedisBackend.on(server, rebuilding)) {
             TestRedisBackend leaving = TestRedisBackend.intercepting(server, HELD_BACK);
             try {

@@ -20,10 +20,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class TestRedisBackend implements AutoCloseable {
 
-    /** Quick settings for tests: no rebuild grace, frequent refresh, short lock expiry. */
+    /**
+     * Quick settings for tests: no rebuild grace, frequent refresh, short lock expiry, and circuit breakers that
+     * open on a failure when nothing answered in the 100 ms before it (each of these tests causes one outage and
+     * looks at what follows; {@code CircuitBreakerTest} and {@code RedisRecoveryIT} cover the failure rate) and try
+     * again after 500 ms.
+     */
     static final RedisBackendSettings FAST = new RedisBackendSettings("bloom-guard:", Duration.ofMillis(200),
-            Duration.ofSeconds(5), Duration.ofMillis(500), Duration.ofSeconds(3), Duration.ofMillis(100), 100_000,
-            Duration.ZERO);
+            Duration.ofSeconds(5), new RedisBreakerSettings(50, 1, Duration.ofMillis(100), Duration.ofMillis(500)),
+            Duration.ofSeconds(3), Duration.ofMillis(100), 100_000, Duration.ZERO, Duration.ofMillis(50),
+            Duration.ofMillis(100));
 
     private final ClientResources resources;
     private final AbstractRedisClient client;
