@@ -83,13 +83,11 @@ class RedisOutageBetweenInstancesIT {
 
     /**
      * {@code fail}: A's writes whose key Redis does not take fail and roll back, so B never rejects a customer A
-     * created. ({@code on-backend-failure: throw} too: the guard passes a failed put's exception on under it.)
+     * created.
      */
     @Test
     void underFailNoInstanceRejectsARecordAnotherCreatedDuringTheFreeze() throws Exception {
-        ConfigurableApplicationContext a = start(true, Map.of(
-                "bloom-guard.filters.customers.on-add-failure", "fail",
-                "bloom-guard.filters.customers.on-backend-failure", "throw"));
+        ConfigurableApplicationContext a = start(true, Map.of("bloom-guard.filters.customers.on-add-failure", "fail"));
         ConfigurableApplicationContext b = start(false, Map.of());
 
         Outcome outcome = createInAWhileBLooksUpAcrossAFreeze(a, b);
