@@ -4,6 +4,7 @@ import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.FilterCounters;
 import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.registry.SkipReason;
 import io.bloomguard.registry.UnkeyedWrites;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -75,7 +76,12 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         try {
             mightContain = guard.filter().backendMightContain(key);
             if (!mightContain && (visibleWrites > 0 || writes.writingOnThisThread())) {
-                mightContain = !absentOnceWritesAreKeyed(guard, key);
+                Boolean absent = absentOnceWritesAreKeyed(guard, key);
+                if (absent == null) {
+                    guard.filter().counters().skipped(SkipReason.WRITE_PENDING);
+                    return invocation.proceed();
+                }
+                mightContain = !absent;
             }
         }
         catch (IllegalArgumentException ex) {
@@ -96,13 +102,15 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     /**
      * A key the filter says is absent while a write whose row may be visible has not put its key yet: absent only
      * if the filter still says so once that write has put it. A lookup by the writing thread itself, inside its
-     * write, is not rejected (its row is there, its key not yet); nor is one whose writes take longer than
+     * write, is not decided (its row is there, its key not yet); nor is one whose writes take longer than
      * {@link UnkeyedWrites#MAX_WAIT}.
+     *
+     * @return whether the key is absent, or {@code null} when the filter cannot decide it
      */
-    private static boolean absentOnceWritesAreKeyed(GuardOperation guard, Object key) {
+    private static @Nullable Boolean absentOnceWritesAreKeyed(GuardOperation guard, Object key) {
         UnkeyedWrites writes = guard.filter().unkeyedWrites();
         if (writes.writingOnThisThread() || !writes.awaitVisibleWrites()) {
-            return false;
+            return null;
         }
         return !guard.filter().backendMightContain(key);
     }
@@ -113,8 +121,12 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
      */
     @Nullable Object keyToCheck(GuardOperation guard, Object[] args) {
         NamedBloomFilter filter = guard.filter();
-        if (filter.spec().mode() == GuardMode.OFF || !filter.trustedToReject()) {
-            filter.counters().skipped();
+        if (filter.spec().mode() == GuardMode.OFF) {
+            filter.counters().skipped(SkipReason.MODE_OFF);
+            return null;
+        }
+        if (!filter.trustedToReject()) {
+            filter.counters().skipped(SkipReason.NOT_READY);
             return null;
         }
         Object key;
@@ -126,7 +138,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             key = null;
         }
         if (key == null) {
-            filter.counters().skipped();
+            filter.counters().skipped(SkipReason.NO_KEY);
         }
         return key;
     }
@@ -134,7 +146,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     /** A key the filter cannot hash: the call goes through unchecked, and the problem is logged once. */
     void keyUnhashable(GuardOperation guard, IllegalArgumentException ex) {
         reportKeyProblem(guard.description(), "computed a key the filter cannot hash", ex);
-        guard.filter().counters().skipped();
+        guard.filter().counters().skipped(SkipReason.NO_KEY);
     }
 
     /**
@@ -155,6 +167,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
                 throw failure;
             default:
                 logger.debug("Filter '" + filter.name() + "' failed a check; letting the call through", failure);
+                filter.counters().skipped(SkipReason.BACKEND_FAILURE);
                 return true;
         }
     }

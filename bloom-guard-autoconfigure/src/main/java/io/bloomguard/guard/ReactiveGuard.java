@@ -1,5 +1,6 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.registry.SkipReason;
 import io.bloomguard.registry.UnkeyedWrites;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -79,24 +80,29 @@ final class ReactiveGuard {
         }
         return answered
                 .map(mightContain -> new Decision(BloomGuardInterceptor.callsThrough(guard, mightContain), key, mightContain))
+                .switchIfEmpty(Mono.fromSupplier(() -> { // the filter could not decide: a write of its own is pending
+                    guard.filter().counters().skipped(SkipReason.WRITE_PENDING);
+                    return Decision.UNCHECKED;
+                }))
                 .onErrorResume(RuntimeException.class,
                         failure -> Mono.just(Decision.unanswered(interceptor.callsThroughAfter(guard, failure))));
     }
 
     /**
      * As the blocking guard does: "absent" only if the filter still says so once the writes under way whose rows may
-     * be visible have put their keys; never inside a write of this pipeline or thread to the same filter.
+     * be visible have put their keys; undecided (empty) inside a write of this pipeline or thread to the same
+     * filter, or past {@link UnkeyedWrites#MAX_WAIT}.
      */
     private static Mono<Boolean> absentOnceWritesAreKeyed(GuardOperation guard, Object key, boolean writingHere) {
         UnkeyedWrites writes = guard.filter().unkeyedWrites();
         if (writingHere || writes.writingOnThisThread()) {
-            return Mono.just(false);
+            return Mono.empty();
         }
         return Mono.fromFuture(writes.settled())
                 .timeout(UnkeyedWrites.MAX_WAIT)
                 .then(Mono.defer(() -> Mono.fromFuture(guard.filter().backendMightContainAsync(key))))
                 .map(mightContain -> !mightContain)
-                .onErrorResume(java.util.concurrent.TimeoutException.class, late -> Mono.just(false));
+                .onErrorResume(java.util.concurrent.TimeoutException.class, late -> Mono.empty());
     }
 
     /** The method's {@code Mono}, counting once it has answered whether the filter's answer was right. */

@@ -1,5 +1,6 @@
 package io.bloomguard.registry;
 
+import java.util.EnumMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /** The live counters behind {@link FilterStats}; contention-free, so the guard can count every call. */
@@ -7,7 +8,7 @@ public final class FilterCounters {
 
     private final LongAdder rejected = new LongAdder();
     private final LongAdder passed = new LongAdder();
-    private final LongAdder skipped = new LongAdder();
+    private final EnumMap<SkipReason, LongAdder> skipped = new EnumMap<>(SkipReason.class);
     private final LongAdder falsePositives = new LongAdder();
     private final LongAdder shadowRejections = new LongAdder();
     private final LongAdder shadowFalseNegatives = new LongAdder();
@@ -22,8 +23,19 @@ public final class FilterCounters {
         passed.increment();
     }
 
-    public void skipped() {
-        skipped.increment();
+    public FilterCounters() {
+        for (SkipReason reason : SkipReason.values()) {
+            skipped.put(reason, new LongAdder());
+        }
+    }
+
+    public void skipped(SkipReason reason) {
+        skipped.get(reason).increment();
+    }
+
+    /** Calls that went through unchecked for {@code reason}, so far. */
+    public long skippedFor(SkipReason reason) {
+        return skipped.get(reason).sum();
     }
 
     public void falsePositive() {
@@ -47,7 +59,11 @@ public final class FilterCounters {
     }
 
     public FilterStats snapshot() {
-        return new FilterStats(rejected.sum(), passed.sum(), skipped.sum(), falsePositives.sum(),
+        long allSkipped = 0;
+        for (LongAdder reason : skipped.values()) {
+            allSkipped += reason.sum();
+        }
+        return new FilterStats(rejected.sum(), passed.sum(), allSkipped, falsePositives.sum(),
                 shadowRejections.sum(), shadowFalseNegatives.sum(), backendErrors.sum(), puts.sum());
     }
 }

@@ -5,7 +5,7 @@ package io.bloomguard.registry;
  *
  * @param rejected             guarded calls answered with an empty value (enforce mode)
  * @param passed               guarded calls the filter let through because the key might exist
- * @param skipped              guarded calls not checked (filter not ready, mode off, null key)
+ * @param skipped              guarded calls not decided by the filter, for any {@link SkipReason}
  * @param falsePositives       calls let through whose method then returned an empty value: the measured
  *                             false positives in enforce mode
  * @param shadowRejections     calls shadow mode would have rejected

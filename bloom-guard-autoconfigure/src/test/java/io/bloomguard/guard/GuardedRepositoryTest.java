@@ -3,6 +3,7 @@ package io.bloomguard.guard;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FilterStats;
 import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.registry.SkipReason;
 import io.bloomguard.testapp.CountingCacheManager;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerFinder;
@@ -326,8 +327,11 @@ class GuardedRepositoryTest {
     /** The writing method itself reads its new row back by id, in its own transaction, before its key is put. */
     @Test
     void aWriteThatReadsBackItsOwnRowFindsIt() {
+        long pending = customersFilter.counters().skippedFor(SkipReason.WRITE_PENDING);
         Customer loaded = service.createAndLoad("reloaded-" + System.nanoTime());
         assertThat(customersFilter.backendMightContain(loaded.getId())).isTrue();
+        assertThat(customersFilter.counters().skippedFor(SkipReason.WRITE_PENDING)).as("counted as skipped, and why")
+                .isEqualTo(pending + 1);
     }
 
     /**
@@ -456,8 +460,10 @@ class GuardedRepositoryTest {
     @Test
     void aGuardKeyThatCannotBeComputedLetsTheCallThrough() {
         long skipped = customersFilter.stats().skipped();
+        long noKey = customersFilter.counters().skippedFor(SkipReason.NO_KEY);
         assertThat(lookups.byProbe(null)).isEmpty();
         assertThat(customersFilter.stats().skipped()).isEqualTo(skipped + 1);
+        assertThat(customersFilter.counters().skippedFor(SkipReason.NO_KEY)).isEqualTo(noKey + 1);
     }
 
     /** Called through a generic interface (a bridge method), a rejected call still answers Optional.empty(). */
