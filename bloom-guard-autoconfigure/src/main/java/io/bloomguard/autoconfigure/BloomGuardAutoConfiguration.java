@@ -19,6 +19,7 @@ import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -44,7 +45,10 @@ import java.util.Map;
  * Auto-configuration for bloom-guard: the filter registry and one bean per filter (on the local or the redis
  * backend), the guard that applies {@code @BloomGuarded} / {@code @BloomPut}, and the startup preload.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration")
+// After the availability auto-configuration too: its ApplicationAvailability bean is then told of a readiness change
+// before SharedFilterReadiness, which may answer that change with one of its own (see there).
+@AutoConfiguration(afterName = { "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+        "org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration" })
 @EnableConfigurationProperties(BloomGuardProperties.class)
 @Import(RedisBackendConfiguration.class)
 public final class BloomGuardAutoConfiguration {
@@ -183,8 +187,17 @@ public final class BloomGuardAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        FilterPreloadRunner bloomFilterPreloadRunner(FilterPreloader preloader) {
-            return new FilterPreloadRunner(preloader);
+        FilterPreloadRunner bloomFilterPreloadRunner(FilterPreloader preloader, BloomFilterRegistry registry) {
+            return new FilterPreloadRunner(preloader, registry);
+        }
+
+        /** Holds readiness while a shared filter is refused by its store or has never reached it. */
+        @Bean
+        @ConditionalOnMissingBean
+        static SharedFilterReadiness bloomSharedFilterReadiness(ObjectProvider<BloomFilterRegistry> registry,
+                ObjectProvider<ApplicationAvailability> availability, Environment environment) {
+            return new SharedFilterReadiness(registry, availability,
+                    BloomGuardProperties.bind(environment).getRedis().getRefreshInterval());
         }
     }
 

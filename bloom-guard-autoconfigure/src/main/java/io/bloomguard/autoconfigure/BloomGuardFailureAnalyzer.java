@@ -2,6 +2,7 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.guard.InvalidBloomAnnotationException;
 import io.bloomguard.preload.UnknownKeySourceFilterException;
+import io.bloomguard.redis.RedisAccessDeniedException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -10,10 +11,10 @@ import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 
 /**
- * Explains a startup failure caused by a bloom-guard annotation, key source or property: what is wrong, where,
- * and what to change. Ahead of Spring Boot's analyzers, which would otherwise answer an unknown property with
- * their generic report whenever the starter comes after Spring Boot on the classpath: analyzers of equal order
- * run in classpath order.
+ * Explains a startup failure caused by a bloom-guard annotation, key source or property, or by a Redis that refuses
+ * bloom-guard's user: what is wrong, where, and what to change. Ahead of Spring Boot's analyzers, which would
+ * otherwise answer an unknown property with their generic report whenever the starter comes after Spring Boot on the
+ * classpath: analyzers of equal order run in classpath order.
  */
 @Order(Ordered.HIGHEST_PRECEDENCE)
 final class BloomGuardFailureAnalyzer implements FailureAnalyzer {
@@ -35,6 +36,9 @@ final class BloomGuardFailureAnalyzer implements FailureAnalyzer {
                 if (analysis != null) {
                     return analysis;
                 }
+            }
+            if (cause instanceof RedisAccessDeniedException refused) {
+                return new FailureAnalysis(refused.getMessage() + ".", refused.action() + ".", refused);
             }
             if (cause instanceof InvalidBloomGuardPropertyException property) {
                 return new FailureAnalysis("Invalid value '" + property.value() + "' for property "

@@ -37,6 +37,22 @@ public interface SharedBloomFilter extends BloomFilter, AutoCloseable {
     SharedFilterStatus status();
 
     /**
+     * Why the filter has its {@link #status()}, for a status a user must act on ({@code ACCESS_DENIED}: what the
+     * store refused and what to change; {@code UNREACHABLE}: the last failure); otherwise {@code null}.
+     */
+    default @org.jspecify.annotations.Nullable String statusReason() {
+        return null;
+    }
+
+    /**
+     * {@link #approximateElementCount()} and {@link #expectedFpp()} as last read from the store, without waiting on
+     * it: they never fail, and say when the store could not be read. This default reads them now.
+     */
+    default FillEstimate lastEstimate() {
+        return new FillEstimate(approximateElementCount(), expectedFpp(), java.time.Instant.now(), false);
+    }
+
+    /**
      * {@link #mightContain} without waiting for the store: for callers that must not block, such as a guarded
      * method returning a {@code Mono}. The future fails as {@code mightContain} would throw (the store did not
      * answer in time, or is unreachable); a key of an unsupported type is refused at once, by throwing.
@@ -78,6 +94,11 @@ public interface SharedBloomFilter extends BloomFilter, AutoCloseable {
         /** The stored filter does not match this instance's configuration. */
         MISMATCHED,
         /** The store could not be reached; the filter keeps trying. */
-        UNREACHABLE
+        UNREACHABLE,
+        /**
+         * The store refuses this instance's credentials or one of its commands ({@link SharedFilterStatus#ACCESS_DENIED}):
+         * a configuration mistake the application should not start with.
+         */
+        ACCESS_DENIED
     }
 }

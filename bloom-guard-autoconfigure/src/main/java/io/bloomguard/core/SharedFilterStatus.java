@@ -26,5 +26,14 @@ public enum SharedFilterStatus {
     MISMATCHED,
 
     /** Adds did not reach the store (it was unreachable); it is not trusted until they are replayed or it is rebuilt. */
-    STALE
+    STALE,
+
+    /**
+     * The store refuses this instance: no or wrong credentials, or a user whose ACL denies a command or key the
+     * filter needs. A configuration mistake: it lasts until fixed, and this instance's adds cannot reach the store.
+     */
+    ACCESS_DENIED,
+
+    /** The store has not been reached since this instance started: it has not joined the shared filter yet. */
+    UNREACHABLE
 }

@@ -111,6 +111,12 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final AtomicReference<@Nullable StaleMark> sentMark = new AtomicReference<>();
     /** Dropped adds ({@link PendingAdds#dropped()}) the stale marks this instance sent so far cover. */
     private volatile long dropsMarked;
+    /** Outages and refusals met by this filter's commands, each logged once. */
+    private final RedisAccessState access;
+    private final RedisAccessCheck accessCheck;
+    private final RedisFillEstimate fill;
+    /** Set when the start could not reach Redis: until it has, the filter is {@code UNREACHABLE}. */
+    private volatile boolean unreachableAtStart;
 
     RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, RedisBackendSettings settings,
             UnwritableAdds unwritableAdds, Shared backend) {
@@ -120,8 +126,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         this.keys = new RedisFilterKeys(settings.keyPrefix(), name);
         this.settings = settings;
         this.unwritableAdds = unwritableAdds;
-        this.checks = backend.checks();
-        this.commands = backend.commands();
+        this.access = new RedisAccessState(name, new RedisAcl(settings.keyPrefix()));
+        this.accessCheck = new RedisAccessCheck(keys, settings.commandTimeout(), access);
+        this.fill = new RedisFillEstimate(settings.refreshInterval());
+        this.checks = backend.checks().reportingTo(access);
+        this.commands = backend.commands().reportingTo(access);
         this.lock = new RedisLoadLock(name, keys, commands, settings);
         this.generations = new RedisGenerations(name, keys, commands, settings.commandTimeout(), lock.owner());
         this.scheduler = backend.scheduler();
@@ -156,6 +165,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private StartOutcome join(@Nullable KeyFeed keys) {
         this.feed = keys;
         try {
+            verifyAccess();
             refresh();
             return switch (view.status) {
                 case READY -> StartOutcome.ALREADY_LOADED;
@@ -163,9 +173,17 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                 default -> (keys != null) ? loadUnlessAnotherInstanceDoes() : waitForALoader();
             };
         }
+        catch (RedisAccessDeniedException ex) {
+            return StartOutcome.ACCESS_DENIED; // logged, with what to fix, by the access state
+        }
         catch (RedisUnavailableException ex) {
-            logger.warn("Filter '" + name + "': Redis is unavailable at startup (" + ex.getMessage()
-                    + "); calls pass through until it is reachable and the filter is loaded");
+            access.failed(ex); // the outage this filter is in: its end is logged
+            unreachableAtStart = true;
+            logger.error("Filter '" + name + "' cannot reach Redis at startup (" + ex.getMessage() + "): it is"
+                    + " UNREACHABLE, passes calls through, and holds the application's readiness at REFUSING_TRAFFIC"
+                    + " until it has joined the shared filter; it keeps trying every " + settings.refreshInterval()
+                    + ". Check that Redis (every node, for a cluster) is running and reachable from this host at"
+                    + " spring.data.redis.host/port (or url, sentinel.nodes, cluster.nodes)");
             return StartOutcome.UNREACHABLE;
         }
         finally {
@@ -226,8 +244,36 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         return needed;
     }
 
+    /** Runs the {@link RedisAccessCheck}; throws {@link RedisAccessDeniedException} while Redis refuses a command. */
+    private void verifyAccess() {
+        // Past the breaker, within one command timeout: a breaker opened by the refusals would hold the check back.
+        accessCheck.verify(commands.lastAttempt(settings.commandTimeout()));
+    }
+
+    /** The refusal this filter is under ({@code ACCESS_DENIED}), with what to change; {@code null} when none. */
+    public @Nullable RedisAccessDeniedException accessDenied() {
+        return access.denied();
+    }
+
+    @Override
+    public @Nullable String statusReason() {
+        return access.reason();
+    }
+
+    /** The fill last read by the maintenance task: never waits on Redis, never throws. */
+    @Override
+    public io.bloomguard.core.FillEstimate lastEstimate() {
+        return fill.current(access.answering());
+    }
+
     @Override
     public SharedFilterStatus status() {
+        if (access.denied() != null) {
+            return SharedFilterStatus.ACCESS_DENIED;
+        }
+        if (unreachableAtStart && view == RedisFilterView.NOT_STARTED) {
+            return SharedFilterStatus.UNREACHABLE;
+        }
         SharedFilterStatus stored = view.status;
         if (stored == SharedFilterStatus.READY && (!pending.isEmpty() || pending.overflowed()
                 || staleMarkOwed.get() != null)) {
@@ -514,6 +560,12 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (closed.get()) {
             return putAfterClose(list);
         }
+        RedisAccessDeniedException denied = access.denied();
+        if (denied != null) {
+            // Not buffered: no replay would reach Redis until its configuration is fixed, and meanwhile the other
+            // instances would reject these records. The caller learns it now.
+            throw denied;
+        }
         if (view == RedisFilterView.NOT_STARTED && unwritableAdds == UnwritableAdds.BUFFER) {
             buffer(list);
             return list.size();
@@ -653,6 +705,16 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         return Double.isInfinite(estimate) ? 1.0 : sizingOf(live).falsePositiveProbability(estimate);
     }
 
+    /** The fill as the maintenance task reads it: one {@code BITCOUNT} per shard. */
+    private io.bloomguard.core.FillEstimate readFill() {
+        RedisFilterIdentity live = view.live;
+        double estimate = estimateKeys();
+        long count = Double.isInfinite(estimate) ? Long.MAX_VALUE : Math.round(estimate);
+        double fpp = (live == null) ? 0.0
+                : Double.isInfinite(estimate) ? 1.0 : sizingOf(live).falsePositiveProbability(estimate);
+        return new io.bloomguard.core.FillEstimate(count, fpp, java.time.Instant.now(), false);
+    }
+
     private double estimateKeys() {
         RedisFilterView current = view;
         RedisFilterIdentity live = current.live;
@@ -706,10 +768,17 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             return;
         }
         try {
+            if (access.unverified()) {
+                verifyAccess(); // throws while Redis refuses a command
+            }
             refresh();
+            fill.refreshIfDue(this::readFill);
             sendOwedStaleMark(commands);
             replayPending(commands);
             buildIfNeeded();
+        }
+        catch (RedisAccessDeniedException ex) {
+            logger.debug("Filter '" + name + "': Redis still refuses access", ex);
         }
         catch (RedisUnavailableException ex) {
             if (!nothingOwed()) {
@@ -729,6 +798,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     @Override
     public void markIncomplete(String reason) {
         staleMarkOwed.set(new OwedMark(reason));
+        if (access.denied() != null && !closed.get()) {
+            return; // owed until Redis allows it; the refusal is logged once, not once per lost key
+        }
         if (closed.get()) {
             // Nothing will send it later: one last attempt.
             try {

@@ -27,15 +27,24 @@ final class RedisCommands {
     private final @Nullable CircuitBreaker breaker;
     /** {@code System.nanoTime()} after which a last attempt waits for no more replies. */
     private final long deadline;
+    /** Told of every reply and every failure: a filter's {@link RedisAccessState}. */
+    private final Outcomes outcomes;
 
     RedisCommands(Supplier<RedisPort> port, CircuitBreaker breaker) {
-        this(port, breaker, 0);
+        this(port, breaker, 0, Outcomes.NONE);
     }
 
-    private RedisCommands(Supplier<RedisPort> port, @Nullable CircuitBreaker breaker, long deadline) {
+    private RedisCommands(Supplier<RedisPort> port, @Nullable CircuitBreaker breaker, long deadline,
+            Outcomes outcomes) {
         this.port = port;
         this.breaker = breaker;
         this.deadline = deadline;
+        this.outcomes = outcomes;
+    }
+
+    /** The same commands, through the same breaker, each outcome also reported to {@code outcomes}. */
+    RedisCommands reportingTo(Outcomes outcomes) {
+        return new RedisCommands(port, breaker, deadline, outcomes);
     }
 
     /**
@@ -44,7 +53,7 @@ final class RedisCommands {
      * longer than its own timeout and all of them together no longer than {@code budget}.
      */
     RedisCommands lastAttempt(Duration budget) {
-        return new RedisCommands(port, null, System.nanoTime() + budget.toNanos());
+        return new RedisCommands(port, null, System.nanoTime() + budget.toNanos(), Outcomes.NONE);
     }
 
     /** Sends a command and waits for its reply. */
@@ -58,7 +67,8 @@ final class RedisCommands {
      */
     <T> CompletableFuture<T> send(Function<RedisPort, CompletableFuture<T>> command) {
         if (breaker != null && !breaker.tryAcquire()) {
-            throw new RedisUnavailableException("Redis is unavailable (circuit breaker open: most recent calls failed)");
+            throw outcomes.failed(new RedisUnavailableException("Redis is unavailable (circuit breaker open: most"
+                    + " recent calls failed)"));
         }
         if (breaker == null && deadline - System.nanoTime() <= 0) {
             throw new RedisUnavailableException("Redis did not answer within the time given to the last attempt");
@@ -68,7 +78,8 @@ final class RedisCommands {
         }
         catch (RuntimeException ex) {
             failed();
-            throw new RedisUnavailableException("Could not send a command to Redis: " + ex.getMessage(), ex);
+            throw outcomes.failed(new RedisUnavailableException("Could not send a command to Redis: "
+                    + ex.getMessage(), ex));
         }
     }
 
@@ -82,11 +93,11 @@ final class RedisCommands {
         }
         catch (TimeoutException ex) {
             failed();
-            throw unavailable(ex, wait);
+            throw outcomes.failed(unavailable(ex, wait));
         }
         catch (ExecutionException ex) {
             failed();
-            throw unavailable(ex.getCause(), wait);
+            throw outcomes.failed(unavailable(ex.getCause(), wait));
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -121,7 +132,8 @@ final class RedisCommands {
                 return value;
             }
             failed();
-            throw unavailable((failure instanceof CompletionException) ? failure.getCause() : failure, timeout);
+            throw outcomes.failed(unavailable((failure instanceof CompletionException) ? failure.getCause() : failure,
+                    timeout));
         });
     }
 
@@ -144,6 +156,7 @@ final class RedisCommands {
         if (breaker != null) {
             breaker.onSuccess();
         }
+        outcomes.answered();
     }
 
     private void failed() {
@@ -161,5 +174,30 @@ final class RedisCommands {
         return (cause instanceof TimeoutException)
                 ? new RedisUnavailableException("Redis did not answer within " + timeout.toMillis() + " ms")
                 : new RedisUnavailableException("Redis command failed: " + cause.getMessage(), cause);
+    }
+
+    /** What a caller learns of each command's outcome, beside the breaker. */
+    interface Outcomes {
+
+        Outcomes NONE = new Outcomes() {
+            @Override
+            public void answered() {
+            }
+
+            @Override
+            public RedisUnavailableException failed(RedisUnavailableException failure) {
+                return failure;
+            }
+        };
+
+        /** Redis answered a command. */
+        void answered();
+
+        /**
+         * A command failed, or was not sent (breaker open, no connection).
+         *
+         * @return the exception to throw: {@code failure}, or what it turned out to be (a refusal)
+         */
+        RedisUnavailableException failed(RedisUnavailableException failure);
     }
 }

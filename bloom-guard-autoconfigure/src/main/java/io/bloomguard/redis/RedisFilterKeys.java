@@ -10,6 +10,7 @@ package io.bloomguard.redis;
  * bloom-guard:{users}:bits:v1.b19531.k7.s3f2a1b9c.n1   the live bitmap
  * bloom-guard:{users}:next:...                    a generation being built
  * bloom-guard:{users}:lock                        held by the instance loading the filter
+ * bloom-guard:{users}:access-check:1              scratch keys of the access check, deleted at once
  * </pre>
  */
 final class RedisFilterKeys {
@@ -37,6 +38,11 @@ final class RedisFilterKeys {
     /** Where one loader uploads the bits it built, before they are merged into the next generation. */
     String upload(int shard, RedisFilterIdentity identity, String owner) {
         return base(shard) + ":upload:" + identity.fingerprint() + ":" + owner;
+    }
+
+    /** Scratch keys of the access check ({@link RedisAccessCheck}): never left behind, or expiring within a minute. */
+    String accessCheck(int index) {
+        return base(0) + ":access-check:" + index;
     }
 
     String lock() {

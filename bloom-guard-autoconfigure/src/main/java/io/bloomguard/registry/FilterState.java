@@ -32,5 +32,19 @@ public enum FilterState {
      * Shared filters: adds did not reach the store (it was unreachable) or were lost; calls pass through until they
      * are replayed or the filter is rebuilt.
      */
-    STALE
+    STALE,
+
+    /**
+     * Shared filters: the store refuses this instance (no or a wrong password, or an ACL that denies a command or
+     * key the filter needs); {@link NamedBloomFilter#stateReason()} says what and how to fix it. Calls pass
+     * through, adds fail, and the application's readiness is held at {@code REFUSING_TRAFFIC} until it is fixed.
+     */
+    ACCESS_DENIED,
+
+    /**
+     * Shared filters: the store could not be reached since the application started, so this instance has not
+     * joined the filter. Calls pass through and the application's readiness is held at {@code REFUSING_TRAFFIC}
+     * until it has (an outage after that does not hold readiness: calls pass through meanwhile).
+     */
+    UNREACHABLE
 }

@@ -1,5 +1,9 @@
 package io.bloomguard.registry;
 
+import org.jspecify.annotations.Nullable;
+
+import java.time.Instant;
+
 /**
  * What a filter has seen since it was created: one consistent-enough snapshot of its counters.
  *
@@ -13,9 +17,29 @@ package io.bloomguard.registry;
  * @param backendErrors        checks or puts that failed in the backend
  * @param puts                 keys added through {@code @BloomPut} or the API (the preload's keys are counted
  *                             in its own result, not here)
+ * @param estimatesAsOf        shared filters: when the filter's {@code approximateElementCount()} and
+ *                             {@code expectedFpp()} were last read from the store (they are read in the background,
+ *                             never while asked); {@code null} for a local filter, whose values are always current,
+ *                             or when the store has not been read yet
+ * @param estimatesStale       shared filters: whether the store could not be read since {@code estimatesAsOf}
+ *                             (unreachable, or refusing this instance): the values are the last known ones
  */
 public record FilterStats(long rejected, long passed, long skipped, long falsePositives, long shadowRejections,
-        long shadowFalseNegatives, long backendErrors, long puts) {
+        long shadowFalseNegatives, long backendErrors, long puts, @Nullable Instant estimatesAsOf,
+        boolean estimatesStale) {
+
+    /** The counters alone, of a filter whose estimates are always current (a local one). */
+    public FilterStats(long rejected, long passed, long skipped, long falsePositives, long shadowRejections,
+            long shadowFalseNegatives, long backendErrors, long puts) {
+        this(rejected, passed, skipped, falsePositives, shadowRejections, shadowFalseNegatives, backendErrors, puts,
+                null, false);
+    }
+
+    /** The same counters, with the freshness of a shared filter's estimates. */
+    public FilterStats withEstimates(@Nullable Instant asOf, boolean stale) {
+        return new FilterStats(rejected, passed, skipped, falsePositives, shadowRejections, shadowFalseNegatives,
+                backendErrors, puts, asOf, stale);
+    }
 
     /**
      * Measured false-positive rate, comparable to the configured error rate: of the checked keys that turned

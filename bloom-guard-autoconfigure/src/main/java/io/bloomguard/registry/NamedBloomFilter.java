@@ -1,9 +1,11 @@
 package io.bloomguard.registry;
 
 import io.bloomguard.core.BloomFilter;
+import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.SharedBloomFilter;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -60,8 +62,20 @@ public final class NamedBloomFilter implements BloomFilter {
             case READY -> FilterState.READY;
             case MISMATCHED -> FilterState.MISMATCHED;
             case STALE -> FilterState.STALE;
+            case ACCESS_DENIED -> FilterState.ACCESS_DENIED;
+            case UNREACHABLE -> FilterState.UNREACHABLE;
             default -> FilterState.LOADING;
         };
+    }
+
+    /**
+     * Why the filter is in its {@link #state()}, when that is something to act on: for {@code ACCESS_DENIED}, what
+     * the store refused and what to change; for {@code UNREACHABLE}, since when and the last failure. Otherwise
+     * {@code null}.
+     */
+    public @Nullable String stateReason() {
+        return (backend instanceof SharedBloomFilter shared && state.get() == FilterState.READY)
+                ? shared.statusReason() : null;
     }
 
     /** Moves the filter to another lifecycle state; a disabled filter stays disabled. */
@@ -139,8 +153,17 @@ public final class NamedBloomFilter implements BloomFilter {
         return counters;
     }
 
+    /**
+     * The counters, and for a shared filter when its estimates ({@link #approximateElementCount()},
+     * {@link #expectedFpp()}) were last read and whether they are stale. Never waits on a shared store.
+     */
     public FilterStats stats() {
-        return counters.snapshot();
+        FilterStats counted = counters.snapshot();
+        if (backend instanceof SharedBloomFilter shared) {
+            FillEstimate fill = shared.lastEstimate();
+            return counted.withEstimates(fill.asOf(), fill.stale());
+        }
+        return counted;
     }
 
     /** The writes under way whose rows may be visible before their keys are in this filter. */
@@ -216,14 +239,21 @@ public final class NamedBloomFilter implements BloomFilter {
         return backend.mightContainAll(keys);
     }
 
+    /**
+     * Keys estimated from the bits set. A shared filter answers the value its maintenance last read from the store,
+     * without waiting on it (and without failing while it is down): {@link #stats()} says when it was read.
+     */
     @Override
     public long approximateElementCount() {
-        return backend.approximateElementCount();
+        return (backend instanceof SharedBloomFilter shared) ? shared.lastEstimate().approximateElementCount()
+                : backend.approximateElementCount();
     }
 
+    /** False-positive probability at the current fill; for a shared filter as last read, as {@link #approximateElementCount()}. */
     @Override
     public double expectedFpp() {
-        return backend.expectedFpp();
+        return (backend instanceof SharedBloomFilter shared) ? shared.lastEstimate().expectedFpp()
+                : backend.expectedFpp();
     }
 
     @Override

@@ -1,0 +1,81 @@
+package io.bloomguard.redis;
+
+import org.jspecify.annotations.Nullable;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One refusal by Redis of this instance's credentials or of one of its commands, read from the error Redis
+ * answered with: {@code NOAUTH}, {@code WRONGPASS}, or {@code NOPERM} (a command, or keys, the user may not use).
+ *
+ * @param code          {@code NOAUTH}, {@code WRONGPASS} or {@code NOPERM}
+ * @param command       the command denied, lower case, when Redis said which (it does not for a command inside a
+ *                      script)
+ * @param keys          whether it was keys, rather than a command, the user may not access
+ * @param serverMessage what Redis answered
+ */
+record RedisDenial(String code, @Nullable String command, boolean keys, String serverMessage) {
+
+    /** {@code NOPERM this user has no permissions to run the 'getrange' command} (and 7.2's wording). */
+    private static final Pattern NAMED_COMMAND = Pattern.compile("'([A-Za-z|_-]+)' command");
+
+    /** A script's refusal, which names no command: {@code ERR The user executing the script can't run ...}. */
+    private static final String SCRIPT_COMMAND = "can't run this command";
+
+    private static final String SCRIPT_KEYS = "can't access at least one of the keys";
+
+    /** A command denied by name: what the access check finds inside its script. */
+    static RedisDenial command(String command, String serverMessage) {
+        return new RedisDenial("NOPERM", command, false, serverMessage);
+    }
+
+    /**
+     * The refusal a failure reports, looking through its causes (Lettuce reports one met while connecting as the
+     * cause of "Unable to connect"), or {@code null} when it is not one: a timeout, a lost connection, another error.
+     */
+    static @Nullable RedisDenial of(@Nullable Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            String message = cause.getMessage();
+            if (message == null) {
+                continue;
+            }
+            if (message.contains("WRONGPASS")) {
+                return new RedisDenial("WRONGPASS", null, false, errorLine(message, "WRONGPASS"));
+            }
+            if (message.contains("NOAUTH")) {
+                return new RedisDenial("NOAUTH", null, false, errorLine(message, "NOAUTH"));
+            }
+            if (message.contains("NOPERM")) {
+                String line = errorLine(message, "NOPERM");
+                Matcher named = NAMED_COMMAND.matcher(line);
+                if (named.find()) {
+                    return command(named.group(1).toLowerCase(java.util.Locale.ROOT), line);
+                }
+                return new RedisDenial("NOPERM", null, line.contains("key"), line);
+            }
+            if (message.contains(SCRIPT_COMMAND)) {
+                return new RedisDenial("NOPERM", null, false, message);
+            }
+            if (message.contains(SCRIPT_KEYS)) {
+                return new RedisDenial("NOPERM", null, true, message);
+            }
+        }
+        return null;
+    }
+
+    /** What was refused, for a message: {@code GETRANGE}, {@code keys}, or what Redis said. */
+    String what() {
+        if (command != null) {
+            return command.toUpperCase(java.util.Locale.ROOT);
+        }
+        if (keys) {
+            return "keys";
+        }
+        return "a command inside one of bloom-guard's scripts";
+    }
+
+    private static String errorLine(String message, String code) {
+        return message.substring(message.indexOf(code)).strip();
+    }
+}
