@@ -18,15 +18,24 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
     private final String code;
     private final List<String> denied;
     private final RedisAcl acl;
+    private final List<RedisDenial> denials;
 
     RedisAccessDeniedException(String filter, List<RedisDenial> denials, RedisAcl acl) {
         super(message(filter, denials, acl));
+        this.denials = List.copyOf(denials);
         this.filter = filter;
         this.code = denials.get(0).code();
         Set<String> what = new LinkedHashSet<>();
         denials.forEach(denial -> what.add(denial.what()));
         this.denied = List.copyOf(what);
         this.acl = acl;
+    }
+
+    /** The same refusal, thrown anew for another call (its stack, not the one that found it), caused by this. */
+    RedisAccessDeniedException again() {
+        RedisAccessDeniedException copy = new RedisAccessDeniedException(filter, denials, acl);
+        copy.initCause(this);
+        return copy;
     }
 
     /** The filter that met the refusal. */
@@ -74,7 +83,7 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
             case "WRONGPASS" -> "Redis refused the username or password (WRONGPASS)";
             default -> "the Redis user may not use " + denials.stream().map(RedisDenial::what).distinct()
                     .map(what -> what.equals("keys") ? "the keys " + acl.keyPattern() : what)
-                    .collect(Collectors.joining(", ")) + " (NOPERM: " + first.serverMessage() + ")";
+                    .collect(Collectors.joining(", ")) + " (Redis answered: " + first.serverMessage() + ")";
         };
         return "Filter '" + filter + "': " + refused + ". bloom-guard's Redis user needs the commands "
                 + String.join(" ", RedisAcl.COMMANDS).toUpperCase(java.util.Locale.ROOT) + " on the keys "

@@ -62,7 +62,9 @@ final class RedisAccessState implements RedisCommands.Outcomes {
 
     @Override
     public void answered() {
-        everAnswered = true;
+        if (!everAnswered) { // read, not written, on every reply: this is on the path of every check
+            everAnswered = true;
+        }
         Outage ended = outage.get();
         if (ended != null && outage.compareAndSet(ended, null)) {
             logger.info("Filter '" + filter + "': Redis answers again, after "

@@ -564,7 +564,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (denied != null) {
             // Not buffered: no replay would reach Redis until its configuration is fixed, and meanwhile the other
             // instances would reject these records. The caller learns it now.
-            throw denied;
+            throw denied.again();
         }
         if (view == RedisFilterView.NOT_STARTED && unwritableAdds == UnwritableAdds.BUFFER) {
             buffer(list);
