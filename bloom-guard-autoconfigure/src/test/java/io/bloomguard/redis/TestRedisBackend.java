@@ -71,6 +71,16 @@ final class TestRedisBackend implements AutoCloseable {
         return new TestRedisBackend(resources, RedisClient.create(resources, uri), settings);
     }
 
+    /** A backend that logs in as {@code user} (or, with a {@code null} user, gives only a password). */
+    static TestRedisBackend as(RedisServerProcess server, String user, String password,
+            RedisBackendSettings settings) {
+        ClientResources resources = resources();
+        RedisURI.Builder uri = RedisURI.builder().withHost("127.0.0.1").withPort(server.port())
+                .withTimeout(Duration.ofSeconds(5));
+        uri = (user != null) ? uri.withAuthentication(user, password) : uri.withPassword(password.toCharArray());
+        return new TestRedisBackend(resources, RedisClient.create(resources, uri.build()), settings);
+    }
+
     static TestRedisBackend on(RedisClusterProcess cluster, RedisBackendSettings settings) {
         ClientResources resources = resources();
         List<RedisURI> uris = cluster.redisUris().stream().map(RedisURI::create).toList();
