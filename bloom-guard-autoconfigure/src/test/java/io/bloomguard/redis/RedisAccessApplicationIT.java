@@ -113,7 +113,7 @@ class RedisAccessApplicationIT {
     @Test
     void aCommandRevokedWhileRunningHoldsReadinessAndFailsWritesUntilItIsGrantedAgain(CapturedOutput output) {
         grant(new RedisAcl(keyPrefix).rules());
-        ConfigurableApplicationContext app = start(true, Map.of("bloom-guard.filters.codes.on-backend-failure", "throw"));
+        ConfigurableApplicationContext app = start(true, Map.of("bloom-guard.filters.codes.on-add-failure", "fail"));
         assertThat(readiness(app)).isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
         NamedBloomFilter codes = filter(app, "codes");
         assertThat(codes.state()).isEqualTo(FilterState.READY);
@@ -127,7 +127,7 @@ class RedisAccessApplicationIT {
         JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
         Integer rowsBefore = jdbc.queryForObject("select count(*) from customer", Integer.class);
         assertThatThrownBy(() -> app.getBean(CustomerRepository.class).save(new Customer("refused", "tr", "r-1")))
-                .as("under on-backend-failure: throw, a write whose key Redis refuses fails")
+                .as("under on-add-failure: fail, a write whose key Redis refuses fails")
                 .isInstanceOf(RedisAccessDeniedException.class);
         assertThat(jdbc.queryForObject("select count(*) from customer", Integer.class)).as("rolled back")
                 .isEqualTo(rowsBefore);
