@@ -30,6 +30,8 @@ record PutOperation(NamedBloomFilter filter, KeyExpression key, String descripti
     /** The guard's log category: one place to look for, and to configure, what the guard reports. */
     private static final Log logger = LogFactory.getLog(BloomGuardInterceptor.class);
 
+    private static final LostKeyReports lostKeyReports = new LostKeyReports();
+
     /** Whether other instances read the filter too, so that only a put before the commit keeps them right. */
     boolean sharedFilter() {
         return filter.backend() instanceof SharedBloomFilter;
@@ -127,7 +129,13 @@ record PutOperation(NamedBloomFilter filter, KeyExpression key, String descripti
         String missing = "Filter '" + filter.name() + "' is missing a key written by " + description + ": "
                 + why + (ex != null ? " (" + ex.getMessage() + ")." : ".");
         boolean recovers = filter.markIncomplete(missing);
-        logger.error(missing + (recovers
+        long unreported = lostKeyReports.reportNow(description);
+        if (unreported < 0) {
+            logger.debug(missing, ex);
+            return;
+        }
+        logger.error(missing + (unreported > 0 ? " (" + unreported + " more lost the same way in the last minute.)" : "")
+                + (recovers
                 ? " No instance rejects anything with it until it has been rebuilt from its key source, which follows."
                 : " It lets every call through from now on, until the application restarts.")
                 + (fix.isEmpty() ? "" : " " + fix), ex);
