@@ -81,6 +81,25 @@ public interface SharedBloomFilter extends BloomFilter, AutoCloseable {
     @Override
     void close();
 
+    /** Tells {@code listener} of every build of the stored filter this instance makes from now on. */
+    default void onBuilt(BuildListener listener) {
+    }
+
+    /** Hears of builds of the stored filter made by this instance: its load at startup, and every rebuild. */
+    @FunctionalInterface
+    interface BuildListener {
+
+        /**
+         * A build ended.
+         *
+         * @param startup    whether it was the load at startup (otherwise a rebuild)
+         * @param keys       keys read from the key source
+         * @param startNanos {@code System.nanoTime()} when it began
+         * @param failure    why it failed, or {@code null} if the new filter is live
+         */
+        void built(boolean startup, long keys, long startNanos, @org.jspecify.annotations.Nullable String failure);
+    }
+
     /** What {@link #start} did. */
     enum StartOutcome {
         /** This instance loaded the filter. */

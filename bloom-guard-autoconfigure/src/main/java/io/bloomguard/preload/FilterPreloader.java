@@ -4,6 +4,7 @@ import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterHistory;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.apache.commons.logging.Log;
@@ -181,6 +182,11 @@ public final class FilterPreloader {
         return "";
     }
 
+    /** The key sources of a filter, for its history: bean names, or the preload query. */
+    private static String describe(List<BloomKeySource> sources) {
+        return sources.isEmpty() ? "none" : String.join(", ", sources.stream().map(String::valueOf).toList());
+    }
+
     /** {@code "1 key"}, {@code "0 keys"}: a count for the log. */
     private static String keys(long count) {
         return count + (count == 1 ? " key" : " keys");
@@ -200,6 +206,8 @@ public final class FilterPreloader {
         catch (Exception ex) { // checked ones too, thrown sneakily by a key source
             filter.transitionTo(FilterState.FAILED);
             results.put(filter.name(), PreloadResult.failed(keysRead.get(), System.nanoTime() - start, ex));
+            filter.history().recordLoad(FilterHistory.LoadKind.PRELOAD, start, keysRead.get(), describe(sources),
+                    String.valueOf(ex.getMessage()));
             logger.error("Preload of filter '" + filter.name() + "' failed after " + keys(keysRead.get())
                     + reading(ex) + "; it lets every call through until the application restarts and loads it again",
                     ex);
@@ -207,6 +215,7 @@ public final class FilterPreloader {
         }
         long elapsed = System.nanoTime() - start;
         results.put(filter.name(), PreloadResult.completed(keysRead.get(), elapsed));
+        filter.history().recordLoad(FilterHistory.LoadKind.PRELOAD, start, keysRead.get(), describe(sources), null);
         if (!filter.finishLoading()) {
             logger.error("Preloaded filter '" + filter.name() + "': " + keys(keysRead.get()) + ", but it stays "
                     + filter.state() + ": a key written meanwhile did not reach it (see above), so it lets every"

@@ -94,6 +94,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final PendingAdds pending;
     private final AtomicBoolean building = new AtomicBoolean();
     private volatile RedisFilterView view = RedisFilterView.NOT_STARTED;
+    private volatile BuildListener buildListener = (startup, keys, startNanos, failure) -> { };
     /** The key source this instance (re)builds the filter from; null when it has none and only follows. */
     private volatile @Nullable KeyFeed feed = KeyFeed.EMPTY;
     private volatile @Nullable ScheduledFuture<?> refresher;
@@ -1033,6 +1034,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      * them and swaps them in, shard 0 last so that instances see the new generation only once every shard has
      * it. At {@link #STARTUP} the building and upload wait for those of the backend's other filters.
      */
+    @Override
+    public void onBuilt(BuildListener listener) {
+        buildListener = listener;
+    }
+
     private long buildHoldingLock(String reason, RedisFilterIdentity target,
             Function<RedisFilterIdentity, Built> build) {
         building.set(true);
@@ -1042,6 +1048,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         long start = System.nanoTime();
         RedisFilterIdentity previousLive = view.live;
         boolean done = false;
+        String failure = "the build did not finish";
         try {
             logger.info("Filter '" + name + "': building " + target.fingerprint() + " in Redis (" + reason + ")");
             StaleMark markBefore = sentMark.get();
@@ -1078,9 +1085,17 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                         + " the key source read may have missed; it stays stale and is rebuilt again");
             }
             done = true;
+            buildListener.built(reason.equals(STARTUP), built.keys, start, null);
             return built.keys;
         }
+        catch (RuntimeException ex) {
+            failure = String.valueOf(ex.getMessage());
+            throw ex;
+        }
         finally {
+            if (!done) {
+                buildListener.built(reason.equals(STARTUP), 0, start, failure);
+            }
             // Whatever ended the build, a checked exception thrown sneakily by a key source included, the next
             // attempt waits: a source that always fails is not read again and again at every refresh.
             if (done) {

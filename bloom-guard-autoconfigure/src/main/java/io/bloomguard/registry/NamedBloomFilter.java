@@ -33,12 +33,18 @@ public final class NamedBloomFilter implements BloomFilter {
     private final BloomFilter backend;
     private final FilterCounters counters = new FilterCounters();
     private final UnkeyedWrites unkeyedWrites = new UnkeyedWrites();
+    private final FilterHistory history = new FilterHistory(java.time.Clock.systemUTC());
     private final AtomicReference<FilterState> state;
 
     public NamedBloomFilter(FilterSpec spec, BloomFilter backend, FilterState initialState) {
         this.spec = spec;
         this.backend = backend;
         this.state = new AtomicReference<>(initialState);
+        if (backend instanceof SharedBloomFilter shared) {
+            shared.onBuilt((startup, keys, startNanos, failure) -> history.recordLoad(startup
+                    ? FilterHistory.LoadKind.PRELOAD : FilterHistory.LoadKind.REBUILD, startNanos, keys, "key source",
+                    failure));
+        }
     }
 
     public String name() {
@@ -142,10 +148,20 @@ public final class NamedBloomFilter implements BloomFilter {
                     + " holds no bits; there is nothing to rebuild");
         }
         if (backend instanceof SharedBloomFilter shared) {
-            return shared.rebuild();
+            return shared.rebuild(); // recorded in the history as the backend reports its builds
         }
         throw new UnsupportedOperationException("Filter '" + name() + "' is local; rebuilding local filters is not"
                 + " supported yet (restart the application to reload it)");
+    }
+
+    /** Its last preload and rebuild, and since when it is in its state. */
+    public FilterHistory history() {
+        return history;
+    }
+
+    /** When the filter entered its current {@link #state()}, as far as this instance has seen. */
+    public java.time.Instant stateSince() {
+        return history.since(state());
     }
 
     /** Live counters, for the guard to record outcomes. */

@@ -1,5 +1,6 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.registry.FilterHistory;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FilterStats;
 import io.bloomguard.registry.NamedBloomFilter;
@@ -128,6 +129,12 @@ class GuardedRepositoryTest {
         assertThat(customersFilter.state()).isEqualTo(FilterState.READY);
         assertThat(customersFilter.approximateElementCount()).isBetween(980L, 1020L);
         assertThat(codesFilter.state()).isEqualTo(FilterState.READY);
+        FilterHistory.Load preload = customersFilter.history().lastPreload();
+        assertThat(preload).as("the preload, as the endpoint shows it").isNotNull();
+        assertThat(preload.succeeded()).isTrue();
+        assertThat(preload.keys()).isEqualTo(1000);
+        assertThat(preload.source()).contains("SELECT id FROM customer");
+        assertThat(customersFilter.stateSince()).isBeforeOrEqualTo(java.time.Instant.now());
     }
 
     @Test

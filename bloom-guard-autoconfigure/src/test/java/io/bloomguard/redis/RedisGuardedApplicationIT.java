@@ -412,6 +412,9 @@ class RedisGuardedApplicationIT {
             Eventually.until("writers running", () -> written.size() > 20, Duration.ofSeconds(10));
             long keys = filter(first, "codes").rebuild();
             assertThat(keys).isGreaterThanOrEqualTo(1000);
+            assertThat(filter(first, "codes").history().lastRebuild()).as("the rebuild, as the endpoint shows it")
+                    .satisfies(rebuild -> assertThat(rebuild.keys()).isEqualTo(keys))
+                    .satisfies(rebuild -> assertThat(rebuild.succeeded()).isTrue());
             Eventually.until("writers going on past the swap",
                     () -> written.size() > keys - 1000 + 20, Duration.ofSeconds(10)); // writers keep going past the swap
         }
