@@ -2,7 +2,7 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
-import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.local.RebuildableLocalFilter;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.redis.UnwritableAdds;
 import io.bloomguard.registry.AddFailurePolicy;
@@ -21,6 +21,12 @@ final class BloomFilterRegistryFactory {
 
     private BloomFilterRegistryFactory() {
     }
+
+    /**
+     * Pause between a local rebuild's start (from when puts reach the new bits too) and its read of the key source:
+     * writes whose puts went only to the old bits commit meanwhile, and the read finds their rows.
+     */
+    static final java.time.Duration LOCAL_REBUILD_GRACE = java.time.Duration.ofSeconds(1);
 
     /**
      * Every filter starts {@code LOADING} (the preload decides when it is ready). When bloom-guard is switched
@@ -42,7 +48,7 @@ final class BloomFilterRegistryFactory {
     private static BloomFilter backendFilter(FilterSpec spec, Supplier<RedisFilterBackend> redis) {
         FilterSizing sizing = sizing(spec);
         return switch (spec.backend()) {
-            case LOCAL -> LocalBloomFilter.create(sizing);
+            case LOCAL -> new RebuildableLocalFilter(sizing, LOCAL_REBUILD_GRACE);
             case REDIS -> {
                 RedisFilterBackend backend = redis.get();
                 if (backend == null) {

@@ -7,7 +7,7 @@ package io.bloomguard.core;
  *
  * <p>Usage: {@code filter.start(feed); ... if (filter.trustedToReject() && !filter.mightContain(id)) ...}
  */
-public interface SharedBloomFilter extends BloomFilter, AutoCloseable {
+public interface SharedBloomFilter extends RebuildableBloomFilter, AutoCloseable {
 
     /**
      * Joins the shared filter: loads it from {@code feed} here if no instance has (blocking until it is
@@ -71,7 +71,14 @@ public interface SharedBloomFilter extends BloomFilter, AutoCloseable {
      * @return number of keys read from the source
      * @throws IllegalStateException when another instance holds the load lock
      */
+    @Override
     long rebuild();
+
+    /** Whether this instance was handed a key source when it started (it may only follow, else). */
+    @Override
+    default boolean hasKeySource() {
+        return true;
+    }
 
     /**
      * Stops background work, hands the store what this instance still owes it (adds it could not write yet, or

@@ -136,8 +136,9 @@ record PutOperation(NamedBloomFilter filter, KeyExpression key, String descripti
         }
         logger.error(missing + (unreported > 0 ? " (" + unreported + " more lost the same way in the last minute.)" : "")
                 + (recovers
-                ? " No instance rejects anything with it until it has been rebuilt from its key source, which follows."
-                : " It lets every call through from now on, until the application restarts.")
+                ? " It rejects nothing until it has been rebuilt from its key source, which follows on its own."
+                : " It lets every call through from now on, until the application restarts (it has no key source to"
+                        + " rebuild from).")
                 + (fix.isEmpty() ? "" : " " + fix), ex);
     }
 

@@ -200,6 +200,10 @@ public final class FilterPreloader {
     private void preload(NamedBloomFilter filter, List<BloomKeySource> sources) {
         long start = System.nanoTime();
         AtomicLong keysRead = new AtomicLong();
+        if (!sources.isEmpty()) {
+            // Kept for rebuilds. A filter with no source is filled by puts alone: a rebuild would empty it.
+            filter.keySource(keyFeed(filter.name(), sources, new AtomicLong()));
+        }
         try {
             keyFeed(filter.name(), sources, keysRead).feed(batch -> filter.backend().putAll(batch));
         }
@@ -208,9 +212,11 @@ public final class FilterPreloader {
             results.put(filter.name(), PreloadResult.failed(keysRead.get(), System.nanoTime() - start, ex));
             filter.history().recordLoad(FilterHistory.LoadKind.PRELOAD, start, keysRead.get(), describe(sources),
                     String.valueOf(ex.getMessage()));
+            boolean recovers = filter.recover();
             logger.error("Preload of filter '" + filter.name() + "' failed after " + keys(keysRead.get())
-                    + reading(ex) + "; it lets every call through until the application restarts and loads it again",
-                    ex);
+                    + reading(ex) + "; it lets every call through until " + (recovers
+                            ? "it has loaded itself in the background (it retries with a growing pause)"
+                            : "the application restarts and loads it again"), ex);
             return;
         }
         long elapsed = System.nanoTime() - start;

@@ -284,6 +284,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     @Override
+    public boolean hasKeySource() {
+        return feed != null;
+    }
+
+    @Override
     public long rebuild() {
         if (feed == null) {
             throw new IllegalStateException("Filter '" + name + "' has no key source on this instance; rebuild it"

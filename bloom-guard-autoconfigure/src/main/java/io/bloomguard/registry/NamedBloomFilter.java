@@ -4,6 +4,8 @@ import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyCanonicalizer;
+import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.RebuildableBloomFilter;
 import io.bloomguard.core.SharedBloomFilter;
 import org.jspecify.annotations.Nullable;
 
@@ -34,12 +36,16 @@ public final class NamedBloomFilter implements BloomFilter {
     private final FilterCounters counters = new FilterCounters();
     private final UnkeyedWrites unkeyedWrites = new UnkeyedWrites();
     private final FilterHistory history = new FilterHistory(java.time.Clock.systemUTC());
+    /** For a local filter that can rebuild: how it recovers from {@code FAILED}; {@code null} otherwise. */
+    private final @Nullable FailedFilterRecovery recovery;
     private final AtomicReference<FilterState> state;
 
     public NamedBloomFilter(FilterSpec spec, BloomFilter backend, FilterState initialState) {
         this.spec = spec;
         this.backend = backend;
         this.state = new AtomicReference<>(initialState);
+        this.recovery = (backend instanceof RebuildableBloomFilter rebuildable && !(backend instanceof SharedBloomFilter))
+                ? new FailedFilterRecovery(this, rebuildable) : null;
         if (backend instanceof SharedBloomFilter shared) {
             shared.onBuilt((startup, keys, startNanos, failure) -> history.recordLoad(startup
                     ? FilterHistory.LoadKind.PRELOAD : FilterHistory.LoadKind.REBUILD, startNanos, keys, "key source",
@@ -105,9 +111,10 @@ public final class NamedBloomFilter implements BloomFilter {
      * so that the filter stops rejecting until it holds every key again. A shared filter is marked stale in its
      * store: no instance trusts it until it is rebuilt from the key source, which follows on its own (if the store
      * cannot be reached, this instance stops trusting it at once, and marks it once the store is back). A local
-     * filter turns {@code FAILED} and lets every call through until the application restarts.
+     * filter turns {@code FAILED} and lets every call through until it has rebuilt itself from its key source in
+     * the background (with none, until the application restarts).
      *
-     * @return whether the filter recovers by itself (a shared filter's rebuild)
+     * @return whether the filter recovers by itself (a rebuild from its key source)
      */
     public boolean markIncomplete(String reason) {
         if (backend instanceof SharedBloomFilter shared) {
@@ -120,8 +127,29 @@ public final class NamedBloomFilter implements BloomFilter {
                 // instance stops trusting the filter.
             }
         }
+        if (recovery != null) {
+            recovery.lost();
+        }
         transitionTo(FilterState.FAILED);
-        return false;
+        return recovery != null && recovery.start();
+    }
+
+    /**
+     * The keys a rebuild of a local filter reads (a shared filter is handed its own when it starts).
+     */
+    public void keySource(KeyFeed feed) {
+        if (backend instanceof RebuildableBloomFilter rebuildable && !(backend instanceof SharedBloomFilter)) {
+            rebuildable.keySource(feed);
+        }
+    }
+
+    /**
+     * Starts rebuilding a {@code FAILED} local filter from its key source in the background, with back-off.
+     *
+     * @return whether it will recover by itself (a local filter with a key source)
+     */
+    public boolean recover() {
+        return recovery != null && state.get() == FilterState.FAILED && recovery.start();
     }
 
     /**
@@ -137,10 +165,11 @@ public final class NamedBloomFilter implements BloomFilter {
      * Rebuilds the filter from its key source beside the live copy and swaps it in: deleted keys drop out, and
      * keys added meanwhile are kept. Blocks until done.
      *
+     * A {@code FAILED} local filter that lost no key meanwhile is {@code READY} again afterwards.
+     *
      * @return keys read from the key source
-     * @throws UnsupportedOperationException for a local filter (not yet supported)
-     * @throws IllegalStateException         when another instance is loading the filter, or bloom-guard is
-     *                                       switched off
+     * @throws IllegalStateException when the filter has no key source, a rebuild is under way (for a shared filter:
+     *                               another instance is loading it), or bloom-guard is switched off
      */
     public long rebuild() {
         if (state.get() == FilterState.DISABLED) {
@@ -150,8 +179,24 @@ public final class NamedBloomFilter implements BloomFilter {
         if (backend instanceof SharedBloomFilter shared) {
             return shared.rebuild(); // recorded in the history as the backend reports its builds
         }
-        throw new UnsupportedOperationException("Filter '" + name() + "' is local; rebuilding local filters is not"
-                + " supported yet (restart the application to reload it)");
+        if (!(backend instanceof RebuildableBloomFilter rebuildable) || recovery == null) {
+            throw new UnsupportedOperationException("Filter '" + name() + "' cannot be rebuilt: " + backend);
+        }
+        long lossesBefore = recovery.losses();
+        long start = System.nanoTime();
+        long keys;
+        try {
+            keys = rebuildable.rebuild();
+        }
+        catch (RuntimeException ex) {
+            history.recordLoad(FilterHistory.LoadKind.REBUILD, start, 0, "key source", String.valueOf(ex.getMessage()));
+            throw new IllegalStateException("Filter '" + name() + "' could not be rebuilt: " + ex.getMessage(), ex);
+        }
+        history.recordLoad(FilterHistory.LoadKind.REBUILD, start, keys, "key source", null);
+        if (recovery.losses() == lossesBefore) {
+            state.compareAndSet(FilterState.FAILED, FilterState.READY); // it holds every key now
+        }
+        return keys;
     }
 
     /** Its last preload and rebuild, and since when it is in its state. */

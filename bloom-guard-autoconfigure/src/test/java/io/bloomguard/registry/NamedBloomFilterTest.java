@@ -69,4 +69,43 @@ class NamedBloomFilterTest {
         assertThat(LongStream.range(0, count)).allMatch(filter::mightContain);
         assertThat(filter.stats().puts()).isEqualTo(count);
     }
+
+    /** A local filter that lost a key rebuilds itself from its key source, and rejects again. */
+    @Test
+    void aFailedLocalFilterWithAKeySourceRebuildsItselfAndIsReadyAgain() {
+        java.util.Set<Long> rows = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        NamedBloomFilter local = new NamedBloomFilter(filter.spec(),
+                new io.bloomguard.local.RebuildableLocalFilter(FilterSizing.of(1000, 0.01), java.time.Duration.ZERO),
+                FilterState.LOADING);
+        local.keySource(batches -> {
+            List<Object> batch = new java.util.ArrayList<>(rows);
+            batches.accept(batch);
+            return batch.size();
+        });
+        local.finishLoading();
+        rows.add(7L); // committed, but its key never reached the filter
+
+        assertThat(local.markIncomplete("lost 7")).as("recovers by itself").isTrue();
+        assertThat(local.state()).isEqualTo(FilterState.FAILED);
+
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> local.state() == FilterState.READY);
+        assertThat(local.mightContain(7L)).isTrue();
+        assertThat(local.history().lastRebuild()).isNotNull();
+    }
+
+    /** A local filter filled by puts alone cannot be rebuilt (that would empty it): it stays FAILED. */
+    @Test
+    void aFailedLocalFilterWithoutAKeySourceStaysFailed() {
+        NamedBloomFilter local = new NamedBloomFilter(filter.spec(),
+                new io.bloomguard.local.RebuildableLocalFilter(FilterSizing.of(1000, 0.01), java.time.Duration.ZERO),
+                FilterState.READY);
+        local.put("seen");
+
+        assertThat(local.markIncomplete("lost one")).isFalse();
+        assertThat(local.state()).isEqualTo(FilterState.FAILED);
+        org.assertj.core.api.Assertions.assertThatIllegalStateException().isThrownBy(local::rebuild)
+                .withMessageContaining("no key source");
+        assertThat(local.mightContain("seen")).as("calls pass through, nothing is emptied").isTrue();
+    }
 }

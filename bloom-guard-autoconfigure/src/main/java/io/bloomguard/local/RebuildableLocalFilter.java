@@ -1,0 +1,164 @@
+package io.bloomguard.local;
+
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.RebuildableBloomFilter;
+import org.jspecify.annotations.Nullable;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A local filter that can be rebuilt from its key source while it serves: the new bits are built beside the live
+ * ones and swapped in with one write. Checks read the live filter throughout; every put made from the moment the
+ * rebuild begins reaches both, so the swap loses none.
+ *
+ * <p>A put made just before the rebuild began reaches only the old bits; its row is committed a moment later and
+ * so is read from the key source, which the rebuild reads only after {@code grace} (writes whose transactions
+ * outlast it may be missed, as on Redis).
+ *
+ * <p>Usage: {@code filter.keySource(feed); ... long keys = filter.rebuild();}
+ */
+public final class RebuildableLocalFilter implements RebuildableBloomFilter {
+
+    private final FilterSizing sizing;
+    private final Duration grace;
+    private final ReentrantLock rebuilding = new ReentrantLock();
+    private volatile LocalBloomFilter live;
+    /** The filter being built, while a rebuild runs: puts reach it too. */
+    private volatile @Nullable LocalBloomFilter next;
+    private volatile @Nullable KeyFeed feed;
+
+    public RebuildableLocalFilter(FilterSizing sizing, Duration grace) {
+        this.sizing = sizing;
+        this.grace = grace;
+        this.live = LocalBloomFilter.create(sizing);
+    }
+
+    @Override
+    public void keySource(KeyFeed feed) {
+        this.feed = feed;
+    }
+
+    @Override
+    public boolean hasKeySource() {
+        return feed != null;
+    }
+
+    /**
+     * Builds a new filter (with a new seed) from the key source and swaps it in.
+     *
+     * @throws IllegalStateException with no key source, or when a rebuild is already under way
+     */
+    @Override
+    public long rebuild() {
+        KeyFeed source = feed;
+        if (source == null) {
+            throw new IllegalStateException("it has no key source to rebuild from (declare preload.sql or a"
+                    + " BloomKeySource bean for it)");
+        }
+        if (!rebuilding.tryLock()) {
+            throw new IllegalStateException("a rebuild is under way already");
+        }
+        try {
+            LocalBloomFilter building = LocalBloomFilter.create(sizing);
+            next = building; // every put from now on reaches it
+            try {
+                pause(grace);
+                long keys = source.feed(building::putAll);
+                live = building; // before next is cleared: a put that reads no next then reads this live
+                return keys;
+            }
+            finally {
+                next = null;
+            }
+        }
+        finally {
+            rebuilding.unlock();
+        }
+    }
+
+    @Override
+    public boolean mightContain(Object key) {
+        return live.mightContain(key);
+    }
+
+    @Override
+    public boolean[] mightContainAll(List<?> keys) {
+        return live.mightContainAll(keys);
+    }
+
+    @Override
+    public boolean put(Object key) {
+        LocalBloomFilter building = next; // read before live: see rebuild()
+        boolean added = live.put(key);
+        if (building != null) {
+            building.put(key);
+        }
+        return added;
+    }
+
+    @Override
+    public long putAll(Iterable<?> keys) {
+        LocalBloomFilter building = next;
+        if (building == null) {
+            return live.putAll(keys);
+        }
+        List<Object> copy = new java.util.ArrayList<>(); // read once: an Iterable may be a one-pass cursor
+        keys.forEach(copy::add);
+        long added = live.putAll(copy);
+        building.putAll(copy);
+        return added;
+    }
+
+    @Override
+    public long approximateElementCount() {
+        return live.approximateElementCount();
+    }
+
+    @Override
+    public double expectedFpp() {
+        return live.expectedFpp();
+    }
+
+    @Override
+    public long bitSize() {
+        return live.bitSize();
+    }
+
+    @Override
+    public int hashCount() {
+        return live.hashCount();
+    }
+
+    @Override
+    public FilterSizing sizing() {
+        return sizing;
+    }
+
+    @Override
+    public int seed() {
+        return live.seed();
+    }
+
+    /** The live bits: for exports and measurements. */
+    public LocalBloomFilter live() {
+        return live;
+    }
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for writes under way to commit", ex);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RebuildableLocalFilter[" + live + (next != null ? ", rebuilding" : "") + "]";
+    }
+}

@@ -1,0 +1,97 @@
+package io.bloomguard.registry;
+
+import io.bloomguard.core.RebuildableBloomFilter;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Brings a {@code FAILED} local filter back without a restart: rebuilds it from its key source in the background,
+ * retrying with a pause that doubles after each failure (1 s up to 10 min). A filter that lost a key while a
+ * rebuild ran stays {@code FAILED} and is rebuilt again: that rebuild may have read its key source before the row.
+ */
+final class FailedFilterRecovery {
+
+    private static final Log logger = LogFactory.getLog(NamedBloomFilter.class);
+
+    private static final Duration FIRST_PAUSE = Duration.ofSeconds(1);
+
+    private static final Duration MAX_PAUSE = Duration.ofMinutes(10);
+
+    private final NamedBloomFilter filter;
+    private final RebuildableBloomFilter backend;
+    private final AtomicLong losses = new AtomicLong();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+
+    FailedFilterRecovery(NamedBloomFilter filter, RebuildableBloomFilter backend) {
+        this.filter = filter;
+        this.backend = backend;
+    }
+
+    /** A key the filter should hold is missing. */
+    void lost() {
+        losses.incrementAndGet();
+    }
+
+    /** Keys lost so far: a rebuild that began after the last of them makes the filter whole. */
+    long losses() {
+        return losses.get();
+    }
+
+    /**
+     * Starts rebuilding the filter in the background, unless that is under way.
+     *
+     * @return whether the filter will recover by itself (it has a key source)
+     */
+    boolean start() {
+        if (!backend.hasKeySource()) {
+            return false;
+        }
+        if (scheduled.compareAndSet(false, true)) {
+            schedule(FIRST_PAUSE);
+        }
+        return true;
+    }
+
+    private void schedule(Duration pause) {
+        Scheduler.INSTANCE.schedule(() -> attempt(pause), pause.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void attempt(Duration pause) {
+        try {
+            long keys = filter.rebuild();
+            if (filter.state() == FilterState.FAILED) {
+                schedule(FIRST_PAUSE); // a key was lost while it ran
+                return;
+            }
+            logger.info("Filter '" + filter.name() + "' rebuilt itself from its key source (" + keys + " keys) and"
+                    + " rejects again");
+            scheduled.set(false);
+            if (filter.state() == FilterState.FAILED) {
+                start(); // lost another key between the rebuild and now
+            }
+        }
+        catch (RuntimeException ex) {
+            Duration next = pause.multipliedBy(2).compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause.multipliedBy(2);
+            logger.warn("Filter '" + filter.name() + "' could not rebuild itself (" + ex.getMessage() + "); it lets"
+                    + " every call through and tries again in " + next.toSeconds() + " s");
+            schedule(next);
+        }
+    }
+
+    /** One daemon thread for every filter's recovery, made when first needed. */
+    private static final class Scheduler {
+
+        static final ScheduledExecutorService INSTANCE = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "bloom-guard-recovery");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+}
