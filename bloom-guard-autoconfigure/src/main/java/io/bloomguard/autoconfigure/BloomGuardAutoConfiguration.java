@@ -6,6 +6,7 @@ import io.bloomguard.guard.BloomOperationSource;
 import io.bloomguard.guard.PutBeforeCommitAdvisor;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
+import io.bloomguard.preload.ScheduledRebuilds;
 import io.bloomguard.preload.KeyReadScope;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.registry.BloomFilterRegistry;
@@ -189,6 +190,13 @@ public final class BloomGuardAutoConfiguration {
         @ConditionalOnMissingBean
         FilterPreloadRunner bloomFilterPreloadRunner(FilterPreloader preloader, BloomFilterRegistry registry) {
             return new FilterPreloadRunner(preloader, registry);
+        }
+
+        /** Rebuilds the filters that have a {@code rebuild.cron}, on a scheduler of its own. */
+        @Bean
+        @ConditionalOnMissingBean
+        ScheduledRebuilds bloomScheduledRebuilds(BloomFilterRegistry registry) {
+            return new ScheduledRebuilds(registry);
         }
 
         /** Holds readiness while a shared filter is refused by its store or has never reached it. */

@@ -128,6 +128,13 @@ public class BloomGuardProperties {
     /** Defaults for every filter. */
     public static class Defaults {
 
+        /** Scheduled rebuilds every filter inherits. */
+        private final Rebuild rebuild = new Rebuild();
+
+        public Rebuild getRebuild() {
+            return rebuild;
+        }
+
         /** Where filter bits live: local (this JVM) or redis (shared by every instance). */
         private BackendType backend = BackendType.LOCAL;
 
@@ -232,6 +239,13 @@ public class BloomGuardProperties {
 
         /** How this filter is filled at startup. */
         private final Preload preload = new Preload();
+
+        /** Scheduled rebuilds of this filter. */
+        private final Rebuild rebuild = new Rebuild();
+
+        public Rebuild getRebuild() {
+            return rebuild;
+        }
 
         /** Redis settings of this filter (backend: redis). */
         private final FilterRedis redis = new FilterRedis();
@@ -482,6 +496,35 @@ public class BloomGuardProperties {
     }
 
     /** Zero-code preload. */
+    /** When a filter is rebuilt from its key source on a schedule (dropping deleted keys). */
+    public static class Rebuild {
+
+        /**
+         * Cron expression (Spring's six fields: second minute hour day month weekday) of scheduled rebuilds, e.g.
+         * "0 0 4 * * *" for 4 a.m. every day. None by default. On redis, one instance runs each.
+         */
+        private @Nullable String cron;
+
+        /** Time zone the cron expression is read in, e.g. "UTC" or "Europe/Paris"; the JVM's by default. */
+        private @Nullable String zone;
+
+        public @Nullable String getCron() {
+            return cron;
+        }
+
+        public void setCron(@Nullable String cron) {
+            this.cron = cron;
+        }
+
+        public @Nullable String getZone() {
+            return zone;
+        }
+
+        public void setZone(@Nullable String zone) {
+            this.zone = zone;
+        }
+    }
+
     public static class Preload {
 
         /**

@@ -6,6 +6,7 @@ import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisBreakerSettings;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
+import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,12 +76,49 @@ final class FilterSpecResolver {
             specs.add(new FilterSpec(name, expectedSize, errorRate, backend,
                     orDefault(filter.getMode(), defaults.getMode()),
                     orDefault(filter.getOnBackendFailure(), defaults.getOnBackendFailure()),
-                    orDefault(filter.getOnAddFailure(), defaults.getOnAddFailure()), sql, shards));
+                    orDefault(filter.getOnAddFailure(), defaults.getOnAddFailure()), sql, shards,
+                    rebuildCron(prefix, filter.getRebuild(), defaults.getRebuild()),
+                    rebuildZone(prefix, filter.getRebuild(), defaults.getRebuild())));
         }
         if (properties.isEnabled()) {
             heapBudget.check(Runtime.getRuntime().maxMemory());
         }
         return List.copyOf(specs);
+    }
+
+    /** The filter's rebuild schedule, or the defaults'; refused, naming the property, unless it parses. */
+    private static @Nullable String rebuildCron(String prefix, BloomGuardProperties.Rebuild own,
+            BloomGuardProperties.Rebuild defaults) {
+        String property = (own.getCron() != null) ? prefix + ".rebuild.cron" : "bloom-guard.defaults.rebuild.cron";
+        String cron = (own.getCron() != null) ? own.getCron() : defaults.getCron();
+        if (cron == null) {
+            return null;
+        }
+        try {
+            org.springframework.scheduling.support.CronExpression.parse(cron);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidBloomGuardPropertyException(property, cron, "a cron expression of six fields (second"
+                    + " minute hour day-of-month month day-of-week), e.g. \"0 0 4 * * *\" for 4 a.m. daily, or a macro"
+                    + " such as @daily (" + ex.getMessage() + ")");
+        }
+        return cron;
+    }
+
+    private static @Nullable String rebuildZone(String prefix, BloomGuardProperties.Rebuild own,
+            BloomGuardProperties.Rebuild defaults) {
+        String property = (own.getZone() != null) ? prefix + ".rebuild.zone" : "bloom-guard.defaults.rebuild.zone";
+        String zone = (own.getZone() != null) ? own.getZone() : defaults.getZone();
+        if (zone == null) {
+            return null;
+        }
+        try {
+            java.time.ZoneId.of(zone);
+        }
+        catch (java.time.DateTimeException ex) {
+            throw new InvalidBloomGuardPropertyException(property, zone, "a time zone ID such as UTC or Europe/Paris");
+        }
+        return zone;
     }
 
     /**

@@ -14,8 +14,18 @@ import org.jspecify.annotations.Nullable;
  * @param onAddFailure     what a {@code @BloomPut} write does when its key cannot reach the filter's store
  * @param preloadSql       query whose first column yields every key, or {@code null}
  * @param redisShards      Redis strings the filter is split over (redis backend; more when one would not hold it)
+ * @param rebuildCron      cron expression of scheduled rebuilds, or {@code null} for none
+ * @param rebuildZone      time zone of {@code rebuildCron}, or {@code null} for the JVM's
  */
 public record FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
         BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
-        int redisShards) {
+        int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone) {
+
+    /** A filter with no scheduled rebuild. */
+    public FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
+            BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
+            int redisShards) {
+        this(name, expectedSize, errorRate, backend, mode, onBackendFailure, onAddFailure, preloadSql, redisShards,
+                null, null);
+    }
 }

@@ -56,6 +56,43 @@ class BloomGuardAutoConfigurationTest {
                 });
     }
 
+    /**
+     * A filter with a rebuild schedule is rebuilt on it from its key source: keys deleted from the source drop out
+     * (a schedule of every second stands in for a nightly one).
+     */
+    @Test
+    void aFilterIsRebuiltOnItsSchedule() {
+        java.util.Set<Long> rows = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        rows.addAll(List.of(1L, 2L, 3L));
+        runner.withPropertyValues("bloom-guard.filters.users.expected-size=1000",
+                        "bloom-guard.filters.users.rebuild.cron=* * * * * *", "bloom-guard.filters.users.rebuild.zone=UTC")
+                .withBean(BloomKeySource.class, () -> BloomKeySource.of("users", () -> List.copyOf(rows).stream()))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    context.getBean(FilterPreloader.class).preloadAll();
+                    NamedBloomFilter users = filter(context, "users");
+                    assertThat(users.mightContain(2L)).isTrue();
+                    rows.remove(2L); // deleted
+
+                    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(15))
+                            .until(() -> users.history().lastRebuild() != null && !users.mightContain(2L));
+                    assertThat(users.mightContain(1L)).isTrue();
+                    assertThat(users.mightContain(3L)).isTrue();
+                    assertThat(users.history().lastRebuild().keys()).isEqualTo(2);
+                });
+    }
+
+    @Test
+    void anInvalidRebuildScheduleStopsStartupNamingTheProperty() {
+        runner.withPropertyValues("bloom-guard.filters.users.rebuild.cron=every night").run(context ->
+                assertThat(context).getFailure().hasStackTraceContaining("bloom-guard.filters.users.rebuild.cron")
+                        .hasStackTraceContaining("six fields"));
+        runner.withPropertyValues("bloom-guard.defaults.rebuild.cron=0 0 4 * * *",
+                "bloom-guard.defaults.rebuild.zone=Mars/Olympus", "bloom-guard.filters.users.expected-size=10").run(context ->
+                assertThat(context).getFailure().hasStackTraceContaining("bloom-guard.defaults.rebuild.zone")
+                        .hasStackTraceContaining("time zone"));
+    }
+
     /** Users name their own beans after the filter (a key source called "users"): no clash. */
     @Test
     void filterBeansAreInjectedByQualifierAndLeaveTheFilterNameFree() {

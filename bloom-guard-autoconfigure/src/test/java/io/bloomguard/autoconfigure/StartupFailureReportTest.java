@@ -58,7 +58,7 @@ class StartupFailureReportTest {
         assertThat(output).contains("APPLICATION FAILED TO START")
                 .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001'")
                 .contains("bloom-guard.filters.<name> takes: backend, error-rate, expected-size, mode,"
-                        + " on-add-failure, on-backend-failure, preload.*, redis.*");
+                        + " on-add-failure, on-backend-failure, preload.*, rebuild.*, redis.*");
     }
 
     @Test
@@ -124,8 +124,8 @@ class StartupFailureReportTest {
 
     @Test
     void anUnknownGroupIsReportedWithWhatItsLevelTakes(CapturedOutput output) {
-        assertThatException().isThrownBy(() -> run("--bloom-guard.filters.users.rebuild.cron=0 0 3 * * *"));
-        assertThat(output).contains("Unknown property bloom-guard.filters.users.rebuild.cron")
+        assertThatException().isThrownBy(() -> run("--bloom-guard.filters.users.cache.ttl=5m"));
+        assertThat(output).contains("Unknown property bloom-guard.filters.users.cache.ttl")
                 .contains("bloom-guard.filters.<name> takes: backend,");
     }
 
