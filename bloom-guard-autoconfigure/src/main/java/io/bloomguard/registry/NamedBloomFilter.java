@@ -255,7 +255,15 @@ public final class NamedBloomFilter implements BloomFilter {
             KeyCanonicalizer.hash(key, 0);
             return true;
         }
-        return backend.mightContain(key);
+        int visibleWrites = unkeyedWrites.visibleCount(); // before the bits, as the guard reads it
+        if (backend.mightContain(key)) {
+            return true;
+        }
+        if (visibleWrites == 0 && !unkeyedWrites.writingOnThisThread()) {
+            return false;
+        }
+        // As the guard: "absent" only once the writes whose rows may be visible have put their keys.
+        return unkeyedWrites.writingOnThisThread() || !unkeyedWrites.awaitVisibleWrites() || backend.mightContain(key);
     }
 
     @Override
@@ -297,7 +305,25 @@ public final class NamedBloomFilter implements BloomFilter {
             Arrays.fill(all, true);
             return all;
         }
+        int visibleWrites = unkeyedWrites.visibleCount();
+        boolean[] answers = backend.mightContainAll(keys);
+        if (visibleWrites == 0 && !unkeyedWrites.writingOnThisThread() || allTrue(answers)) {
+            return answers;
+        }
+        if (unkeyedWrites.writingOnThisThread() || !unkeyedWrites.awaitVisibleWrites()) {
+            Arrays.fill(answers, true);
+            return answers;
+        }
         return backend.mightContainAll(keys);
+    }
+
+    private static boolean allTrue(boolean[] answers) {
+        for (boolean answer : answers) {
+            if (!answer) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -108,4 +108,27 @@ class NamedBloomFilterTest {
                 .withMessageContaining("no key source");
         assertThat(local.mightContain("seen")).as("calls pass through, nothing is emptied").isTrue();
     }
+
+    /**
+     * Checks from code follow the guard: while a write whose row may be visible has not put its key, "absent" is
+     * answered only once it has (the writing thread itself is never told "absent").
+     */
+    @Test
+    void aCheckFromCodeWaitsForAVisibleWriteToPutItsKey() throws Exception {
+        filter.finishLoading();
+        UnkeyedWrites.Write write = filter.unkeyedWrites().begin();
+        write.visible();
+        assertThat(filter.mightContain(42L)).as("on the writing thread").isTrue();
+
+        java.util.concurrent.CompletableFuture<Boolean> written = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> filter.mightContain(42L));
+        java.util.concurrent.CompletableFuture<Boolean> absent = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> filter.mightContain(43L));
+        filter.put(42L);
+        write.end();
+
+        assertThat(written.get(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(absent.get(5, java.util.concurrent.TimeUnit.SECONDS)).as("asked again once the write was over")
+                .isFalse();
+    }
 }
