@@ -761,6 +761,22 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         return configured.shards();
     }
 
+    /**
+     * What an operator may see of the stored filter, as this instance last read it: never waits on Redis, and never
+     * shows the seed.
+     */
+    public RedisFilterDetails details() {
+        RedisFilterIdentity live = view.live;
+        List<String> liveKeys = new ArrayList<>();
+        if (live != null) {
+            for (int shard = 0; shard < live.shards(); shard++) {
+                liveKeys.add(keys.bitsWithoutSeed(shard, live));
+            }
+        }
+        return new RedisFilterDetails((live != null) ? live.fingerprintWithoutSeed() : null, liveKeys,
+                checks.breakerOpen(), commands.breakerOpen());
+    }
+
     /** Adds waiting for replay. */
     public int pendingAdds() {
         return pending.size();

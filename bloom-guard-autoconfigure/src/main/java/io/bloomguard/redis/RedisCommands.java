@@ -56,6 +56,11 @@ final class RedisCommands {
         return new RedisCommands(port, null, System.nanoTime() + budget.toNanos(), Outcomes.NONE);
     }
 
+    /** Whether these commands' circuit breaker is open: they fail at once, but for one trial at a time. */
+    boolean breakerOpen() {
+        return breaker != null && breaker.isOpen();
+    }
+
     /** Sends a command and waits for its reply. */
     <T> T call(Function<RedisPort, CompletableFuture<T>> command, Duration timeout) {
         return await(send(command), timeout);

@@ -73,6 +73,14 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
                 + shards;
     }
 
+    /**
+     * The {@link #fingerprint()} with {@code *} for its seed, e.g. {@code v1.b19531.k7.s*.n1}: safe to show (the seed
+     * would let anyone who sees it pick keys that collide), and a {@code SCAN} pattern for the real key.
+     */
+    String fingerprintWithoutSeed() {
+        return "v" + layoutVersion + ".b" + blockCount + ".k" + hashCount + ".s*.n" + shards;
+    }
+
     /** Whether the bits were laid out as this version of the code lays them out. */
     boolean readable() {
         return layoutVersion == BlockedBloomLayout.VERSION;

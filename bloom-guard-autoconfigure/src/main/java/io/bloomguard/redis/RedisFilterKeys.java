@@ -31,6 +31,11 @@ final class RedisFilterKeys {
         return base(shard) + ":bits:" + identity.fingerprint();
     }
 
+    /** {@link #bits} with the seed left out ({@link RedisFilterIdentity#fingerprintWithoutSeed()}): a SCAN pattern. */
+    String bitsWithoutSeed(int shard, RedisFilterIdentity identity) {
+        return base(shard) + ":bits:" + identity.fingerprintWithoutSeed();
+    }
+
     String next(int shard, RedisFilterIdentity identity) {
         return base(shard) + ":next:" + identity.fingerprint();
     }

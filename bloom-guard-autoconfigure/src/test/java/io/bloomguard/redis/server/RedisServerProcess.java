@@ -161,6 +161,40 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     /**
+     * Stops the server with SIGSTOP, as a long GC-like stall, a swapped-out host or a debugger would: connections stay
+     * open and accept writes, but nothing is answered until {@link #resume()}. (A killed server resets connections
+     * instead; a frozen one is what client timeouts are for.) {@link #kill()} and {@link #close()} still work.
+     */
+    public synchronized void pause() {
+        signal("STOP");
+    }
+
+    /** Lets a {@link #pause() paused} server run again (SIGCONT): it answers what it was sent meanwhile. */
+    public synchronized void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        Process current = this.process;
+        if (current == null || !current.isAlive()) {
+            throw new IllegalStateException("redis-server on port " + this.port + " is not running");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(current.pid())).inheritIO().start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + current.pid() + " failed");
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while signalling redis-server on port " + this.port, ex);
+        }
+    }
+
+    /**
      * Kills the server if it is running and starts an empty one on the same port with the same options,
      * waiting until it answers PING.
      */

@@ -1,0 +1,108 @@
+package io.bloomguard.actuate;
+
+import io.bloomguard.redis.RedisBloomFilter;
+import io.bloomguard.redis.RedisFilterDetails;
+import io.bloomguard.registry.FilterSpec;
+import io.bloomguard.registry.FilterState;
+import io.bloomguard.registry.NamedBloomFilter;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One filter's health: {@code UP} while it is {@code READY} (or switched off with {@code bloom-guard.enabled=false}),
+ * {@link #DEGRADED} with the reasons in {@code details.reasons} while it lets calls through unchecked (loading,
+ * failed, stale, mismatched, refused, unreachable), is over capacity (more keys than {@code expected-size}: its
+ * false-positive rate is above the configured one), or a Redis circuit breaker is open. A degraded filter is safe
+ * (calls reach the database), so {@code DEGRADED} is not {@code DOWN}: the default status order ignores it and the
+ * default HTTP mapping answers 200, and it is in no probe group.
+ *
+ * <p>Reads only what the filter already holds (state and estimates kept by its background work): it never waits on
+ * a shared store.
+ *
+ * <p>Usage: {@code CompositeHealthContributor.fromMap(filtersByName, BloomFilterHealthIndicator::new)}
+ */
+public final class BloomFilterHealthIndicator implements HealthIndicator {
+
+    /** A filter that lets calls through unchecked, or lets more absent keys through than configured. */
+    public static final Status DEGRADED = new Status("DEGRADED",
+            "The filter lets calls reach the database that it would otherwise reject");
+
+    private final NamedBloomFilter filter;
+
+    public BloomFilterHealthIndicator(NamedBloomFilter filter) {
+        this.filter = filter;
+    }
+
+    @Override
+    public Health health() {
+        FilterSpec spec = filter.spec();
+        FilterState state = filter.state();
+        @Nullable String stateReason = filter.stateReason();
+        long elements = filter.approximateElementCount();
+        List<String> reasons = new ArrayList<>();
+        String stateProblem = problem(state);
+        if (stateProblem != null) {
+            reasons.add((stateReason != null) ? stateProblem + ": " + stateReason : stateProblem);
+        }
+        if (state != FilterState.DISABLED && elements > spec.expectedSize()) {
+            reasons.add("over capacity: about " + elements + " keys in a filter sized for " + spec.expectedSize()
+                    + ", so it lets more absent keys through than error-rate " + spec.errorRate()
+                    + "; raise expected-size and rebuild it");
+        }
+        Health.Builder health = Health.up();
+        if (filter.backend() instanceof RedisBloomFilter redis) {
+            RedisFilterDetails details = redis.details();
+            if (details.checksBreakerOpen()) {
+                reasons.add("the Redis circuit breaker for checks is open: checks fail at once and go by"
+                        + " on-backend-failure (" + lower(spec.onBackendFailure()) + ")");
+            }
+            if (details.commandsBreakerOpen()) {
+                reasons.add("the Redis circuit breaker for adds and other commands is open: adds fail at once and go"
+                        + " by on-add-failure (" + lower(spec.onAddFailure()) + ")");
+            }
+            health.withDetail("breakerOpen", details.breakerOpen());
+        }
+        if (!reasons.isEmpty()) {
+            health.status(DEGRADED).withDetail("reasons", reasons);
+        }
+        health.withDetail("state", state.name())
+                .withDetail("stateSince", filter.stateSince().toString())
+                .withDetail("backend", lower(spec.backend()))
+                .withDetail("mode", lower(spec.mode()))
+                .withDetail("approximateElements", elements)
+                .withDetail("expectedSize", spec.expectedSize());
+        if (stateReason != null) {
+            health.withDetail("stateReason", stateReason);
+        }
+        if (filter.stats().estimatesStale()) {
+            health.withDetail("estimatesStale", true);
+        }
+        return health.build();
+    }
+
+    /** What a state that is not {@code READY} means for calls; {@code null} when it is nothing to act on. */
+    private @Nullable String problem(FilterState state) {
+        return switch (state) {
+            case READY, DISABLED -> null;
+            case LOADING -> "LOADING: its keys are being loaded; calls pass through until it is ready";
+            case FAILED -> "FAILED: its preload failed, or a key did not reach it; calls pass through until it is"
+                    + (filter.backend() instanceof RedisBloomFilter ? " rebuilt" : " reloaded (restart)");
+            case STALE -> "STALE: adds did not reach the store or were lost; calls pass through until they are"
+                    + " replayed or it is rebuilt";
+            case MISMATCHED -> "MISMATCHED: the stored filter was built with another size than configured; calls pass"
+                    + " through until it is rebuilt";
+            case ACCESS_DENIED -> "ACCESS_DENIED: the store refuses this instance; calls pass through";
+            case UNREACHABLE -> "UNREACHABLE: the store has not been reached since startup; calls pass through";
+        };
+    }
+
+    private static String lower(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+}

@@ -1,0 +1,255 @@
+package io.bloomguard.actuate;
+
+import io.bloomguard.redis.RedisBloomFilter;
+import io.bloomguard.redis.RedisFilterDetails;
+import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterHistory;
+import io.bloomguard.registry.FilterSpec;
+import io.bloomguard.registry.FilterStats;
+import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.registry.SkipReason;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The {@code bloomfilters} endpoint: every filter's headline (state, fill, error rates, counters), one filter in
+ * detail (its spec, layout, counters by skip reason, last preload and rebuild, and for Redis its live generation and
+ * breakers; never the hash seed), and two write operations on one filter: {@code rebuild} and {@code test} (whether
+ * a key might be in it). Everything is read from what the filters hold already: no operation but the writes waits on
+ * a shared store.
+ *
+ * <p>Usage: {@code GET /actuator/bloomfilters/users}; {@code POST /actuator/bloomfilters/users} with
+ * {@code {"action":"test","key":"42"}}.
+ */
+@Endpoint(id = "bloomfilters")
+public class BloomFiltersEndpoint {
+
+    private final BloomFilterRegistry registry;
+
+    public BloomFiltersEndpoint(BloomFilterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** Every filter's headline, by name, in configuration order. */
+    @ReadOperation
+    public FiltersDescriptor filters() {
+        Map<String, FilterHeadline> filters = new LinkedHashMap<>();
+        for (NamedBloomFilter filter : registry.all()) {
+            filters.put(filter.name(), FilterHeadline.of(filter));
+        }
+        return new FiltersDescriptor(filters);
+    }
+
+    /** One filter in detail, or {@code null} (a 404) when no filter has this name. */
+    @ReadOperation
+    public @Nullable FilterDescriptor filter(@Selector String name) {
+        return registry.find(name).map(FilterDescriptor::of).orElse(null);
+    }
+
+    /**
+     * Runs {@code action} on a filter: {@code rebuild} (from its key source, beside the live copy; blocks until done)
+     * or {@code test} (whether {@code key} might be in its bits: it reveals membership, hence a write operation).
+     *
+     * @throws io.bloomguard.registry.UnknownFilterException naming the configured filters
+     * @throws IllegalArgumentException                      for an unknown action, or {@code test} without a key or
+     *                                                       with a key no filter can hold
+     * @throws UnsupportedOperationException                 for a filter that cannot rebuild (a local one)
+     * @throws IllegalStateException                         for a filter that cannot rebuild now (disabled, being
+     *                                                       loaded by another instance, no key source here)
+     */
+    @WriteOperation
+    public ActionDescriptor act(@Selector String name, String action, @Nullable String key) {
+        NamedBloomFilter filter = registry.get(name);
+        return switch (FilterAction.parse(action)) {
+            case REBUILD -> {
+                long start = System.nanoTime();
+                long keys = filter.rebuild();
+                yield new RebuildDescriptor(keys, (System.nanoTime() - start) / 1_000_000);
+            }
+            case TEST -> {
+                if (key == null) {
+                    throw new IllegalArgumentException("Action 'test' needs a key: {\"action\":\"test\",\"key\":\"42\"}");
+                }
+                yield new MembershipDescriptor(filter.backendMightContain(key));
+            }
+        };
+    }
+
+    /** The configured filters' names, for a 404's body. */
+    List<String> names() {
+        return registry.all().stream().map(NamedBloomFilter::name).toList();
+    }
+
+    private static String lower(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    private static double ratio(long part, long whole) {
+        return (whole == 0) ? 0.0 : (double) part / whole;
+    }
+
+    /** What the write operation can do; the body's {@code action}. */
+    enum FilterAction {
+        REBUILD, TEST;
+
+        static FilterAction parse(@Nullable String action) {
+            for (FilterAction known : values()) {
+                if (known.name().equalsIgnoreCase(action)) {
+                    return known;
+                }
+            }
+            throw new IllegalArgumentException("Unknown action '" + action + "'; actions: "
+                    + Arrays.stream(values()).map(BloomFiltersEndpoint::lower).collect(Collectors.joining(", ")));
+        }
+    }
+
+    /** Every filter's headline, by name. */
+    public record FiltersDescriptor(Map<String, FilterHeadline> filters) {
+    }
+
+    /**
+     * What a dashboard shows of one filter.
+     *
+     * @param backend                   {@code local} or {@code redis}
+     * @param mode                      {@code enforce}, {@code shadow} or {@code off}
+     * @param state                     its {@link io.bloomguard.registry.FilterState}
+     * @param stateReason               why, for a state to act on ({@code ACCESS_DENIED}, {@code UNREACHABLE})
+     * @param stateSince                when this instance saw it enter the state, ISO-8601
+     * @param expectedSize              keys it is sized for
+     * @param approximateElements       keys estimated from its bits (as last read, for Redis)
+     * @param capacityRatio             {@code approximateElements / expectedSize}: above 1 it is over capacity
+     * @param configuredErrorRate       the {@code error-rate} it is sized for
+     * @param expectedFalsePositiveRate false-positive probability at its current fill
+     * @param measuredFalsePositiveRate of the checked keys found absent, the share it let through
+     * @param rejected                  calls it rejected
+     * @param passed                    calls it let through
+     * @param skipped                   calls it did not decide (any reason)
+     * @param falsePositives            calls let through whose method found nothing
+     * @param estimatesStale            whether the store could not be read since the estimates were (Redis)
+     */
+    public record FilterHeadline(String backend, String mode, String state, @Nullable String stateReason,
+            String stateSince, long expectedSize, long approximateElements, double capacityRatio,
+            double configuredErrorRate, double expectedFalsePositiveRate, double measuredFalsePositiveRate,
+            long rejected, long passed, long skipped, long falsePositives, boolean estimatesStale) {
+
+        static FilterHeadline of(NamedBloomFilter filter) {
+            FilterSpec spec = filter.spec();
+            FilterStats stats = filter.stats();
+            long elements = filter.approximateElementCount();
+            return new FilterHeadline(lower(spec.backend()), lower(spec.mode()), filter.state().name(),
+                    filter.stateReason(), filter.stateSince().toString(), spec.expectedSize(), elements,
+                    ratio(elements, spec.expectedSize()), spec.errorRate(), filter.expectedFpp(),
+                    stats.measuredFalsePositiveRate(), stats.rejected(), stats.passed(), stats.skipped(),
+                    stats.falsePositives(), stats.estimatesStale());
+        }
+    }
+
+    /**
+     * One filter in detail: the {@link FilterHeadline} fields, then its spec, layout, counters, last preload and
+     * rebuild, and for a Redis filter its live generation and breakers.
+     */
+    public record FilterDescriptor(String backend, String mode, String state, @Nullable String stateReason,
+            String stateSince, long expectedSize, long approximateElements, double capacityRatio,
+            double configuredErrorRate, double expectedFalsePositiveRate, double measuredFalsePositiveRate,
+            long rejected, long passed, long skipped, long falsePositives, boolean estimatesStale, SpecDescriptor spec,
+            LayoutDescriptor layout, CountersDescriptor counters, @Nullable LoadDescriptor lastPreload,
+            @Nullable LoadDescriptor lastRebuild, @Nullable RedisDescriptor redis) {
+
+        static FilterDescriptor of(NamedBloomFilter filter) {
+            FilterHeadline headline = FilterHeadline.of(filter);
+            RedisDescriptor redis = (filter.backend() instanceof RedisBloomFilter shared)
+                    ? RedisDescriptor.of(shared.details()) : null;
+            return new FilterDescriptor(headline.backend(), headline.mode(), headline.state(), headline.stateReason(),
+                    headline.stateSince(), headline.expectedSize(), headline.approximateElements(),
+                    headline.capacityRatio(), headline.configuredErrorRate(), headline.expectedFalsePositiveRate(),
+                    headline.measuredFalsePositiveRate(), headline.rejected(), headline.passed(), headline.skipped(),
+                    headline.falsePositives(), headline.estimatesStale(), SpecDescriptor.of(filter.spec()),
+                    LayoutDescriptor.of(filter), CountersDescriptor.of(filter),
+                    LoadDescriptor.of(filter.history().lastPreload()), LoadDescriptor.of(filter.history().lastRebuild()),
+                    redis);
+        }
+    }
+
+    /** The filter's resolved configuration, spelled as its properties are. */
+    public record SpecDescriptor(long expectedSize, double errorRate, String backend, String mode,
+            String onBackendFailure, String onAddFailure, @Nullable String preloadSql) {
+
+        static SpecDescriptor of(FilterSpec spec) {
+            return new SpecDescriptor(spec.expectedSize(), spec.errorRate(), lower(spec.backend()), lower(spec.mode()),
+                    lower(spec.onBackendFailure()), lower(spec.onAddFailure()), spec.preloadSql());
+        }
+    }
+
+    /**
+     * How the bits are laid out: {@code bits} in all ({@code bytes} of memory or Redis strings), {@code hashes} bits
+     * set per key, {@code blocks} of 512 bits, over {@code shards} Redis strings (1 for a local filter).
+     */
+    public record LayoutDescriptor(long bits, long bytes, int hashes, long blocks, int shards) {
+
+        static LayoutDescriptor of(NamedBloomFilter filter) {
+            int shards = (filter.backend() instanceof RedisBloomFilter shared) ? shared.shards() : 1;
+            long bits = filter.bitSize();
+            return new LayoutDescriptor(bits, bits / Byte.SIZE, filter.hashCount(), filter.sizing().blockCount(),
+                    shards);
+        }
+    }
+
+    /** Every counter, skipped calls also by reason ({@code not_ready}, {@code mode_off}, ...). */
+    public record CountersDescriptor(long rejected, long passed, long skipped, Map<String, Long> skippedByReason,
+            long falsePositives, long shadowRejections, long shadowFalseNegatives, long backendErrors, long puts) {
+
+        static CountersDescriptor of(NamedBloomFilter filter) {
+            FilterStats stats = filter.stats();
+            Map<String, Long> byReason = new LinkedHashMap<>();
+            for (SkipReason reason : SkipReason.values()) {
+                byReason.put(reason.tag(), filter.counters().skippedFor(reason));
+            }
+            return new CountersDescriptor(stats.rejected(), stats.passed(), stats.skipped(), byReason,
+                    stats.falsePositives(), stats.shadowRejections(), stats.shadowFalseNegatives(),
+                    stats.backendErrors(), stats.puts());
+        }
+    }
+
+    /** One load from the key source: when it began (ISO-8601), keys read, how long, from what, why it failed. */
+    public record LoadDescriptor(String started, long keys, long durationMillis, String source,
+            @Nullable String failure) {
+
+        static @Nullable LoadDescriptor of(FilterHistory.@Nullable Load load) {
+            return (load != null) ? new LoadDescriptor(load.started().toString(), load.keys(),
+                    load.duration().toMillis(), load.source(), load.failure()) : null;
+        }
+    }
+
+    /**
+     * A Redis filter's live generation ({@code null} while none is complete) and its bitmap keys, both with {@code *}
+     * for the seed, and whether a circuit breaker (checks, or adds and other commands) is open.
+     */
+    public record RedisDescriptor(@Nullable String generation, List<String> keys, boolean breakerOpen) {
+
+        static RedisDescriptor of(RedisFilterDetails details) {
+            return new RedisDescriptor(details.generation(), details.keys(), details.breakerOpen());
+        }
+    }
+
+    /** What a write operation answers. */
+    public sealed interface ActionDescriptor permits RebuildDescriptor, MembershipDescriptor {
+    }
+
+    /** A rebuild: keys read from the key source, and how long it took. */
+    public record RebuildDescriptor(long keys, long durationMillis) implements ActionDescriptor {
+    }
+
+    /** A test: whether the key might be in the filter's bits (whatever its state). */
+    public record MembershipDescriptor(boolean mightContain) implements ActionDescriptor {
+    }
+}
