@@ -63,7 +63,7 @@ public class BloomFiltersEndpoint {
      * @throws io.bloomguard.registry.UnknownFilterException naming the configured filters
      * @throws IllegalArgumentException                      for an unknown action, or {@code test} without a key or
      *                                                       with a key no filter can hold
-     * @throws UnsupportedOperationException                 for a filter that cannot rebuild (a local one)
+     * @throws UnsupportedOperationException                 for a filter that cannot rebuild
      * @throws IllegalStateException                         for a filter that cannot rebuild now (disabled, being
      *                                                       loaded by another instance, no key source here)
      */

@@ -104,11 +104,14 @@ class BloomFiltersEndpointIT {
     }
 
     @Test
-    void aLocalFilterThatCannotRebuildAnswers409WithTheReason() {
+    void aLocalFilterIsRebuiltFromItsKeySource() {
         HttpResponse<String> response = http().post("/actuator/bloomfilters/skus", "{\"action\":\"rebuild\"}");
 
-        assertThat(response.statusCode()).isEqualTo(409);
-        assertThat(JsonPath.<String>read(response.body(), "$.message")).contains("'skus' is local");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(JsonPath.<Integer>read(response.body(), "$.keys")).isEqualTo(500);
+        String detail = http().get("/actuator/bloomfilters/skus").body();
+        assertThat(JsonPath.<Integer>read(detail, "$.lastRebuild.keys")).isEqualTo(500);
+        assertThat(JsonPath.<String>read(detail, "$.state")).isEqualTo("READY");
     }
 
     @Test

@@ -145,12 +145,13 @@ class BloomGuardEndpointAutoConfigurationTest {
     }
 
     @Test
-    void rebuildingALocalFilterIsA409SayingWhy() {
+    void rebuildingAFilterWithoutAKeySourceIsA409SayingWhy() {
         runner.run(context -> {
             WebEndpointResponse<Object> response = context.getBean(BloomFiltersEndpointWebExtension.class)
                     .act("users", "rebuild", null);
             assertThat(response.getStatus()).isEqualTo(409);
-            assertThat(((FailureDescriptor) response.getBody()).message()).contains("'users' is local");
+            assertThat(((FailureDescriptor) response.getBody()).message()).contains("'users'")
+                    .contains("no key source");
         });
     }
 
