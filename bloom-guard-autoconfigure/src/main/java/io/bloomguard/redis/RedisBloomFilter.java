@@ -986,9 +986,10 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             return;
         }
         switch (updated.status) {
-            case MISMATCHED -> logger.warn("Filter '" + name + "': the filter stored in Redis (" + meta.get("live")
+            case MISMATCHED -> logger.warn("Filter '" + name + "': the filter stored in Redis ("
+                    + String.valueOf(meta.get("live")).replaceFirst("\\.s-?[0-9a-f]+", ".s*") // never the seed
                     + ", expected-size " + meta.get("expected-size") + ", error-rate " + meta.get("error-rate")
-                    + ") does not match this instance's configuration (" + configured.fingerprint().replaceFirst("\\.s[0-9a-f]+", "")
+                    + ") does not match this instance's configuration (" + configured.fingerprintWithoutSeed()
                     + ", expected-size " + sizing.expectedSize() + ", error-rate " + sizing.errorRate()
                     + "); calls pass through until it is rebuilt with this configuration");
             case MISSING -> {
@@ -1071,7 +1072,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         boolean done = false;
         String failure = "the build did not finish";
         try {
-            logger.info("Filter '" + name + "': building " + target.fingerprint() + " in Redis (" + reason + ")");
+            logger.info("Filter '" + name + "': building " + target.fingerprintWithoutSeed() + " in Redis (" + reason + ")");
             StaleMark markBefore = sentMark.get();
             long dropsBefore = pending.dropped();
             long[] staleMarks = generations.begin(target);
@@ -1099,7 +1100,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
             boolean stillStale = generations.swap(target, built.sizing, previousLive, staleMarks, uploadedBits);
             refresh();
             logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
-                    + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprint()
+                    + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprintWithoutSeed()
                     + " is live");
             if (stillStale) {
                 logger.warn("Filter '" + name + "': an instance marked it stale while it was being built, for adds"
@@ -1154,7 +1155,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     @Override
     public String toString() {
-        return "RedisBloomFilter[" + name + ", " + status() + ", " + configured.fingerprint() + "]";
+        return "RedisBloomFilter[" + name + ", " + status() + ", " + configured.fingerprintWithoutSeed() + "]";
     }
 
     private record WriteResult(long changed, List<Object> unwritten) {
