@@ -95,6 +95,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final AtomicBoolean building = new AtomicBoolean();
     private volatile RedisFilterView view = RedisFilterView.NOT_STARTED;
     private volatile BuildListener buildListener = (startup, keys, startNanos, failure) -> { };
+    private volatile CheckLatencyListener checkLatency = CheckLatencyListener.NO_OP;
     /** The key source this instance (re)builds the filter from; null when it has none and only follows. */
     private volatile @Nullable KeyFeed feed = KeyFeed.EMPTY;
     private volatile @Nullable ScheduledFuture<?> refresher;
@@ -426,8 +427,15 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (check == null) {
             return true;
         }
-        return check.answer(checks.call(port -> port.getRange(check.bitmap, check.start, check.end()),
-                settings.checkTimeout()));
+        long start = System.nanoTime();
+        // Sent apart from awaited: a check the open breaker refuses never reached Redis, and is not timed.
+        CompletableFuture<byte[]> reply = checks.send(port -> port.getRange(check.bitmap, check.start, check.end()));
+        try {
+            return check.answer(checks.await(reply, settings.checkTimeout()));
+        }
+        finally {
+            checkLatency.checked(System.nanoTime() - start);
+        }
     }
 
     @Override
@@ -436,8 +444,34 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         if (check == null) {
             return CompletableFuture.completedFuture(true);
         }
-        return checks.callAsync(port -> port.getRange(check.bitmap, check.start, check.end()),
-                settings.checkTimeout()).thenApply(check::answer);
+        long start = System.nanoTime();
+        CompletableFuture<byte[]> reply = checks.callAsync(
+                port -> port.getRange(check.bitmap, check.start, check.end()), settings.checkTimeout());
+        if (reply.isCompletedExceptionally()) {
+            return reply.thenApply(check::answer); // not sent (breaker open, no connection): nothing to time
+        }
+        CheckLatencyListener listener = checkLatency;
+        return reply.whenComplete((bytes, failure) -> listener.checked(System.nanoTime() - start))
+                .thenApply(check::answer);
+    }
+
+    /**
+     * Tells {@code listener} how long each single-key check sent to Redis took, answered, failed or timed out (a
+     * check the open breaker refuses is not sent, and not reported): the meters' hook. Replaces the one before.
+     */
+    public void onCheckLatency(CheckLatencyListener listener) {
+        this.checkLatency = listener;
+    }
+
+    /** Hears how long single-key checks take in Redis; called on the checking thread, so it must not block. */
+    @FunctionalInterface
+    public interface CheckLatencyListener {
+
+        /** Hears nothing: the default. */
+        CheckLatencyListener NO_OP = nanos -> { };
+
+        /** A check sent to Redis ended after {@code nanos} nanoseconds. */
+        void checked(long nanos);
     }
 
     /** The block holding a key's bits; {@code null} when no generation is live (nothing to read: "might contain"). */
@@ -780,6 +814,19 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     /** Adds waiting for replay. */
     public int pendingAdds() {
         return pending.size();
+    }
+
+    /**
+     * Whether the circuit breaker of single-key checks is open, so that they fail at once. It is shared by every
+     * filter of the {@link RedisFilterBackend}: one outage opens it for all of them.
+     */
+    public boolean checkBreakerOpen() {
+        return checks.breakerOpen();
+    }
+
+    /** Whether the circuit breaker of every other command (adds, batches, builds) is open; shared as the above. */
+    public boolean commandBreakerOpen() {
+        return commands.breakerOpen();
     }
 
     // ---------------------------------------------------------------- background work

@@ -1,0 +1,28 @@
+package io.bloomguard.autoconfigure;
+
+import io.bloomguard.metrics.BloomFilterMetrics;
+import io.bloomguard.registry.BloomFilterRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The filters' Micrometer meters ({@link BloomFilterMetrics}), when Micrometer is on the classpath and the application
+ * has a {@link MeterRegistry} (Spring Boot Actuator with a registry): Spring Boot binds the binder to it.
+ */
+@AutoConfiguration(after = BloomGuardAutoConfiguration.class,
+        afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean({ MeterRegistry.class, BloomFilterRegistry.class })
+public final class BloomGuardMetricsAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    BloomFilterMetrics bloomFilterMetrics(BloomFilterRegistry registry) {
+        return new BloomFilterMetrics(registry);
+    }
+}

@@ -1,0 +1,243 @@
+package io.bloomguard.metrics;
+
+import io.bloomguard.core.BloomFilter;
+import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.local.RebuildableLocalFilter;
+import io.bloomguard.redis.RedisBloomFilter;
+import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterCounters;
+import io.bloomguard.registry.FilterHistory;
+import io.bloomguard.registry.FilterState;
+import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.registry.SkipReason;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
+
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Binds every configured filter's meters, each tagged {@code filter=<name>}:
+ *
+ * <ul>
+ * <li>{@code bloomguard.checks} (function counter): guarded calls, tagged {@code outcome} ({@code rejected},
+ * {@code passed}, {@code skipped}) and {@code reason} ({@code none} for rejected and passed; {@code not_ready},
+ * {@code mode_off}, {@code no_key}, {@code backend_failure}, {@code write_pending} for skipped).</li>
+ * <li>{@code bloomguard.false.positives}, {@code bloomguard.shadow.rejections},
+ * {@code bloomguard.shadow.false.negatives}, {@code bloomguard.backend.errors}, {@code bloomguard.puts} (function
+ * counters): as in {@link io.bloomguard.registry.FilterStats}.</li>
+ * <li>{@code bloomguard.elements}, {@code bloomguard.capacity.ratio} (elements / expected size),
+ * {@code bloomguard.fill.ratio} (set bits / bits), {@code bloomguard.fpp.expected}, {@code bloomguard.fpp.measured},
+ * {@code bloomguard.fpp.configured} (gauges).</li>
+ * <li>{@code bloomguard.state} (gauge per state, tagged {@code state}, lower case): 1 for the filter's current
+ * state, 0 for the others.</li>
+ * <li>{@code bloomguard.load} (timer) and {@code bloomguard.load.keys} (distribution summary): each preload and
+ * rebuild, tagged {@code kind} ({@code preload}, {@code rebuild}) and {@code outcome} ({@code success},
+ * {@code failure}).</li>
+ * <li>Redis filters only: {@code bloomguard.redis.check} (timer, no percentiles unless configured): single-key
+ * checks sent to Redis; {@code bloomguard.redis.breaker.open} (gauge, tagged {@code breaker}: {@code checks},
+ * {@code commands}): 1 while the backend's breaker is open. The breakers are the backend's, so every redis filter
+ * reports the same two values.</li>
+ * </ul>
+ *
+ * <p>Nothing here is on a guarded call's path: the counters read the filters' own {@code LongAdder}s and the gauges
+ * read values that never wait on Redis (a redis filter's size is the one its maintenance last read). A local
+ * filter's values are computed at each scrape and not cached: it counts its set bits as it sets them, and the model
+ * behind {@code fpp.expected} costs some 10 µs whatever the filter's size. Every meter holds its filter weakly.
+ *
+ * <p>Usage: {@code new BloomFilterMetrics(registry).bindTo(meterRegistry);} (Spring Boot binds the bean itself.)
+ */
+public final class BloomFilterMetrics implements MeterBinder {
+
+    private static final String PREFIX = "bloomguard.";
+
+    private final BloomFilterRegistry filters;
+
+    public BloomFilterMetrics(BloomFilterRegistry filters) {
+        this.filters = filters;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (NamedBloomFilter filter : filters.all()) {
+            bindTo(registry, filter);
+        }
+    }
+
+    private void bindTo(MeterRegistry registry, NamedBloomFilter filter) {
+        Tags tags = Tags.of("filter", filter.name());
+        bindChecks(registry, filter, tags);
+        bindGauges(registry, filter, tags);
+        bindStates(registry, filter, tags);
+        new LoadMeters(registry, tags).listenTo(filter.history());
+        if (filter.backend() instanceof RedisBloomFilter redis) {
+            bindRedis(registry, redis, tags);
+        }
+    }
+
+    private static void bindChecks(MeterRegistry registry, NamedBloomFilter filter, Tags tags) {
+        checks(registry, filter, tags, "rejected", "none", f -> f.counters().snapshot().rejected());
+        checks(registry, filter, tags, "passed", "none", f -> f.counters().snapshot().passed());
+        for (SkipReason reason : SkipReason.values()) {
+            checks(registry, filter, tags, "skipped", reason.tag(), f -> f.counters().skippedFor(reason));
+        }
+        counter(registry, filter, tags, "false.positives", "Calls let through whose method found nothing",
+                f -> f.counters().snapshot().falsePositives());
+        counter(registry, filter, tags, "shadow.rejections", "Calls shadow mode would have rejected",
+                f -> f.counters().snapshot().shadowRejections());
+        counter(registry, filter, tags, "shadow.false.negatives",
+                "Calls shadow mode would have rejected whose method found a value: keys missing from the filter",
+                f -> f.counters().snapshot().shadowFalseNegatives());
+        counter(registry, filter, tags, "backend.errors", "Checks and puts that failed in the backend",
+                f -> f.counters().snapshot().backendErrors());
+        counter(registry, filter, tags, "puts", "Keys added through @BloomPut or the API",
+                f -> f.counters().snapshot().puts());
+    }
+
+    private static void checks(MeterRegistry registry, NamedBloomFilter filter, Tags tags, String outcome,
+            String reason, ToDoubleFunction<NamedBloomFilter> count) {
+        FunctionCounter.builder(PREFIX + "checks", filter, count)
+                .description("Guarded calls, by what the filter did with them")
+                .tags(tags).tag("outcome", outcome).tag("reason", reason)
+                .register(registry);
+    }
+
+    private static void counter(MeterRegistry registry, NamedBloomFilter filter, Tags tags, String name,
+            String description, ToDoubleFunction<NamedBloomFilter> count) {
+        FunctionCounter.builder(PREFIX + name, filter, count).description(description).tags(tags).register(registry);
+    }
+
+    private static void bindGauges(MeterRegistry registry, NamedBloomFilter filter, Tags tags) {
+        gauge(registry, filter, tags, "elements", "Keys estimated from the bits set",
+                NamedBloomFilter::approximateElementCount);
+        gauge(registry, filter, tags, "capacity.ratio", "Estimated keys over the expected size",
+                f -> (double) f.approximateElementCount() / f.spec().expectedSize());
+        gauge(registry, filter, tags, "fill.ratio", "Set bits over bits", BloomFilterMetrics::fillRatio);
+        gauge(registry, filter, tags, "fpp.expected", "False-positive probability at the estimated keys",
+                NamedBloomFilter::expectedFpp);
+        gauge(registry, filter, tags, "fpp.measured",
+                "Measured false-positive rate: calls let through that found nothing, of all absent keys checked",
+                f -> f.counters().snapshot().measuredFalsePositiveRate());
+        gauge(registry, filter, tags, "fpp.configured", "Configured error rate at the expected size",
+                f -> f.spec().errorRate());
+    }
+
+    private static void gauge(MeterRegistry registry, NamedBloomFilter filter, Tags tags, String name,
+            String description, ToDoubleFunction<NamedBloomFilter> value) {
+        Gauge.builder(PREFIX + name, filter, value).description(description).tags(tags).register(registry);
+    }
+
+    private static void bindStates(MeterRegistry registry, NamedBloomFilter filter, Tags tags) {
+        for (FilterState state : FilterState.values()) {
+            Gauge.builder(PREFIX + "state", filter, f -> (f.state() == state) ? 1 : 0)
+                    .description("1 for the filter's current state, 0 for the others")
+                    .tags(tags).tag("state", state.name().toLowerCase(Locale.ROOT))
+                    .register(registry);
+        }
+    }
+
+    private static void bindRedis(MeterRegistry registry, RedisBloomFilter redis, Tags tags) {
+        Timer checks = Timer.builder(PREFIX + "redis.check").description("Single-key checks sent to Redis")
+                .tags(tags).register(registry);
+        redis.onCheckLatency(nanos -> checks.record(nanos, TimeUnit.NANOSECONDS));
+        breaker(registry, redis, tags, "checks", RedisBloomFilter::checkBreakerOpen);
+        breaker(registry, redis, tags, "commands", RedisBloomFilter::commandBreakerOpen);
+    }
+
+    private static void breaker(MeterRegistry registry, RedisBloomFilter redis, Tags tags, String breaker,
+            java.util.function.Predicate<RedisBloomFilter> open) {
+        Gauge.builder(PREFIX + "redis.breaker.open", redis, r -> open.test(r) ? 1 : 0)
+                .description("1 while the Redis circuit breaker is open and its calls fail at once, else 0")
+                .tags(tags).tag("breaker", breaker)
+                .register(registry);
+    }
+
+    /**
+     * Set bits over bits. A local filter counts its set bits as it sets them, so this is exact and costs a counter
+     * read. A shared filter's bits are in the store: its set bits are derived from the key estimate its maintenance
+     * last read (the estimate is the exact inverse of the expected set bits), so a scrape never waits on the store.
+     */
+    static double fillRatio(NamedBloomFilter filter) {
+        BloomFilter backend = filter.backend();
+        if (backend instanceof RebuildableLocalFilter rebuildable) {
+            backend = rebuildable.live();
+        }
+        if (backend instanceof LocalBloomFilter local) {
+            return (double) local.setBitCount() / local.bitSize();
+        }
+        long bits = filter.bitSize();
+        if (bits == 0) {
+            return 0.0; // disabled: no bits at all
+        }
+        long keys = filter.approximateElementCount();
+        if (keys == Long.MAX_VALUE) {
+            return 1.0; // every bit set: the estimate is unbounded
+        }
+        return Math.min(1.0, filter.sizing().expectedSetBits(keys) / bits);
+    }
+
+    /** The load meters of one filter, told of each load once, whether it ended before binding or after. */
+    private static final class LoadMeters {
+
+        private final MeterRegistry registry;
+        private final Tags tags;
+        private final Map<FilterHistory.LoadKind, FilterHistory.@Nullable Load> recorded =
+                new EnumMap<>(FilterHistory.LoadKind.class);
+
+        LoadMeters(MeterRegistry registry, Tags tags) {
+            this.registry = registry;
+            this.tags = tags;
+            for (FilterHistory.LoadKind kind : FilterHistory.LoadKind.values()) {
+                for (String outcome : new String[] { "success", "failure" }) {
+                    timer(kind, outcome);
+                    keys(kind, outcome);
+                }
+            }
+        }
+
+        /** Listens first, then records what ended before: a load that ends in between is recorded once. */
+        void listenTo(FilterHistory history) {
+            history.onLoad(this::record);
+            FilterHistory.Load preload = history.lastPreload();
+            FilterHistory.Load rebuild = history.lastRebuild();
+            if (preload != null) {
+                record(preload);
+            }
+            if (rebuild != null) {
+                record(rebuild);
+            }
+        }
+
+        synchronized void record(FilterHistory.Load load) {
+            if (recorded.get(load.kind()) == load) {
+                return;
+            }
+            recorded.put(load.kind(), load);
+            String outcome = load.succeeded() ? "success" : "failure";
+            timer(load.kind(), outcome).record(load.duration());
+            keys(load.kind(), outcome).record(load.keys());
+        }
+
+        private Timer timer(FilterHistory.LoadKind kind, String outcome) {
+            return Timer.builder(PREFIX + "load").description("Loads of the filter from its key source")
+                    .tags(tags).tag("kind", kind.name().toLowerCase(Locale.ROOT)).tag("outcome", outcome)
+                    .register(registry);
+        }
+
+        private DistributionSummary keys(FilterHistory.LoadKind kind, String outcome) {
+            return DistributionSummary.builder(PREFIX + "load.keys").description("Keys read by each load")
+                    .tags(tags).tag("kind", kind.name().toLowerCase(Locale.ROOT))
+                    .tag("outcome", outcome)
+                    .register(registry);
+        }
+    }
+}
