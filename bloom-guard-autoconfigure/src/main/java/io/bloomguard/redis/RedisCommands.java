@@ -157,11 +157,6 @@ final class RedisCommands {
         return reply.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).thenRun(this::answered);
     }
 
-    /** Whether the breaker these commands go through is open: they fail at once. A last attempt has none. */
-    boolean breakerOpen() {
-        return breaker != null && breaker.isOpen();
-    }
-
     private void answered() {
         if (breaker != null) {
             breaker.onSuccess();
