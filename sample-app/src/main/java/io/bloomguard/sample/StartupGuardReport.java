@@ -10,8 +10,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
- * Shows the guard at work as soon as the service is up: a batch of absent and existing lookups, and the curl
- * commands to try. Ordered last, so it runs after bloom-guard's preload runner has filled the filters.
+ * Shows the guard at work as soon as the service is up: a batch of absent and existing lookups, the address of
+ * the live page and the curl commands to try. Ordered last, so it runs after bloom-guard's preload runner has
+ * filled the filters.
  */
 @Component
 @Order(Ordered.LOWEST_PRECEDENCE)
@@ -43,15 +44,16 @@ class StartupGuardReport implements ApplicationRunner {
                 {}
                   {} lookups of absent user ids: {} empty, {} database queries, {} rejected by the guard ({} ms)
                   {} lookups of existing ids: {} found
+                  Watch it live (flood it with absent ids, see the rejections and the fill move): http://{}/
                   Try:
                     curl {}/users/42
                     curl -i {}/users/987654321
                     curl {}/products/acme/SKU-00042
                     curl -X POST {}/users -H 'Content-Type: application/json' -d '{"name":"Ada","email":"ada@example.com"}'
                     curl '{}/demo/absent?count=10000'
-                    curl {}/stats
+                    curl {}/actuator/bloomfilters
                 {}""", line, absent.lookups(), absent.empty(), absent.databaseStatements(),
                 absent.rejectedByGuard(), absent.elapsedMillis(), existing.lookups(), existing.found(), base, base,
-                base, base, base, base, line);
+                base, base, base, base, base, line);
     }
 }

@@ -81,6 +81,32 @@ class SampleApplicationTest {
         assertThat(run.rejectedByGuard()).isGreaterThan(count - 100);
     }
 
+    @Test
+    void filtersEndpointCountsTheRejectedLookups() {
+        long rejectedBefore = filters().get("users").rejected();
+
+        http.get().uri("/demo/absent?count=1000").retrieve().toBodilessEntity();
+
+        Map<String, FilterJson> filters = filters();
+        assertThat(filters).containsOnlyKeys("users", "products");
+        FilterJson users = filters.get("users");
+        assertThat(users.state()).isEqualTo("READY");
+        assertThat(users.expectedSize()).isEqualTo(10_000);
+        assertThat(users.approximateElements()).isBetween(4_900L, 5_100L);
+        assertThat(users.rejected() - rejectedBefore).isGreaterThan(900);
+    }
+
+    private Map<String, FilterJson> filters() {
+        return http.get().uri("/actuator/bloomfilters").retrieve().body(FiltersJson.class).filters();
+    }
+
+    /** {@code GET /actuator/bloomfilters}, the fields the live page shows. */
+    record FiltersJson(Map<String, FilterJson> filters) {
+    }
+
+    record FilterJson(String state, long expectedSize, long approximateElements, long rejected) {
+    }
+
     record UserJson(long id, String name, String email) {
     }
 

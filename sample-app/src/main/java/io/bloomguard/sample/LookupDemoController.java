@@ -1,37 +1,26 @@
 package io.bloomguard.sample;
 
-import io.bloomguard.registry.BloomFilterRegistry;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
-import java.util.List;
-
 /**
- * What the guard saves: {@code GET /stats} (statements run so far, and every filter), and
- * {@code GET /demo/absent} / {@code GET /demo/existing} (a batch of lookups and what they cost).
+ * A batch of user lookups and what it cost: {@code GET /demo/absent?count=} (random ids that do not exist) and
+ * {@code GET /demo/existing?count=} (seeded ids). The live page's flood buttons send these in paced batches;
+ * the filters' own figures are at {@code /actuator/bloomfilters}.
  */
 @RestController
-class GuardStatsController {
+class LookupDemoController {
 
     /** Keeps one demo request from tying up the service. */
     static final int MAX_DEMO_LOOKUPS = 1_000_000;
 
-    private final BloomFilterRegistry filters;
-    private final DatabaseStatementCounter statements;
     private final UserLookupDemo demo;
 
-    GuardStatsController(BloomFilterRegistry filters, DatabaseStatementCounter statements, UserLookupDemo demo) {
-        this.filters = filters;
-        this.statements = statements;
+    LookupDemoController(UserLookupDemo demo) {
         this.demo = demo;
-    }
-
-    @GetMapping("/stats")
-    Stats stats() {
-        return new Stats(statements.statementsSoFar(), filters.all().stream().map(FilterView::of).toList());
     }
 
     @GetMapping("/demo/absent")
@@ -50,12 +39,5 @@ class GuardStatsController {
                     "count must be between 1 and " + MAX_DEMO_LOOKUPS);
         }
         return count;
-    }
-
-    /**
-     * @param databaseStatements JDBC statements Hibernate prepared since startup
-     * @param filters            every configured filter
-     */
-    record Stats(long databaseStatements, List<FilterView> filters) {
     }
 }
