@@ -18,8 +18,9 @@ import java.lang.annotation.Target;
  *
  * A key that can be computed from the parameters alone is put before the method runs. A key that uses
  * {@code #result}, or that is still {@code null} before the method runs (such as {@code #user.id} when the
- * database assigns the id), is put when it returns, from inside its transaction, and while such a write is
- * under way this instance's filter does not reject. A key that yields a collection or an array puts each element. If
+ * database assigns the id), is put when it returns, from inside its transaction. Where its row may be visible
+ * before that (no transaction, say), lookups this instance's filter answers "absent" meanwhile wait for the put.
+ * A key that yields a collection or an array puts each element. If
  * the method throws, a key put before it ran stays (a false positive, never a false negative).
  */
 @Target(ElementType.METHOD)

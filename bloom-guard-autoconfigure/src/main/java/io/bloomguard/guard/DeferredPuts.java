@@ -15,7 +15,7 @@ import java.util.concurrent.CompletionStage;
  * delivers, inside its transaction ({@link ReactivePuts}). A {@code CompletionStage}'s work runs elsewhere, in a
  * transaction of its own if any, which has committed by the time the stage completes: its row may be visible
  * before its key, so the write counts as {@linkplain UnkeyedWrites unkeyed} from the call until the put, and the
- * guard returns a stage that completes after the put, so whatever waits on the method's result finds the key in.
+ * put interceptor returns a stage that completes after the put: whatever waits on the result finds the key in.
  *
  * <p>A plain {@code Future}, or another library's publisher, cannot be watched: {@code #result} on one is refused at
  * startup, and a key from the arguments that is still unknown when the method returns is reported as lost.
@@ -55,7 +55,7 @@ final class DeferredPuts {
         if (REACTOR && ReactivePuts.isFlux(returnType)) {
             return Kind.FLUX;
         }
-        // Only these two: the guard returns a CompletableFuture in place of the method's result.
+        // Only these two: the put interceptor returns a CompletableFuture in place of the method's result.
         if (returnType == CompletionStage.class || returnType == CompletableFuture.class) {
             return Kind.COMPLETION_STAGE;
         }
