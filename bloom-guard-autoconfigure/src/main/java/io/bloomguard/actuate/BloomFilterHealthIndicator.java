@@ -1,7 +1,7 @@
 package io.bloomguard.actuate;
 
-import io.bloomguard.redis.RedisBloomFilter;
-import io.bloomguard.redis.RedisFilterDetails;
+import io.bloomguard.core.SharedBloomFilter;
+import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
@@ -56,8 +56,8 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
                     + "; raise expected-size and rebuild it");
         }
         Health.Builder health = Health.up();
-        if (filter.backend() instanceof RedisBloomFilter redis) {
-            RedisFilterDetails details = redis.details();
+        if (filter.backend() instanceof SharedBloomFilter shared) {
+            SharedFilterDetails details = shared.details();
             if (details.checksBreakerOpen()) {
                 reasons.add("the Redis circuit breaker for checks is open: checks fail at once and go by"
                         + " on-backend-failure (" + lower(spec.onBackendFailure()) + ")");
@@ -91,8 +91,8 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
         return switch (state) {
             case READY, DISABLED -> null;
             case LOADING -> "LOADING: its keys are being loaded; calls pass through until it is ready";
-            case FAILED -> "FAILED: its preload failed, or a key did not reach it; calls pass through until it is"
-                    + (filter.backend() instanceof RedisBloomFilter ? " rebuilt" : " reloaded (restart)");
+            case FAILED -> "FAILED: its preload failed, or a key did not reach it; calls pass through until it has"
+                    + " been rebuilt from its key source (which follows on its own where it has one)";
             case STALE -> "STALE: adds did not reach the store or were lost; calls pass through until they are"
                     + " replayed or it is rebuilt";
             case MISMATCHED -> "MISMATCHED: the stored filter was built with another size than configured; calls pass"

@@ -1,7 +1,7 @@
 package io.bloomguard.actuate;
 
-import io.bloomguard.redis.RedisBloomFilter;
-import io.bloomguard.redis.RedisFilterDetails;
+import io.bloomguard.core.SharedBloomFilter;
+import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterHistory;
 import io.bloomguard.registry.FilterSpec;
@@ -167,7 +167,7 @@ public class BloomFiltersEndpoint {
 
         static FilterDescriptor of(NamedBloomFilter filter) {
             FilterHeadline headline = FilterHeadline.of(filter);
-            RedisDescriptor redis = (filter.backend() instanceof RedisBloomFilter shared)
+            RedisDescriptor redis = (filter.backend() instanceof SharedBloomFilter shared)
                     ? RedisDescriptor.of(shared.details()) : null;
             return new FilterDescriptor(headline.backend(), headline.mode(), headline.state(), headline.stateReason(),
                     headline.stateSince(), headline.expectedSize(), headline.approximateElements(),
@@ -197,7 +197,7 @@ public class BloomFiltersEndpoint {
     public record LayoutDescriptor(long bits, long bytes, int hashes, long blocks, int shards) {
 
         static LayoutDescriptor of(NamedBloomFilter filter) {
-            int shards = (filter.backend() instanceof RedisBloomFilter shared) ? shared.shards() : 1;
+            int shards = (filter.backend() instanceof SharedBloomFilter shared) ? shared.details().shards() : 1;
             long bits = filter.bitSize();
             return new LayoutDescriptor(bits, bits / Byte.SIZE, filter.hashCount(), filter.sizing().blockCount(),
                     shards);
@@ -236,7 +236,7 @@ public class BloomFiltersEndpoint {
      */
     public record RedisDescriptor(@Nullable String generation, List<String> keys, boolean breakerOpen) {
 
-        static RedisDescriptor of(RedisFilterDetails details) {
+        static RedisDescriptor of(SharedFilterDetails details) {
             return new RedisDescriptor(details.generation(), details.keys(), details.breakerOpen());
         }
     }

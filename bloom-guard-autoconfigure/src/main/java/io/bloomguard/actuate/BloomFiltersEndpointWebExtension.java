@@ -1,7 +1,7 @@
 package io.bloomguard.actuate;
 
 import io.bloomguard.actuate.BloomFiltersEndpoint.FilterDescriptor;
-import io.bloomguard.redis.RedisUnavailableException;
+import io.bloomguard.core.BackendUnavailableException;
 import io.bloomguard.registry.UnknownFilterException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -50,7 +50,7 @@ public class BloomFiltersEndpointWebExtension {
         catch (UnsupportedOperationException | IllegalStateException ex) {
             return failed(ex, STATUS_CONFLICT);
         }
-        catch (RedisUnavailableException ex) {
+        catch (BackendUnavailableException ex) {
             return failed(ex, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
         }
     }

@@ -55,6 +55,14 @@ public interface BloomFilter {
     /** False-positive probability expected now, at the current estimated number of keys. */
     double expectedFpp();
 
+    /**
+     * Bits set, where the filter counts them as it sets them (a filter in this JVM); empty where they would have to
+     * be read (a store's), and are estimated from the keys instead.
+     */
+    default java.util.OptionalLong countedSetBits() {
+        return java.util.OptionalLong.empty();
+    }
+
     /** Number of bits ({@code m}). */
     long bitSize();
 

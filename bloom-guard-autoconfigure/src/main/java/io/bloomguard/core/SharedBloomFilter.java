@@ -88,6 +88,30 @@ public interface SharedBloomFilter extends RebuildableBloomFilter, AutoCloseable
     @Override
     void close();
 
+    /**
+     * What an operator may see of the store (generation, keys, breakers), as last read: never waits on it, never
+     * shows the seed.
+     */
+    SharedFilterDetails details();
+
+    /**
+     * Tells {@code listener} how long each single-key check sent to the store took, answered, failed or timed out;
+     * replaces the one before. Checks a breaker refuses are not sent, and not reported.
+     */
+    default void onCheckLatency(CheckLatencyListener listener) {
+    }
+
+    /** Hears how long single-key checks take in the store; called on the checking thread, so it must not block. */
+    @FunctionalInterface
+    interface CheckLatencyListener {
+
+        /** Hears nothing: the default. */
+        CheckLatencyListener NO_OP = nanos -> { };
+
+        /** A check sent to the store ended after {@code nanos} nanoseconds. */
+        void checked(long nanos);
+    }
+
     /** Tells {@code listener} of every build of the stored filter this instance makes from now on. */
     default void onBuilt(BuildListener listener) {
     }

@@ -184,6 +184,11 @@ public final class LocalBloomFilter implements BloomFilter {
     }
 
     /** Number of set bits. */
+    @Override
+    public java.util.OptionalLong countedSetBits() {
+        return java.util.OptionalLong.of(setBitCount());
+    }
+
     public long setBitCount() {
         return bits.setBitCount();
     }

@@ -123,6 +123,11 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
     }
 
     @Override
+    public java.util.OptionalLong countedSetBits() {
+        return live.countedSetBits();
+    }
+
+    @Override
     public long bitSize() {
         return live.bitSize();
     }

@@ -1,9 +1,7 @@
 package io.bloomguard.metrics;
 
 import io.bloomguard.core.BloomFilter;
-import io.bloomguard.local.LocalBloomFilter;
-import io.bloomguard.local.RebuildableLocalFilter;
-import io.bloomguard.redis.RedisBloomFilter;
+import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterCounters;
 import io.bloomguard.registry.FilterHistory;
@@ -79,7 +77,7 @@ public final class BloomFilterMetrics implements MeterBinder {
         bindGauges(registry, filter, tags);
         bindStates(registry, filter, tags);
         new LoadMeters(registry, tags).listenTo(filter.history());
-        if (filter.backend() instanceof RedisBloomFilter redis) {
+        if (filter.backend() instanceof SharedBloomFilter redis) {
             bindRedis(registry, redis, tags);
         }
     }
@@ -145,44 +143,24 @@ public final class BloomFilterMetrics implements MeterBinder {
         }
     }
 
-    private static void bindRedis(MeterRegistry registry, RedisBloomFilter redis, Tags tags) {
+    private static void bindRedis(MeterRegistry registry, SharedBloomFilter redis, Tags tags) {
         Timer checks = Timer.builder(PREFIX + "redis.check").description("Single-key checks sent to Redis")
                 .tags(tags).register(registry);
         redis.onCheckLatency(nanos -> checks.record(nanos, TimeUnit.NANOSECONDS));
-        breaker(registry, redis, tags, "checks", RedisBloomFilter::checkBreakerOpen);
-        breaker(registry, redis, tags, "commands", RedisBloomFilter::commandBreakerOpen);
+        breaker(registry, redis, tags, "checks", shared -> shared.details().checksBreakerOpen());
+        breaker(registry, redis, tags, "commands", shared -> shared.details().commandsBreakerOpen());
     }
 
-    private static void breaker(MeterRegistry registry, RedisBloomFilter redis, Tags tags, String breaker,
-            java.util.function.Predicate<RedisBloomFilter> open) {
+    private static void breaker(MeterRegistry registry, SharedBloomFilter redis, Tags tags, String breaker,
+            java.util.function.Predicate<SharedBloomFilter> open) {
         Gauge.builder(PREFIX + "redis.breaker.open", redis, r -> open.test(r) ? 1 : 0)
                 .description("1 while the Redis circuit breaker is open and its calls fail at once, else 0")
                 .tags(tags).tag("breaker", breaker)
                 .register(registry);
     }
 
-    /**
-     * Set bits over bits. A local filter counts its set bits as it sets them, so this is exact and costs a counter
-     * read. A shared filter's bits are in the store: its set bits are derived from the key estimate its maintenance
-     * last read (the estimate is the exact inverse of the expected set bits), so a scrape never waits on the store.
-     */
     static double fillRatio(NamedBloomFilter filter) {
-        BloomFilter backend = filter.backend();
-        if (backend instanceof RebuildableLocalFilter rebuildable) {
-            backend = rebuildable.live();
-        }
-        if (backend instanceof LocalBloomFilter local) {
-            return (double) local.setBitCount() / local.bitSize();
-        }
-        long bits = filter.bitSize();
-        if (bits == 0) {
-            return 0.0; // disabled: no bits at all
-        }
-        long keys = filter.approximateElementCount();
-        if (keys == Long.MAX_VALUE) {
-            return 1.0; // every bit set: the estimate is unbounded
-        }
-        return Math.min(1.0, filter.sizing().expectedSetBits(keys) / bits);
+        return filter.fillRatio();
     }
 
     /** The load meters of one filter, told of each load once, whether it ended before binding or after. */

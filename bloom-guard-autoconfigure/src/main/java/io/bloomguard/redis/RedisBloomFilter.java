@@ -7,6 +7,7 @@ import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter;
+import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;
 import org.apache.commons.logging.Log;
@@ -455,23 +456,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                 .thenApply(check::answer);
     }
 
-    /**
-     * Tells {@code listener} how long each single-key check sent to Redis took, answered, failed or timed out (a
-     * check the open breaker refuses is not sent, and not reported): the meters' hook. Replaces the one before.
-     */
+    @Override
     public void onCheckLatency(CheckLatencyListener listener) {
         this.checkLatency = listener;
-    }
-
-    /** Hears how long single-key checks take in Redis; called on the checking thread, so it must not block. */
-    @FunctionalInterface
-    public interface CheckLatencyListener {
-
-        /** Hears nothing: the default. */
-        CheckLatencyListener NO_OP = nanos -> { };
-
-        /** A check sent to Redis ended after {@code nanos} nanoseconds. */
-        void checked(long nanos);
     }
 
     /** The block holding a key's bits; {@code null} when no generation is live (nothing to read: "might contain"). */
@@ -795,11 +782,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         return configured.shards();
     }
 
-    /**
-     * What an operator may see of the stored filter, as this instance last read it: never waits on Redis, and never
-     * shows the seed.
-     */
-    public RedisFilterDetails details() {
+    @Override
+    public SharedFilterDetails details() {
         RedisFilterIdentity live = view.live;
         List<String> liveKeys = new ArrayList<>();
         if (live != null) {
@@ -807,26 +791,13 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                 liveKeys.add(keys.bitsWithoutSeed(shard, live));
             }
         }
-        return new RedisFilterDetails((live != null) ? live.fingerprintWithoutSeed() : null, liveKeys,
-                checks.breakerOpen(), commands.breakerOpen());
+        return new SharedFilterDetails((live != null) ? live.fingerprintWithoutSeed() : null, liveKeys,
+                checks.breakerOpen(), commands.breakerOpen(), configured.shards());
     }
 
     /** Adds waiting for replay. */
     public int pendingAdds() {
         return pending.size();
-    }
-
-    /**
-     * Whether the circuit breaker of single-key checks is open, so that they fail at once. It is shared by every
-     * filter of the {@link RedisFilterBackend}: one outage opens it for all of them.
-     */
-    public boolean checkBreakerOpen() {
-        return checks.breakerOpen();
-    }
-
-    /** Whether the circuit breaker of every other command (adds, batches, builds) is open; shared as the above. */
-    public boolean commandBreakerOpen() {
-        return commands.breakerOpen();
     }
 
     // ---------------------------------------------------------------- background work

@@ -1,10 +1,12 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.BackendUnavailableException;
+
 /**
  * Redis did not answer in time, could not be reached, or the circuit breaker is open after such a failure.
  * The guard applies the filter's {@code on-backend-failure} policy to it.
  */
-public class RedisUnavailableException extends RuntimeException {
+public class RedisUnavailableException extends BackendUnavailableException {
 
     public RedisUnavailableException(String message) {
         super(message);

@@ -343,6 +343,26 @@ public final class NamedBloomFilter implements BloomFilter {
                 : backend.expectedFpp();
     }
 
+    /**
+     * Set bits over bits. Counted exactly where the backend counts them (a local filter); for a shared filter,
+     * derived from the key estimate its maintenance last read, so that asking never waits on the store.
+     */
+    public double fillRatio() {
+        java.util.OptionalLong counted = backend.countedSetBits();
+        long bits = backend.bitSize();
+        if (bits == 0) {
+            return 0.0; // disabled: no bits at all
+        }
+        if (counted.isPresent()) {
+            return (double) counted.getAsLong() / bits;
+        }
+        long keys = approximateElementCount();
+        if (keys == Long.MAX_VALUE) {
+            return 1.0; // every bit set: the estimate is unbounded
+        }
+        return Math.min(1.0, sizing().expectedSetBits(keys) / bits);
+    }
+
     @Override
     public long bitSize() {
         return backend.bitSize();
