@@ -6,9 +6,9 @@ import io.bloomguard.local.LocalBloomFilter;
 import java.util.SplittableRandom;
 
 /**
- * Prints the README's false-positive table: for each configured error rate, the layout's bits per key and
- * hash count (next to the classic formula's), and the false-positive rate measured at n = 10⁶ keys over
- * 10⁷ absent probes, with fixed seeds.
+ * Prints the false-positive table of docs/design.md ("Sizing and layout"): for each configured error rate, the
+ * layout's bits per key and hash count (next to the classic formula's), and the false-positive rate measured at
+ * n = 10⁶ keys over 10⁷ absent probes, with fixed seeds.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.bloomguard.benchmarks.FalsePositiveTable}
  */

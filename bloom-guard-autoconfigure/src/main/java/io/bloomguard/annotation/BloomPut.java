@@ -8,8 +8,8 @@ import java.lang.annotation.Target;
 
 /**
  * Adds a key to the named filter when the method writes a record, so that the filter stays complete. The key
- * is in the filter no later than the commit of the transaction the method runs in (the README's "The key is in
- * before the commit" lists the exceptions, such as a method with no transaction).
+ * is in the filter no later than the commit of the transaction the method runs in ("The key is in before the
+ * commit" in docs/guard.md lists the exceptions, such as a method with no transaction).
  *
  * <pre>{@code
  * @BloomPut(filter = "users", key = "#result.id")

@@ -19,7 +19,7 @@ import java.util.List;
  * They are then created at startup, as startup validation promises: a mistake in an annotation still stops
  * startup, and the preload knows which methods each filter guards, so that its "no key source" warning appears.
  * It sees only a bean's declared type, so a {@code @Bean} method declared to return an interface whose
- * implementation carries the annotations stays lazy (the README says to declare the concrete class). Spring Data
+ * implementation carries the annotations stays lazy (docs/guard.md says to declare the concrete class). Spring Data
  * repositories are not affected either way: Spring Data sets their lazy-init from its own bootstrap mode, which
  * Spring Boot's lazy initialization does not override.
  */

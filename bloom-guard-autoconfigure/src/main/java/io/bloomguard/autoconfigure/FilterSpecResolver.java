@@ -124,7 +124,7 @@ final class FilterSpecResolver {
     /**
      * What the filters need of the heap together, where each alone fits: a local filter's bits stay there for good,
      * and a redis filter's are built there before they are uploaded, one filter at a time at startup (background
-     * rebuilds after Redis lost its data may overlap; the README says so). More than the heap is an
+     * rebuilds after Redis lost its data may overlap; docs/properties.md says so). More than the heap is an
      * OutOfMemoryError part way through startup, so it is refused with the sizes instead.
      */
     private static final class HeapBudget {

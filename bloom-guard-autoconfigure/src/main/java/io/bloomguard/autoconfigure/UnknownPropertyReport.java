@@ -52,7 +52,7 @@ final class UnknownPropertyReport {
         return new FailureAnalysis(String.join("\n", descriptions) + ". bloom-guard does not know "
                 + (descriptions.size() == 1 ? "it" : "them") + ", so the value would have no effect.",
                 "Correct the spelling or remove the property; " + String.join("; ", actions)
-                        + ". See the README, \"Properties\".", unbound);
+                        + ". See docs/properties.md.", unbound);
     }
 
     /**

@@ -222,7 +222,7 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
                 + " no transaction is active where bloom-guard puts it. Make the method @Transactional, or put the"
                 + " @BloomPut on the repository method that writes. With transactions woven by AspectJ the same applies;"
                 + " a transaction advisor of your own at the lowest precedence, declared after bloom-guard's"
-                + " auto-configuration, needs a higher precedence. See the README, \"How the guard behaves\","
-                + " \"The key is in before the commit\".");
+                + " auto-configuration, needs a higher precedence. See docs/guard.md, \"The key is in before the"
+                + " commit\".");
     }
 }

@@ -58,7 +58,8 @@ class StartupFailureReportTest {
         assertThat(output).contains("APPLICATION FAILED TO START")
                 .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001'")
                 .contains("bloom-guard.filters.<name> takes: backend, error-rate, expected-size, mode,"
-                        + " on-add-failure, on-backend-failure, preload.*, rebuild.*, redis.*");
+                        + " on-add-failure, on-backend-failure, preload.*, rebuild.*, redis.*")
+                .contains("See docs/properties.md.");
     }
 
     @Test

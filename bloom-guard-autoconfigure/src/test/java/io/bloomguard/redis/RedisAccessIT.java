@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * What a user sees when Redis refuses bloom-guard's user: the ACL the README documents is exactly enough, and a
+ * What a user sees when Redis refuses bloom-guard's user: the ACL docs/redis.md documents is exactly enough, and a
  * user lacking any one command, the keys, or the right password is told so by name when the filter starts, rather
  * than finding the filter silently passing every call through.
  */

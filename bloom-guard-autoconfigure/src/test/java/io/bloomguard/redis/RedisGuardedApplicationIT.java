@@ -197,7 +197,8 @@ class RedisGuardedApplicationIT {
         lookups.insertCommittedBeforeKeyIsKnown("auto-1-" + id);
         lookups.insertCommittedBeforeKeyIsKnown("auto-2-" + id);
         assertThat(output).containsOnlyOnce("Lookups.insertCommittedBeforeKeyIsKnown puts its @BloomPut key into"
-                + " shared filter 'customers' after its row may be committed");
+                + " shared filter 'customers' after its row may be committed")
+                .contains("See docs/guard.md, \"The key is in before the commit\".");
     }
 
     /**

@@ -182,7 +182,7 @@ class RedisHeldWriteIT {
 
     /**
      * A loader that stops part way through its upload (here: its second chunk cannot be sent) leaves the chunks
-     * it sent in Redis, up to 512 MiB a shard; they expire, as the README says, rather than stay for good.
+     * it sent in Redis, up to 512 MiB a shard; they expire, as docs/redis.md says, rather than stay for good.
      */
     @Test
     void anUploadAbortedPartWayExpires() {

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-/** A Spring Data repository guarded the way the README tells users to. */
+/** A Spring Data repository guarded the way the README and docs/guard.md tell users to. */
 public interface CustomerRepository extends JpaRepository<Customer, Long> {
 
     @Override
