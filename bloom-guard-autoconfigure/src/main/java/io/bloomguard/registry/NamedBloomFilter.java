@@ -44,6 +44,7 @@ public final class NamedBloomFilter implements BloomFilter {
         this.spec = spec;
         this.backend = backend;
         this.state = new AtomicReference<>(initialState);
+        history.since(initialState);
         this.recovery = (backend instanceof RebuildableBloomFilter rebuildable && !(backend instanceof SharedBloomFilter))
                 ? new FailedFilterRecovery(this, rebuildable) : null;
         if (backend instanceof SharedBloomFilter shared) {
@@ -93,6 +94,7 @@ public final class NamedBloomFilter implements BloomFilter {
     /** Moves the filter to another lifecycle state; a disabled filter stays disabled. */
     public void transitionTo(FilterState next) {
         state.updateAndGet(current -> (current == FilterState.DISABLED) ? current : next);
+        history.since(state()); // the moment of the change, not of the first look at it
     }
 
     /**
@@ -103,7 +105,9 @@ public final class NamedBloomFilter implements BloomFilter {
      * @return whether the filter is now ready
      */
     public boolean finishLoading() {
-        return state.compareAndSet(FilterState.LOADING, FilterState.READY);
+        boolean ready = state.compareAndSet(FilterState.LOADING, FilterState.READY);
+        history.since(state());
+        return ready;
     }
 
     /**
@@ -195,6 +199,7 @@ public final class NamedBloomFilter implements BloomFilter {
         history.recordLoad(FilterHistory.LoadKind.REBUILD, start, keys, "key source", null);
         if (recovery.losses() == lossesBefore) {
             state.compareAndSet(FilterState.FAILED, FilterState.READY); // it holds every key now
+            history.since(state());
         }
         return keys;
     }

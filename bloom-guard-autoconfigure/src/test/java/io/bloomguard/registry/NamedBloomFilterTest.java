@@ -131,4 +131,15 @@ class NamedBloomFilterTest {
         assertThat(absent.get(5, java.util.concurrent.TimeUnit.SECONDS)).as("asked again once the write was over")
                 .isFalse();
     }
+
+    /** "Since when" is the moment of the change, not of the first look at the state. */
+    @Test
+    void theStateSinceIsWhenItChanged() {
+        java.time.Instant before = java.time.Instant.now();
+        filter.finishLoading();
+        java.time.Instant after = java.time.Instant.now();
+        org.awaitility.Awaitility.await().until(() -> java.time.Instant.now().isAfter(after.plusMillis(20)));
+
+        assertThat(filter.stateSince()).isBetween(before, after);
+    }
 }
