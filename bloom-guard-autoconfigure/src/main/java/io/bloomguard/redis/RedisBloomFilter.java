@@ -99,6 +99,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private volatile CheckLatencyListener checkLatency = CheckLatencyListener.NO_OP;
     /** The key source this instance (re)builds the filter from; null when it has none and only follows. */
     private volatile @Nullable KeyFeed feed = KeyFeed.EMPTY;
+    /**
+     * Set when this instance joins the filter, handing it its key source (or none): before that the feed above is a
+     * placeholder, and a rebuild from it would swap in an empty filter that every instance trusts.
+     */
+    private volatile boolean joined;
     private volatile @Nullable ScheduledFuture<?> refresher;
     private volatile long nextBuildAttempt = System.nanoTime();
     /** Builds that failed in a row: each doubles the pause before the next attempt (a source that always fails). */
@@ -167,6 +172,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     /** Joins the shared filter: with a key source this instance may load it, without one it only follows. */
     private StartOutcome join(@Nullable KeyFeed keys) {
         this.feed = keys;
+        this.joined = true;
         try {
             verifyAccess();
             refresh();
@@ -287,11 +293,15 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     @Override
     public boolean hasKeySource() {
-        return feed != null;
+        return joined && feed != null;
     }
 
     @Override
     public long rebuild() {
+        if (!joined) {
+            throw new IllegalStateException("Filter '" + name + "' has not started yet (it is handed its key source"
+                    + " when the application starts); rebuild it once it has");
+        }
         if (feed == null) {
             throw new IllegalStateException("Filter '" + name + "' has no key source on this instance; rebuild it"
                     + " from an instance that has one");

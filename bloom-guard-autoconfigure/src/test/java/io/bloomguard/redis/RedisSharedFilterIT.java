@@ -55,6 +55,25 @@ class RedisSharedFilterIT {
         }
     }
 
+    /**
+     * An instance that has not joined the filter yet (its key source is handed over at startup) refuses to rebuild
+     * it, rather than swap in an empty generation that every instance would trust.
+     */
+    @Test
+    void anInstanceThatHasNotStartedRefusesToRebuild() {
+        List<Object> keys = longs(0, 1_000);
+        try (TestRedisBackend a = instance(); TestRedisBackend b = instance()) {
+            RedisBloomFilter loaded = a.backend.create("not-started", SIZING, 1, 1);
+            assertThat(loaded.start(RecordingKeyFeed.of(keys))).isEqualTo(StartOutcome.LOADED_HERE);
+            RedisBloomFilter early = b.backend.create("not-started", SIZING, 1, 1);
+
+            assertThat(early.hasKeySource()).isFalse();
+            org.assertj.core.api.Assertions.assertThatIllegalStateException().isThrownBy(early::rebuild)
+                    .withMessageContaining("has not started yet");
+            assertThat(loaded.mightContainAll(keys)).as("the stored filter keeps its keys").containsOnly(true);
+        }
+    }
+
     @Test
     void theFirstInstanceLoadsTheFilterAndTheNextOnesUseIt() {
         List<Object> keys = longs(0, 10_000);
