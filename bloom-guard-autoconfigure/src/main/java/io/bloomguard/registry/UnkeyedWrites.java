@@ -32,6 +32,8 @@ public final class UnkeyedWrites {
 
     private final Set<Write> visible = ConcurrentHashMap.newKeySet();
     private final AtomicInteger visibleCount = new AtomicInteger();
+    /** Writes begun on some thread and not ended: while none is, no thread-local needs looking up. */
+    private final AtomicInteger threadWrites = new AtomicInteger();
     private final ThreadLocal<int @Nullable []> openOnThisThread = new ThreadLocal<>();
 
     /**
@@ -45,6 +47,7 @@ public final class UnkeyedWrites {
             openOnThisThread.set(open);
         }
         open[0]++;
+        threadWrites.incrementAndGet();
         return new Write(Thread.currentThread());
     }
 
@@ -68,6 +71,9 @@ public final class UnkeyedWrites {
 
     /** Whether the calling thread is inside a write to this filter whose key is not in yet. */
     public boolean writingOnThisThread() {
+        if (threadWrites.get() == 0) {
+            return false; // the common case, without a thread-local look-up on the guard's path
+        }
         int[] open = openOnThisThread.get();
         return open != null && open[0] > 0;
     }
@@ -135,6 +141,9 @@ public final class UnkeyedWrites {
                 if (open != null && --open[0] == 0) {
                     openOnThisThread.remove();
                 }
+            }
+            if (thread != null) {
+                threadWrites.decrementAndGet();
             }
             done.complete(null);
         }
