@@ -5,7 +5,6 @@ import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
-import io.bloomguard.testapp.TestApplication;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,23 +15,17 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
 import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.availability.ReadinessState;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.core.io.support.PropertiesLoaderUtils;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -53,9 +46,7 @@ class RedisAccessApplicationIT {
 
     private static RedisServerProcess redis;
 
-    private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
-    private String database;
-    private String keyPrefix;
+    private GuardedApplications apps;
 
     @BeforeAll
     static void startRedis() {
@@ -68,24 +59,22 @@ class RedisAccessApplicationIT {
     }
 
     @BeforeEach
-    void newDatabaseAndPrefix() {
-        String id = UUID.randomUUID().toString();
-        database = "jdbc:h2:mem:access-" + id + ";DB_CLOSE_DELAY=-1";
-        keyPrefix = "acl-" + id.substring(0, 8) + ":";
+    void newApplications() {
+        apps = new GuardedApplications("access", "acl");
     }
 
     @AfterEach
-    void closeContexts() {
-        contexts.forEach(ConfigurableApplicationContext::close);
+    void closeApplications() {
+        apps.close();
     }
 
     @Test
     void anApplicationWhoseRedisUserMayNotRunACommandDoesNotStartAndTheReportSaysWhatToGrant(CapturedOutput output) {
-        grant(new RedisAcl(keyPrefix).rules().replace(" +evalsha", ""));
+        grant(new RedisAcl(apps.keyPrefix()).rules().replace(" +evalsha", ""));
         assertThatThrownBy(() -> start(true, Map.of())).isInstanceOf(RedisAccessDeniedException.class);
         assertThat(output).contains("APPLICATION FAILED TO START")
                 .contains("the Redis user may not use EVALSHA")
-                .contains("ACL SETUSER <user> " + new RedisAcl(keyPrefix).rules());
+                .contains("ACL SETUSER <user> " + new RedisAcl(apps.keyPrefix()).rules());
     }
 
     @Test
@@ -112,7 +101,7 @@ class RedisAccessApplicationIT {
 
     @Test
     void aCommandRevokedWhileRunningHoldsReadinessAndFailsWritesUntilItIsGrantedAgain(CapturedOutput output) {
-        grant(new RedisAcl(keyPrefix).rules());
+        grant(new RedisAcl(apps.keyPrefix()).rules());
         ConfigurableApplicationContext app = start(true, Map.of("bloom-guard.filters.codes.on-add-failure", "fail"));
         assertThat(readiness(app)).isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
         NamedBloomFilter codes = filter(app, "codes");
@@ -146,23 +135,11 @@ class RedisAccessApplicationIT {
 
     /** @param asUser whether to log in as {@link #USER}, rather than as Redis's default user with no password */
     private ConfigurableApplicationContext start(boolean asUser, Map<String, String> overrides) {
-        Map<String, Object> properties = new HashMap<>();
-        try {
-            Properties base = PropertiesLoaderUtils.loadProperties(new ClassPathResource("testapp.properties"));
-            base.forEach((key, value) -> properties.put((String) key, value));
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException(ex);
-        }
-        properties.put("spring.datasource.url", database);
-        properties.put("spring.sql.init.mode", "always");
-        properties.put("spring.data.redis.host", "127.0.0.1");
-        properties.put("spring.data.redis.port", Integer.toString(redis.port()));
+        Map<String, String> properties = new HashMap<>();
         if (asUser) {
             properties.put("spring.data.redis.username", USER);
             properties.put("spring.data.redis.password", PASSWORD);
         }
-        properties.put("bloom-guard.redis.key-prefix", keyPrefix);
         properties.put("bloom-guard.filters.customers.backend", "redis");
         properties.put("bloom-guard.filters.codes.backend", "redis");
         properties.put("bloom-guard.redis.refresh-interval", "100ms");
@@ -171,10 +148,7 @@ class RedisAccessApplicationIT {
         properties.put("bloom-guard.redis.breaker-window", "300ms");
         properties.put("bloom-guard.redis.check-timeout", "200ms");
         properties.putAll(overrides);
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class)
-                .properties(properties).run();
-        contexts.add(context);
-        return context;
+        return apps.start(redis, true, properties);
     }
 
     private static ReadinessState readiness(ConfigurableApplicationContext context) {

@@ -12,7 +12,6 @@ import io.bloomguard.testapp.CustomerService;
 import io.bloomguard.testapp.IsolatedCustomerRepository;
 import io.bloomguard.testapp.Lookups;
 import io.bloomguard.testapp.PlainCustomerRepository;
-import io.bloomguard.testapp.TestApplication;
 import io.bloomguard.testapp.Ticket;
 import io.bloomguard.testapp.TicketRepository;
 import jakarta.persistence.EntityManagerFactory;
@@ -26,12 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.core.io.support.PropertiesLoaderUtils;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -39,7 +35,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import java.io.IOException;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,7 +42,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -76,9 +70,7 @@ class RedisGuardedApplicationIT {
 
     private static RedisServerProcess redis;
 
-    private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
-    private String database;
-    private String keyPrefix;
+    private GuardedApplications apps;
 
     @BeforeAll
     static void startRedis() {
@@ -91,15 +83,13 @@ class RedisGuardedApplicationIT {
     }
 
     @BeforeEach
-    void newDatabaseAndPrefix() {
-        String id = UUID.randomUUID().toString();
-        database = "jdbc:h2:mem:shared-" + id + ";DB_CLOSE_DELAY=-1";
-        keyPrefix = "it-" + id.substring(0, 8) + ":";
+    void newApplications() {
+        apps = new GuardedApplications("shared", "it");
     }
 
     @AfterEach
-    void closeContexts() {
-        contexts.forEach(ConfigurableApplicationContext::close);
+    void closeApplications() {
+        apps.close();
     }
 
     @Test
@@ -642,19 +632,7 @@ class RedisGuardedApplicationIT {
     }
 
     private ConfigurableApplicationContext start(boolean initializeDatabase, Map<String, String> overrides) {
-        Map<String, Object> properties = new HashMap<>();
-        try {
-            Properties base = PropertiesLoaderUtils.loadProperties(new ClassPathResource("testapp.properties"));
-            base.forEach((key, value) -> properties.put((String) key, value));
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException(ex);
-        }
-        properties.put("spring.datasource.url", database);
-        properties.put("spring.sql.init.mode", initializeDatabase ? "always" : "never");
-        properties.put("spring.data.redis.host", "127.0.0.1");
-        properties.put("spring.data.redis.port", Integer.toString(redis.port()));
-        properties.put("bloom-guard.redis.key-prefix", keyPrefix);
+        Map<String, String> properties = new HashMap<>();
         properties.put("bloom-guard.filters.customers.backend", "redis");
         properties.put("bloom-guard.filters.codes.backend", "redis");
         properties.put("bloom-guard.redis.refresh-interval", "100ms");
@@ -663,10 +641,7 @@ class RedisGuardedApplicationIT {
         properties.put("bloom-guard.redis.breaker-open-wait", "300ms");
         properties.put("bloom-guard.redis.check-timeout", "200ms");
         properties.putAll(overrides);
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class)
-                .properties(properties).run();
-        contexts.add(context);
-        return context;
+        return apps.start(redis, initializeDatabase, properties);
     }
 
     private static NamedBloomFilter filter(ConfigurableApplicationContext context, String name) {

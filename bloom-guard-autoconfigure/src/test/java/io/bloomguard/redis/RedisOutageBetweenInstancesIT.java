@@ -5,7 +5,6 @@ import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
 import io.bloomguard.testapp.CustomerService;
-import io.bloomguard.testapp.TestApplication;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -15,21 +14,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.core.io.support.PropertiesLoaderUtils;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Queue;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -55,9 +48,7 @@ class RedisOutageBetweenInstancesIT {
 
     private static RedisServerProcess redis;
 
-    private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
-    private String database;
-    private String keyPrefix;
+    private GuardedApplications apps;
 
     @BeforeAll
     static void startRedis() {
@@ -70,15 +61,13 @@ class RedisOutageBetweenInstancesIT {
     }
 
     @BeforeEach
-    void newDatabaseAndPrefix() {
-        String id = UUID.randomUUID().toString();
-        database = "jdbc:h2:mem:outage-" + id + ";DB_CLOSE_DELAY=-1";
-        keyPrefix = "it-" + id.substring(0, 8) + ":";
+    void newApplications() {
+        apps = new GuardedApplications("outage", "it");
     }
 
     @AfterEach
-    void closeContexts() {
-        contexts.forEach(ConfigurableApplicationContext::close);
+    void closeApplications() {
+        apps.close();
     }
 
     /**
@@ -197,19 +186,7 @@ class RedisOutageBetweenInstancesIT {
     }
 
     private ConfigurableApplicationContext start(boolean initializeDatabase, Map<String, String> overrides) {
-        Map<String, Object> properties = new HashMap<>();
-        try {
-            Properties base = PropertiesLoaderUtils.loadProperties(new ClassPathResource("testapp.properties"));
-            base.forEach((key, value) -> properties.put((String) key, value));
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException(ex);
-        }
-        properties.put("spring.datasource.url", database);
-        properties.put("spring.sql.init.mode", initializeDatabase ? "always" : "never");
-        properties.put("spring.data.redis.host", "127.0.0.1");
-        properties.put("spring.data.redis.port", Integer.toString(redis.port()));
-        properties.put("bloom-guard.redis.key-prefix", keyPrefix);
+        Map<String, String> properties = new HashMap<>();
         properties.put("bloom-guard.filters.customers.backend", "redis");
         properties.put("bloom-guard.redis.rebuild-grace", "0s");
         properties.put("bloom-guard.redis.lock-ttl", "3s");
@@ -217,10 +194,7 @@ class RedisOutageBetweenInstancesIT {
         properties.put("bloom-guard.redis.check-timeout", "200ms");
         properties.put("bloom-guard.redis.command-timeout", "300ms");
         properties.putAll(overrides);
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class)
-                .properties(properties).run();
-        contexts.add(context);
-        return context;
+        return apps.start(redis, initializeDatabase, properties);
     }
 
     /** What the two instances saw. */
