@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code @BloomPut} on methods that return a promise of what they write: a {@code Mono} or {@code Flux} from a
@@ -155,7 +156,7 @@ class DeferredPutTest {
             long throughBefore = app.people().stats().passed() + app.people().stats().skipped();
             int lookups = 0;
             try {
-                org.awaitility.Awaitility.await().until(() -> written.size() > 10);
+                await().until(() -> written.size() > 10);
                 int writtenBefore = written.size();
                 Random random = new Random(42);
                 while (lookups < 2000 || written.size() - writtenBefore < 100) {
@@ -289,7 +290,8 @@ class DeferredPutTest {
     void aCancelledTransactionalInsertRollsBackAndTheFilterGoesOnRejecting() {
         run(app -> {
             Disposable insert = app.store().insertSlowly("ola").subscribe();
-            awaitTrue("the row is written in the transaction", () -> app.seen().inserted.contains("ola"));
+            await("the row is written in the transaction").atMost(Duration.ofSeconds(10))
+                .until(() -> app.seen().inserted.contains("ola"));
 
             insert.dispose();
 
@@ -305,7 +307,8 @@ class DeferredPutTest {
     void aCancelledInsertWithNoTransactionStopsTheFilterRejecting() {
         run(app -> {
             Disposable insert = app.store().insertSlowlyWithoutTransaction("pat").subscribe();
-            awaitTrue("the row is written", () -> app.store().idOf("pat") != null);
+            await("the row is written").atMost(Duration.ofSeconds(10))
+                .until(() -> app.store().idOf("pat") != null);
 
             insert.dispose(); // cancels it
 
@@ -321,7 +324,7 @@ class DeferredPutTest {
         run(app -> {
             Person quin = new Person("quin");
             Disposable insert = app.store().insertSlowlyWithoutTransaction(quin).subscribe();
-            awaitTrue("the id is assigned", () -> quin.id != null);
+            await("the id is assigned").atMost(Duration.ofSeconds(10)).until(() -> quin.id != null);
 
             insert.dispose();
 
@@ -366,27 +369,20 @@ class DeferredPutTest {
 
             assertThat(insert.cancel(true)).isTrue();
 
-            awaitTrue("the row is written and the write's hold is over",
-                    () -> app.store().idOf("tia") != null && app.people().trustedToReject());
+            await("the row is written and the write's hold is over").atMost(Duration.ofSeconds(10))
+                .until(() -> app.store().idOf("tia") != null && app.people().trustedToReject());
             assertThat(app.people().state()).isEqualTo(FilterState.READY);
             assertThat(app.find(app.store().idOf("tia"))).as("found, not rejected").isNotNull();
         });
     }
 
     /** The insert of {@code name} ran in a transaction that rolled back, and the filter was left trusted. */
-    private static void assertRolledBackAndStillTrusted(Fixture app, String name) throws InterruptedException {
-        awaitTrue("the transaction ended", () -> app.seen().completions.containsKey(name));
+    private static void assertRolledBackAndStillTrusted(Fixture app, String name) {
+        await("the transaction ended").atMost(Duration.ofSeconds(10))
+            .until(() -> app.seen().completions.containsKey(name));
         assertThat(app.seen().completions).containsEntry(name, TransactionSynchronization.STATUS_ROLLED_BACK);
         assertThat(app.store().count(name)).isZero();
         assertThat(app.people().trustedToReject()).isTrue();
-    }
-
-    private static void awaitTrue(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waited 10 s for: " + what).isLessThan(deadline);
-            Thread.sleep(10);
-        }
     }
 
     private void run(ThrowingConsumer<Fixture> test) {
