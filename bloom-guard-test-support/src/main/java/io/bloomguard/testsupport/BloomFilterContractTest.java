@@ -1,0 +1,226 @@
+package io.bloomguard.testsupport;
+
+import io.bloomguard.core.BloomFilter;
+import io.bloomguard.core.FilterSizing;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What every backend must do. A backend proves itself by extending this class with a factory; the tests
+ * use fixed seeds, so a failure is reproducible.
+ *
+ * <p>Usage: {@code class LocalBloomFilterContractTest extends BloomFilterContractTest { protected BloomFilter
+ * createFilter(FilterSizing sizing, int seed) { return LocalBloomFilter.create(sizing, seed); } }}
+ */
+public abstract class BloomFilterContractTest {
+
+    protected static final int SEED = 0x5eed5eed;
+
+    /** A new, empty filter of this backend. */
+    protected abstract BloomFilter createFilter(FilterSizing sizing, int seed);
+
+    /** Keys present in a filter: spread-out longs. */
+    protected static long[] presentKeys(int count, long seed) {
+        return new SplittableRandom(seed).longs(count).toArray();
+    }
+
+    @Test
+    void neverReportsAPutKeyAsAbsent() {
+        BloomFilter filter = createFilter(FilterSizing.of(50_000, 0.01), SEED);
+        long[] keys = presentKeys(50_000, 1);
+        for (long key : keys) {
+            filter.put(key);
+        }
+        for (long key : keys) {
+            assertThat(filter.mightContain(key)).as("key %d", key).isTrue();
+            assertThat(filter.mightContain(Long.toString(key))).as("key \"%d\"", key).isTrue();
+        }
+        filter.put("user:alice");
+        filter.put(UUID.fromString("123e4567-e89b-12d3-a456-426614174000"));
+        assertThat(filter.mightContain("user:alice")).isTrue();
+        assertThat(filter.mightContain("123E4567-E89B-12D3-A456-426614174000")).isTrue();
+    }
+
+    /**
+     * Bound: the measured rate over {@code probes} absent keys stays at or below ε. Sizing targets 0.95·ε, so
+     * the bound is about 3.6 standard deviations of the sampling spread (√(ε/probes) = 0.0004 at ε = 0.01,
+     * 200k probes) above the model.
+     */
+    @Test
+    void measuredFalsePositiveRateAtExpectedSizeIsWithinTheErrorRate() {
+        int n = 100_000;
+        double errorRate = 0.01;
+        BloomFilter filter = createFilter(FilterSizing.of(n, errorRate), SEED);
+        for (long key = 0; key < n; key++) {
+            filter.put(key);
+        }
+        int probes = 200_000;
+        int falsePositives = 0;
+        for (long key = n; key < n + probes; key++) {
+            if (filter.mightContain(key)) {
+                falsePositives++;
+            }
+        }
+        assertThat((double) falsePositives / probes).isLessThanOrEqualTo(errorRate);
+        assertThat(filter.expectedFpp()).isCloseTo(FilterSizing.of(n, errorRate).falsePositiveProbability(n),
+                org.assertj.core.data.Percentage.withPercentage(10));
+    }
+
+    @Test
+    void putReportsWhetherTheKeyWasNewAndIsIdempotent() {
+        BloomFilter filter = createFilter(FilterSizing.of(10_000, 0.001), SEED);
+        assertThat(filter.put("https://example.com/a")).isTrue();
+        assertThat(filter.put("https://example.com/a")).isFalse();
+        long count = filter.approximateElementCount();
+        for (int i = 0; i < 10; i++) {
+            filter.put("https://example.com/a");
+        }
+        assertThat(filter.approximateElementCount()).isEqualTo(count).isEqualTo(1);
+        assertThat(filter.put(42)).isTrue();
+        assertThat(filter.put(42L)).as("Long 42 is the key Integer 42 already put").isFalse();
+        assertThat(filter.put("42")).as("\"42\" too").isFalse();
+    }
+
+    @Test
+    void batchOperationsAgreeWithSingleOnes() {
+        BloomFilter filter = createFilter(FilterSizing.of(10_000, 0.01), SEED);
+        List<Object> keys = new ArrayList<>();
+        for (long key : presentKeys(5_000, 2)) {
+            keys.add(key);
+        }
+        assertThat(filter.putAll(keys)).isEqualTo(keys.size());
+        assertThat(filter.putAll(keys)).isZero();
+        List<Object> probes = new ArrayList<>(keys.subList(0, 1_000));
+        for (long key : presentKeys(1_000, 3)) {
+            probes.add(key);
+        }
+        boolean[] answers = filter.mightContainAll(probes);
+        for (int i = 0; i < probes.size(); i++) {
+            assertThat(answers[i]).as("answer %d", i).isEqualTo(filter.mightContain(probes.get(i)));
+        }
+        for (int i = 0; i < 1_000; i++) {
+            assertThat(answers[i]).isTrue();
+        }
+    }
+
+    @Test
+    void approximateElementCountTracksDistinctKeys() {
+        int n = 100_000;
+        BloomFilter filter = createFilter(FilterSizing.of(n, 0.01), SEED);
+        assertThat(filter.approximateElementCount()).isZero();
+        for (long key = 0; key < n; key++) {
+            filter.put(key);
+            if (key % 2 == 0) {
+                filter.put(key); // duplicates do not count
+            }
+        }
+        assertThat(filter.approximateElementCount()).isBetween((long) (n * 0.98), (long) (n * 1.02));
+    }
+
+    /**
+     * Writers on several threads putting disjoint keys at once must leave every key in: a lost bit update
+     * (two writers racing on one word) would show up as a false negative.
+     */
+    @Test
+    void concurrentWritersLoseNoKey() throws Exception {
+        int threads = 4;
+        int perThread = 25_000;
+        BloomFilter filter = createFilter(FilterSizing.of(threads * perThread, 0.01), SEED);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                long first = (long) t * perThread;
+                done.add(pool.submit(() -> {
+                    start.await();
+                    LongStream.range(first, first + perThread).forEach(filter::put);
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> future : done) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+        for (long key = 0; key < (long) threads * perThread; key++) {
+            assertThat(filter.mightContain(key)).as("key %d", key).isTrue();
+        }
+        BloomFilter sequential = createFilter(FilterSizing.of(threads * perThread, 0.01), SEED);
+        LongStream.range(0, (long) threads * perThread).forEach(sequential::put);
+        assertThat(filter.approximateElementCount()).isEqualTo(sequential.approximateElementCount());
+    }
+
+    /** Readers racing a writer see each key from the moment its put returned. */
+    @Test
+    void aKeyIsVisibleToOtherThreadsOncePutReturns() throws Exception {
+        BloomFilter filter = createFilter(FilterSizing.of(20_000, 0.01), SEED);
+        java.util.concurrent.atomic.AtomicLong lastPut = new java.util.concurrent.atomic.AtomicLong(-1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<?> writer = pool.submit(() -> {
+                for (long key = 0; key < 20_000; key++) {
+                    filter.put(key);
+                    lastPut.set(key);
+                }
+            });
+            Future<Long> reader = pool.submit(() -> {
+                long misses = 0;
+                while (!writer.isDone()) {
+                    long upTo = lastPut.get();
+                    for (long key = Math.max(0, upTo - 50); key <= upTo; key++) {
+                        if (!filter.mightContain(key)) {
+                            misses++;
+                        }
+                    }
+                }
+                return misses;
+            });
+            writer.get(60, TimeUnit.SECONDS);
+            assertThat(reader.get(60, TimeUnit.SECONDS)).isZero();
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void sizeFollowsTheSizing() {
+        FilterSizing sizing = FilterSizing.of(1_000_000, 0.01);
+        BloomFilter filter = createFilter(sizing, SEED);
+        assertThat(filter.bitSize()).isEqualTo(sizing.bitSize());
+        assertThat(filter.hashCount()).isEqualTo(sizing.hashCount());
+        assertThat(filter.sizing()).isEqualTo(sizing);
+        assertThat(filter.seed()).isEqualTo(SEED);
+        assertThat(filter.expectedFpp()).isZero();
+    }
+
+    @Test
+    void sameSeedAndSizeGiveTheSameAnswers() {
+        FilterSizing sizing = FilterSizing.of(1_000, 0.01);
+        BloomFilter a = createFilter(sizing, SEED);
+        BloomFilter b = createFilter(sizing, SEED);
+        for (long key = 0; key < 1_000; key++) {
+            a.put(key);
+            b.put(key);
+        }
+        for (long key = 1_000; key < 50_000; key++) {
+            assertThat(a.mightContain(key)).isEqualTo(b.mightContain(key));
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package io.bloomguard.testsupport.redis;
+
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * Hands a test class a running Redis: a parameter of type {@link RedisServerProcess} gets one {@code redis-server},
+ * a parameter of type {@link RedisClusterProcess} one three-node cluster. Each is started when first asked for and
+ * is the same for every constructor, {@code @BeforeAll}, {@code @BeforeEach} and test method of the class; it is
+ * stopped after the class, once its {@code @AfterAll} methods have run (so they can still close clients first).
+ * A test may kill or restart its server; the next test gets it in whatever state that left.
+ *
+ * <p>Usage: <pre>{@code
+ * @ExtendWith(RedisServerExtension.class)
+ * class RedisLayoutIT {
+ *     @BeforeAll
+ *     static void connect(RedisServerProcess redis) { ... redis.port() ... }
+ * }}</pre>
+ */
+public final class RedisServerExtension implements ParameterResolver {
+
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace
+        .create(RedisServerExtension.class);
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+        Class<?> type = parameter.getParameter().getType();
+        return type == RedisServerProcess.class || type == RedisClusterProcess.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+        ExtensionContext.Store store = classContext(context).getStore(NAMESPACE);
+        if (parameter.getParameter().getType() == RedisClusterProcess.class) {
+            return store.computeIfAbsent(RedisClusterProcess.class, (type) -> RedisClusterProcess.start(),
+                    RedisClusterProcess.class);
+        }
+        return store.computeIfAbsent(RedisServerProcess.class, (type) -> RedisServerProcess.start(),
+                RedisServerProcess.class);
+    }
+
+    /**
+     * The context of the test class, whose store is closed after the class: values in it that are
+     * {@link AutoCloseable} are closed then.
+     */
+    private static ExtensionContext classContext(ExtensionContext context) {
+        ExtensionContext current = context;
+        while (current.getTestMethod().isPresent() && current.getParent().isPresent()) {
+            current = current.getParent().get();
+        }
+        return current;
+    }
+
+}

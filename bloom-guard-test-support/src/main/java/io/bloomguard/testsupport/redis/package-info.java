@@ -1,0 +1,12 @@
+/**
+ * Real {@code redis-server} processes for tests and benchmarks: single nodes that can be killed, frozen and
+ * restarted on the same port ({@link io.bloomguard.testsupport.redis.RedisServerProcess}), a three-node cluster
+ * ({@link io.bloomguard.testsupport.redis.RedisClusterProcess}), a TCP proxy that can freeze traffic
+ * ({@link io.bloomguard.testsupport.redis.FreezableTcpProxy}), and a JUnit extension that starts one of them per
+ * test class ({@link io.bloomguard.testsupport.redis.RedisServerExtension}). No Docker, no mocks; every process is
+ * a child of the JVM and dies with it.
+ */
+@NullMarked
+package io.bloomguard.testsupport.redis;
+
+import org.jspecify.annotations.NullMarked;
