@@ -2,6 +2,8 @@ package io.bloomguard.benchmarks;
 
 import io.bloomguard.redis.RedisBloomFilter;
 import io.bloomguard.redis.RedisFilterBackend;
+import io.bloomguard.testsupport.redis.RedisServerBinary;
+import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -45,7 +47,7 @@ import java.util.regex.Pattern;
 public final class RedisCommandCost {
 
     static final String CLI = System.getProperty("redis.cli",
-            RedisServerProcess.BINARY.replaceFirst("redis-server$", "redis-cli"));
+            RedisServerBinary.path().resolveSibling("redis-cli").toString());
 
     private static final Pattern STAT = Pattern.compile(
             "cmdstat_([^:]+):calls=(\\d+),usec=(\\d+),usec_per_call=([0-9.]+)");

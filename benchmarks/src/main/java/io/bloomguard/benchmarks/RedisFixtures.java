@@ -7,8 +7,9 @@ import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.redis.LettuceRedisPort;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisBloomFilter;
-import io.bloomguard.redis.RedisBreakerSettings;
 import io.bloomguard.redis.RedisFilterBackend;
+import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
+import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import org.redisson.Redisson;
@@ -46,9 +47,14 @@ final class RedisFixtures {
      * grace (nothing else writes), and a refresh every hour so that only the measured commands reach Redis.
      */
     static RedisBackendSettings settings() {
-        return new RedisBackendSettings("bench:", Duration.ofSeconds(1), Duration.ofSeconds(30),
-                RedisBreakerSettings.defaults(), Duration.ofSeconds(60), Duration.ofHours(1), 100_000, Duration.ZERO,
-                Duration.ofMillis(50), Duration.ofMillis(100));
+        return RedisBackendSettingsBuilder.from(RedisBackendSettings.defaults())
+                .keyPrefix("bench:")
+                .checkTimeout(Duration.ofSeconds(1))
+                .commandTimeout(Duration.ofSeconds(30))
+                .lockTtl(Duration.ofSeconds(60))
+                .refreshInterval(Duration.ofHours(1))
+                .rebuildGrace(Duration.ZERO)
+                .build();
     }
 
     static RedisClient lettuce(RedisServerProcess server) {

@@ -2,6 +2,7 @@ package io.bloomguard.benchmarks;
 
 import io.bloomguard.redis.RedisBloomFilter;
 import io.bloomguard.redis.RedisFilterBackend;
+import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import org.redisson.api.RBloomFilter;
 import org.redisson.api.RedissonClient;
