@@ -211,19 +211,6 @@ class BloomGuardAutoConfigurationTest {
     }
 
     @Test
-    void aRedisFilterNeedsLettuce() {
-        runner.withPropertyValues("bloom-guard.filters.users.backend=redis")
-                .withBean(org.springframework.data.redis.connection.RedisConnectionFactory.class,
-                        () -> new org.springframework.data.redis.connection.jedis.JedisConnectionFactory())
-                .run(context -> {
-                    assertThat(context).hasFailed();
-                    FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
-                    assertThat(analysis.getDescription()).contains("works through Lettuce")
-                            .contains("JedisConnectionFactory");
-                });
-    }
-
-    @Test
     void invalidRedisSettingsFailStartup() {
         assertInvalid("bloom-guard.redis.check-timeout=0ms", "bloom-guard.redis.check-timeout", "PT0S",
                 "a positive duration");
