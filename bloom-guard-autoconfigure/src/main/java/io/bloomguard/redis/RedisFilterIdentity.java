@@ -48,6 +48,11 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
         return new RedisFilterIdentity(BlockedBloomLayout.VERSION, sizing.blockCount(), sizing.hashCount(), seed, shards);
     }
 
+    /** This identity's block and hash counts, with {@code configured}'s expected size and error rate. */
+    FilterSizing sizing(FilterSizing configured) {
+        return new FilterSizing(configured.expectedSize(), configured.errorRate(), blockCount, hashCount);
+    }
+
     /** Parses a {@link #fingerprint()}; {@code null} for null, empty or a format this version does not know. */
     static @Nullable RedisFilterIdentity parse(@Nullable String fingerprint) {
         if (fingerprint == null) {
