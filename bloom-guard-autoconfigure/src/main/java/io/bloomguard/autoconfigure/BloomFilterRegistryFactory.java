@@ -2,7 +2,10 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.ScalableSizing;
+import io.bloomguard.local.LocalCountingFilter;
 import io.bloomguard.local.RebuildableLocalFilter;
+import io.bloomguard.local.ScalableLocalFilter;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.redis.UnwritableAdds;
 import io.bloomguard.registry.AddFailurePolicy;
@@ -10,6 +13,8 @@ import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.DisabledBloomFilter;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FilterSpec;
+import io.bloomguard.registry.FilterType;
+import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
 
@@ -48,7 +53,7 @@ final class BloomFilterRegistryFactory {
     private static BloomFilter backendFilter(FilterSpec spec, Supplier<RedisFilterBackend> redis) {
         FilterSizing sizing = sizing(spec);
         return switch (spec.backend()) {
-            case LOCAL -> new RebuildableLocalFilter(sizing, LOCAL_REBUILD_GRACE);
+            case LOCAL -> localFilter(spec, sizing);
             case REDIS -> {
                 RedisFilterBackend backend = redis.get();
                 if (backend == null) {
@@ -61,6 +66,18 @@ final class BloomFilterRegistryFactory {
                         (spec.onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL : UnwritableAdds.BUFFER);
             }
         };
+    }
+
+    /** Counting + scale and anything on redis but a plain filter were refused when the spec was resolved. */
+    private static RebuildableLocalFilter localFilter(FilterSpec spec, FilterSizing sizing) {
+        if (spec.growth() == GrowthPolicy.SCALE) {
+            return new RebuildableLocalFilter(ScalableSizing.of(spec.expectedSize(), spec.errorRate()).layer(0),
+                    LOCAL_REBUILD_GRACE, ScalableLocalFilter::create);
+        }
+        if (spec.type() == FilterType.COUNTING) {
+            return new RebuildableLocalFilter(sizing, LOCAL_REBUILD_GRACE, LocalCountingFilter::create);
+        }
+        return new RebuildableLocalFilter(sizing, LOCAL_REBUILD_GRACE);
     }
 
     private static FilterSizing sizing(FilterSpec spec) {

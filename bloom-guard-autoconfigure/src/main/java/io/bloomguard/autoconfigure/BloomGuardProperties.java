@@ -3,6 +3,8 @@ package io.bloomguard.autoconfigure;
 import io.bloomguard.registry.AddFailurePolicy;
 import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.BackendType;
+import io.bloomguard.registry.FilterType;
+import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.GuardMode;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -161,6 +163,34 @@ public class BloomGuardProperties {
          */
         private AddFailurePolicy onAddFailure = AddFailurePolicy.BUFFER;
 
+        /**
+         * What a filter keeps per position: bloom (a bit) or counting (a 4-bit counter, four times the memory, so
+         * that keys can be removed). Local filters only for now.
+         */
+        private FilterType type = FilterType.BLOOM;
+
+        /**
+         * What a filter does past its expected size: none (report being over capacity), rebuild (rebuild itself larger
+         * from its key source at 90% of its capacity) or scale (add larger layers; local bloom filters only).
+         */
+        private GrowthPolicy growth = GrowthPolicy.REBUILD;
+
+        public FilterType getType() {
+            return type;
+        }
+
+        public void setType(FilterType type) {
+            this.type = type;
+        }
+
+        public GrowthPolicy getGrowth() {
+            return growth;
+        }
+
+        public void setGrowth(GrowthPolicy growth) {
+            this.growth = growth;
+        }
+
         public BackendType getBackend() {
             return backend;
         }
@@ -236,6 +266,28 @@ public class BloomGuardProperties {
          * fail (the write throws and rolls back).
          */
         private @Nullable AddFailurePolicy onAddFailure;
+
+        /** What this filter keeps per position: bloom (a bit) or counting (a 4-bit counter, so keys can be removed). */
+        private @Nullable FilterType type;
+
+        /** What this filter does past its expected size: none, rebuild or scale. */
+        private @Nullable GrowthPolicy growth;
+
+        public @Nullable FilterType getType() {
+            return type;
+        }
+
+        public void setType(@Nullable FilterType type) {
+            this.type = type;
+        }
+
+        public @Nullable GrowthPolicy getGrowth() {
+            return growth;
+        }
+
+        public void setGrowth(@Nullable GrowthPolicy growth) {
+            this.growth = growth;
+        }
 
         /** How this filter is filled at startup. */
         private final Preload preload = new Preload();

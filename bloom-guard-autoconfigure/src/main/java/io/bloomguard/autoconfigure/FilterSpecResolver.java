@@ -1,11 +1,16 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.core.CountingBlockLayout;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.local.LocalCountingFilter;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisBreakerSettings;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
+import io.bloomguard.registry.FilterType;
+import io.bloomguard.registry.GrowthPolicy;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -45,10 +50,20 @@ final class FilterSpecResolver {
             double errorRate = orDefault(filter.getErrorRate(), defaults.getErrorRate());
             FilterSizing sizing = validateSize(prefix, expectedSize, errorRate);
             BackendType backend = orDefault(filter.getBackend(), defaults.getBackend());
-            if (backend == BackendType.LOCAL && sizing.blockCount() > LocalBloomFilter.MAX_BLOCKS) {
+            FilterType type = orDefault(filter.getType(), defaults.getType());
+            GrowthPolicy growth = orDefault(filter.getGrowth(), defaults.getGrowth());
+            checkTypeAndGrowth(name, prefix, filter, backend, type, growth);
+            // What is allocated at startup: a scalable filter's first layer is sized for a lower error rate.
+            FilterSizing allocated = (growth == GrowthPolicy.SCALE)
+                    ? validateSize(prefix, expectedSize, ScalableSizing.of(expectedSize, errorRate).layerErrorRate(0))
+                    : sizing;
+            long bytes = (type == FilterType.COUNTING) ? CountingBlockLayout.byteSize(allocated) : allocated.byteSize();
+            long maxBlocks = (type == FilterType.COUNTING) ? LocalCountingFilter.MAX_BLOCKS : LocalBloomFilter.MAX_BLOCKS;
+            if (backend == BackendType.LOCAL && allocated.blockCount() > maxBlocks) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".expected-size", expectedSize,
                         "a local filter holds at most 16 GiB, and " + expectedSize + " keys at error rate " + errorRate
-                                + " need " + sizing.byteSize() / (1L << 30) + " GiB; lower it, raise error-rate,"
+                                + " need " + bytes / (1L << 30) + " GiB" + (type == FilterType.COUNTING
+                                        ? " of counters" : "") + "; lower it, raise error-rate,"
                                 + " or use backend: redis with redis.shards");
             }
             int shards = filter.getRedis().getShards();
@@ -61,13 +76,13 @@ final class FilterSpecResolver {
             long heap = Runtime.getRuntime().maxMemory();
             // A redis filter is built in this JVM before it is uploaded, so it needs the heap too. A switched-off
             // filter allocates nothing, and must not stop an application that was switched off to save memory.
-            if (properties.isEnabled() && sizing.byteSize() > heap) {
+            if (properties.isEnabled() && bytes > heap) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".expected-size", expectedSize,
                         "a filter of " + expectedSize + " keys at error rate " + errorRate + " needs "
-                                + sizing.byteSize() / (1 << 20) + " MiB, more than the heap (" + heap / (1 << 20)
+                                + bytes / (1 << 20) + " MiB, more than the heap (" + heap / (1 << 20)
                                 + " MiB); lower it, raise error-rate or give the JVM more memory");
             }
-            heapBudget.add(name, backend, sizing.byteSize());
+            heapBudget.add(name, backend, bytes);
             String sql = filter.getPreload().getSql();
             if (sql != null && sql.isBlank()) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".preload.sql", "",
@@ -78,12 +93,35 @@ final class FilterSpecResolver {
                     orDefault(filter.getOnBackendFailure(), defaults.getOnBackendFailure()),
                     orDefault(filter.getOnAddFailure(), defaults.getOnAddFailure()), sql, shards,
                     rebuildCron(prefix, filter.getRebuild(), defaults.getRebuild()),
-                    rebuildZone(prefix, filter.getRebuild(), defaults.getRebuild())));
+                    rebuildZone(prefix, filter.getRebuild(), defaults.getRebuild()), type, growth));
         }
         if (properties.isEnabled()) {
             heapBudget.check(Runtime.getRuntime().maxMemory());
         }
         return List.copyOf(specs);
+    }
+
+    /**
+     * Refuses what is not built yet (counting and scalable filters on redis) and what cannot be (a counting filter
+     * that grows by layers: a remove could not tell which layer holds the key's counts), naming the property set.
+     */
+    private static void checkTypeAndGrowth(String name, String prefix, BloomGuardProperties.Filter filter,
+            BackendType backend, FilterType type, GrowthPolicy growth) {
+        String typeProperty = (filter.getType() != null) ? prefix + ".type" : "bloom-guard.defaults.type";
+        String growthProperty = (filter.getGrowth() != null) ? prefix + ".growth" : "bloom-guard.defaults.growth";
+        if (backend == BackendType.REDIS && type == FilterType.COUNTING) {
+            throw new InvalidBloomGuardPropertyException(typeProperty, "counting", "counting filters are not"
+                    + " supported on redis yet: use type: bloom, or backend: local for filter '" + name + "'");
+        }
+        if (backend == BackendType.REDIS && growth == GrowthPolicy.SCALE) {
+            throw new InvalidBloomGuardPropertyException(growthProperty, "scale", "growth: scale is not supported on"
+                    + " redis yet: use growth: none or rebuild, or backend: local for filter '" + name + "'");
+        }
+        if (type == FilterType.COUNTING && growth == GrowthPolicy.SCALE) {
+            throw new InvalidBloomGuardPropertyException(growthProperty, "scale", "a counting filter cannot grow by"
+                    + " layers, because a remove could not tell which layer holds the key's counts: use growth:"
+                    + " rebuild or none for filter '" + name + "', or type: bloom");
+        }
     }
 
     /** The filter's rebuild schedule, or the defaults'; refused, naming the property, unless it parses. */

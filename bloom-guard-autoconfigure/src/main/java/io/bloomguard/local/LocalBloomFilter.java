@@ -111,7 +111,7 @@ public final class LocalBloomFilter implements BloomFilter {
     }
 
     /** Whether all {@code k} bits of a key's hash are set. */
-    private boolean holds(long h1, long h2) {
+    boolean holds(long h1, long h2) {
         int firstWord = BlockedBloomLayout.blockIndex(h1, blockCount) * BlockedBloomLayout.BLOCK_WORDS;
         long step = BlockedBloomLayout.step(h1);
         long probe = h2;
@@ -138,10 +138,14 @@ public final class LocalBloomFilter implements BloomFilter {
     @Override
     public boolean put(Object key) {
         Hash128 hash = KeyCanonicalizer.hash(key, seed);
-        long h1 = hash.h1();
+        return put(hash.h1(), hash.h2());
+    }
+
+    /** Sets the {@code k} bits of a key's hash; {@code true} if one of them was clear. */
+    boolean put(long h1, long h2) {
         int firstWord = BlockedBloomLayout.blockIndex(h1, blockCount) * BlockedBloomLayout.BLOCK_WORDS;
         long step = BlockedBloomLayout.step(h1);
-        long probe = hash.h2();
+        long probe = h2;
         boolean changed = false;
         for (int i = 0; i < hashCount; i++) {
             int bit = BlockedBloomLayout.bitInBlock(probe);

@@ -33,7 +33,8 @@ import java.util.function.ToDoubleFunction;
  * <li>{@code bloomguard.false.positives}, {@code bloomguard.shadow.rejections},
  * {@code bloomguard.shadow.false.negatives}, {@code bloomguard.backend.errors}, {@code bloomguard.puts} (function
  * counters): as in {@link io.bloomguard.registry.FilterStats}.</li>
- * <li>{@code bloomguard.elements}, {@code bloomguard.capacity.ratio} (elements / expected size),
+ * <li>{@code bloomguard.elements}, {@code bloomguard.capacity.ratio} (elements / capacity: the expected size, more
+ * once the filter has grown), {@code bloomguard.over.capacity} (1 while elements exceed the capacity, else 0),
  * {@code bloomguard.fill.ratio} (set bits / bits), {@code bloomguard.fpp.expected}, {@code bloomguard.fpp.measured},
  * {@code bloomguard.fpp.configured} (gauges).</li>
  * <li>{@code bloomguard.state} (gauge per state, tagged {@code state}, lower case): 1 for the filter's current
@@ -117,8 +118,12 @@ public final class BloomFilterMetrics implements MeterBinder {
     private static void bindGauges(MeterRegistry registry, NamedBloomFilter filter, Tags tags) {
         gauge(registry, filter, tags, "elements", "Keys estimated from the bits set",
                 NamedBloomFilter::approximateElementCount);
-        gauge(registry, filter, tags, "capacity.ratio", "Estimated keys over the expected size",
-                f -> (double) f.approximateElementCount() / f.spec().expectedSize());
+        gauge(registry, filter, tags, "capacity.ratio", "Estimated keys over the keys the filter holds at its error rate",
+                f -> (double) f.approximateElementCount() / f.capacity());
+        gauge(registry, filter, tags, "over.capacity",
+                "1 while the filter holds more keys than it is sized for, so lets more absent keys through than its"
+                        + " error rate; else 0",
+                f -> f.overCapacity() ? 1 : 0);
         gauge(registry, filter, tags, "fill.ratio", "Set bits over bits", BloomFilterMetrics::fillRatio);
         gauge(registry, filter, tags, "fpp.expected", "False-positive probability at the estimated keys",
                 NamedBloomFilter::expectedFpp);

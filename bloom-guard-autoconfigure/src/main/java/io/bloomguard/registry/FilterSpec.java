@@ -16,12 +16,23 @@ import org.jspecify.annotations.Nullable;
  * @param redisShards      Redis strings the filter is split over (redis backend; more when one would not hold it)
  * @param rebuildCron      cron expression of scheduled rebuilds, or {@code null} for none
  * @param rebuildZone      time zone of {@code rebuildCron}, or {@code null} for the JVM's
+ * @param type             bits, or counters that allow removes
+ * @param growth           what it does past its capacity
  */
 public record FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
         BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
-        int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone) {
+        int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone, FilterType type,
+        GrowthPolicy growth) {
 
-    /** A filter with no scheduled rebuild. */
+    /** A plain filter that does not grow. */
+    public FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
+            BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
+            int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone) {
+        this(name, expectedSize, errorRate, backend, mode, onBackendFailure, onAddFailure, preloadSql, redisShards,
+                rebuildCron, rebuildZone, FilterType.BLOOM, GrowthPolicy.NONE);
+    }
+
+    /** A plain filter that does not grow, with no scheduled rebuild. */
     public FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
             BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
             int redisShards) {
