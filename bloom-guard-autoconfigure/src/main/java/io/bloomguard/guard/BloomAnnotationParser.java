@@ -2,7 +2,9 @@ package io.bloomguard.guard;
 
 import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomPut;
+import io.bloomguard.annotation.BloomRemove;
 import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterType;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.registry.UnknownFilterException;
 import org.jspecify.annotations.Nullable;
@@ -14,10 +16,11 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Function;
 
 /**
- * Reads {@code @BloomGuarded} and {@code @BloomPut} off a method and resolves them into operations, refusing
+ * Reads {@code @BloomGuarded}, {@code @BloomPut} and {@code @BloomRemove} off a method and resolves them into operations, refusing
  * what cannot work: an unknown filter, a method guarded by the filter it puts into, a return type with no empty
  * value, a method no proxy can intercept; the key expressions are {@link KeyExpressionParser}'s to check.
  */
@@ -40,7 +43,8 @@ final class BloomAnnotationParser {
         Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
         BloomGuarded guarded = find(specific, method, BloomGuarded.class);
         BloomPut put = find(specific, method, BloomPut.class);
-        if (guarded == null && put == null) {
+        BloomRemove remove = find(specific, method, BloomRemove.class);
+        if (guarded == null && put == null && remove == null) {
             return null;
         }
         String description = describe(method, targetClass);
@@ -59,7 +63,15 @@ final class BloomAnnotationParser {
         PutOperation putOperation = (put != null) ? putOperation(put,
                 new AnnotatedMethod(asWritten(put), annotatedOn(specific, method, BloomPut.class), targetClass,
                         description)) : null;
-        return new MethodOperations(guard, putOperation);
+        RemoveOperation removeOperation = (remove != null) ? removeOperation(remove,
+                new AnnotatedMethod(asWritten(remove), annotatedOn(specific, method, BloomRemove.class), targetClass,
+                        description)) : null;
+        if (put != null && remove != null && put.filter().equals(remove.filter())) {
+            throw new InvalidBloomAnnotationException(asWritten(put) + " with " + asWritten(remove), description,
+                    "the method both puts a key into the filter and removes one from it",
+                    "Put on the methods that write records and remove on the ones that delete them");
+        }
+        return new MethodOperations(guard, putOperation, removeOperation);
     }
 
     /**
@@ -79,8 +91,11 @@ final class BloomAnnotationParser {
                 }
                 BloomGuarded guarded = AnnotatedElementUtils.findMergedAnnotation(method, BloomGuarded.class);
                 BloomPut put = AnnotatedElementUtils.findMergedAnnotation(method, BloomPut.class);
-                if (guarded != null || put != null) {
-                    throw new InvalidBloomAnnotationException((guarded != null) ? asWritten(guarded) : asWritten(put),
+                BloomRemove remove = AnnotatedElementUtils.findMergedAnnotation(method, BloomRemove.class);
+                if (guarded != null || put != null || remove != null) {
+                    String written = (guarded != null) ? asWritten(guarded)
+                            : (put != null) ? asWritten(put) : asWritten(remove);
+                    throw new InvalidBloomAnnotationException(written,
                             type.getSimpleName() + "." + method.getName(), "the method is " + kind + ", so Spring's"
                                     + " proxy never sees its calls and the annotation would do nothing",
                             "Make the method public and neither static nor final, and call it through the bean (not"
@@ -129,6 +144,29 @@ final class BloomAnnotationParser {
         return new PutOperation(filter, key, annotated.description(), DeferredPuts.kindOf(annotated.returnClass()));
     }
 
+    /**
+     * A remove needs a counting filter, and a method that has deleted when it returns: a {@code Mono}, {@code Flux}
+     * or future deletes later, in a transaction this interceptor cannot see commit.
+     */
+    private RemoveOperation removeOperation(BloomRemove annotation, AnnotatedMethod annotated) {
+        NamedBloomFilter filter = filter(annotation.filter(), annotated);
+        if (filter.spec().type() != FilterType.COUNTING) {
+            throw annotated.invalid("filter '" + filter.name() + "' is a plain Bloom filter (type: "
+                    + filter.spec().type().name().toLowerCase(Locale.ROOT) + "), whose bits do not record"
+                    + " how many keys set them, so it cannot remove a key",
+                    "Declare bloom-guard.filters." + filter.name() + ".type: counting (four times the memory), or"
+                            + " remove the @BloomRemove and let a rebuild drop deleted keys");
+        }
+        if (DeferredPuts.kindOf(annotated.returnClass()).deferred()) {
+            throw annotated.invalid("it returns a " + annotated.returnClass().getSimpleName() + ", which deletes"
+                            + " after the method returns, in a transaction bloom-guard cannot watch commit",
+                    "Call the filter's remove(key) once the delete has committed (for example in"
+                            + " .then(Mono.fromRunnable(...)) after the transactional operator)");
+        }
+        KeyExpression key = keys.parse(annotation.key(), true, annotated);
+        return new RemoveOperation(filter, key, annotated.description());
+    }
+
     private NamedBloomFilter filter(String name, AnnotatedMethod annotated) {
         try {
             return registry.get(name);
@@ -165,6 +203,10 @@ final class BloomAnnotationParser {
 
     private static String asWritten(BloomPut put) {
         return asWritten("@BloomPut", put.filter(), put.key());
+    }
+
+    private static String asWritten(BloomRemove remove) {
+        return asWritten("@BloomRemove", remove.filter(), remove.key());
     }
 
     private static String asWritten(String annotation, String filter, String key) {

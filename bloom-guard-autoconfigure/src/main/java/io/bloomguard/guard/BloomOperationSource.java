@@ -18,7 +18,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The {@code @BloomGuarded} and {@code @BloomPut} operations of methods, resolved once per method and target
+ * The {@code @BloomGuarded}, {@code @BloomPut} and {@code @BloomRemove} operations of methods, resolved once per method and target
  * class and cached, as Spring's cache annotations are: the interceptors look them up on every call. The
  * annotations are read and checked by {@link BloomAnnotationParser}; a Spring Data repository's {@code saveAll}
  * takes the put of its {@code save} ({@link RepositorySaves}).
@@ -65,13 +65,13 @@ public final class BloomOperationSource {
     }
 
     /**
-     * Whether {@link PutBeforeCommitAdvisor} applies: a {@code @BloomPut} method of a class. A Spring Data
-     * repository's (any {@code Repository}, not only a {@code CrudRepository}) puts are made inside the
+     * Whether {@link PutBeforeCommitAdvisor} applies: a {@code @BloomPut} or {@code @BloomRemove} method of a class.
+     * A Spring Data repository's (any {@code Repository}, not only a {@code CrudRepository}) are handled inside the
      * repository's own proxy instead, where its transaction is.
      */
-    boolean hasPutOnClass(Method method, @Nullable Class<?> targetClass) {
+    boolean hasWriteOnClass(Method method, @Nullable Class<?> targetClass) {
         boolean repository = targetClass != null && repositorySaves.isRepository(targetClass);
-        return !repository && operationsFor(method, targetClass).put() != null;
+        return !repository && operationsFor(method, targetClass).writes();
     }
 
     /** The operations of a method called on a bean of {@code targetClass}: the interceptors' look-up on every call. */
@@ -128,6 +128,6 @@ public final class BloomOperationSource {
             return annotated;
         }
         PutOperation throughSave = repositorySaves.putThroughSave(method, targetClass);
-        return (throughSave != null) ? new MethodOperations(null, throughSave) : MethodOperations.NONE;
+        return (throughSave != null) ? new MethodOperations(null, throughSave, null) : MethodOperations.NONE;
     }
 }
