@@ -35,10 +35,8 @@ final class BloomFilterRegistryFactory {
      * @param redis the Redis backend, asked for only when a filter uses it; {@code null} when the application
      *              has no Spring Data Redis with Lettuce
      */
-    static BloomFilterRegistry create(BloomGuardProperties properties, Supplier<RedisFilterBackend> redis) {
-        // Specs are resolved (and bad configuration refused) either way.
-        List<FilterSpec> specs = FilterSpecResolver.resolve(properties);
-        List<NamedBloomFilter> filters = specs.stream().map(spec -> properties.isEnabled()
+    static BloomFilterRegistry create(BloomGuardSettings settings, Supplier<RedisFilterBackend> redis) {
+        List<NamedBloomFilter> filters = settings.filters().stream().map(spec -> settings.enabled()
                 ? new NamedBloomFilter(spec, backendFilter(spec, redis), FilterState.LOADING)
                 : new NamedBloomFilter(spec, new DisabledBloomFilter(sizing(spec)), FilterState.DISABLED))
                 .toList();
