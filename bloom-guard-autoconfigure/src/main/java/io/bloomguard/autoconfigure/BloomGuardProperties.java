@@ -37,8 +37,9 @@ public class BloomGuardProperties {
 
     /**
      * Filters by name (lowercase letters, digits and '-'). Each takes backend, expected-size, error-rate, mode,
-     * on-backend-failure, on-add-failure, preload.sql, rebuild.cron, rebuild.zone and redis.shards; what it leaves
-     * out comes from bloom-guard.defaults.
+     * on-backend-failure, on-add-failure, preload.sql, rebuild.cron, rebuild.zone and redis.shards (listed as
+     * bloom-guard.filters.*.expected-size and so on, '*' standing for the name); what it leaves out comes from
+     * bloom-guard.defaults.
      */
     private Map<String, FilterProperties> filters = new LinkedHashMap<>();
 
