@@ -27,6 +27,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.data.repository.core.support.RepositoryFactoryBeanSupport;
@@ -49,6 +50,7 @@ import java.util.Map;
 @AutoConfiguration(afterName = { "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
         "org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration" })
 @Import(RedisBackendConfiguration.class)
+@ImportRuntimeHints(BloomGuardRuntimeHints.class)
 public final class BloomGuardAutoConfiguration {
 
     /** Binds bloom-guard.* and registers the settings and the filter beans, before any bean is created. */

@@ -8,6 +8,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.SingletonBeanRegistry;
 import org.springframework.beans.factory.support.AutowireCandidateQualifier;
@@ -32,6 +33,10 @@ import java.util.Objects;
  * (or {@code BloomFilter}) injects it. The bean itself is named {@code usersBloomFilter}: the bare filter name is what
  * users naturally call their own beans for it (a {@code BloomKeySource users()}), and two beans cannot share a name.
  * The beans are the registry's filters, not copies.
+ *
+ * <p>Ahead-of-time processing leaves the filter beans out of the generated code: this registrar runs again when an
+ * AOT-processed application starts and registers them from the configuration it starts with, so that the filter
+ * beans and the registry (bound then too) always name the same filters.
  */
 final class BloomGuardPropertiesRegistrar implements BeanDefinitionRegistryPostProcessor, EnvironmentAware,
         BeanFactoryAware {
@@ -86,6 +91,8 @@ final class BloomGuardPropertiesRegistrar implements BeanDefinitionRegistryPostP
                 () -> beans.getBean(BloomFilterRegistry.class).get(name));
         definition.addQualifier(new AutowireCandidateQualifier(Qualifier.class, name));
         definition.setAttribute(FILTER_ATTRIBUTE, name);
+        // Registered again at startup (see above): generated code would register it twice.
+        definition.setAttribute(BeanRegistrationAotProcessor.IGNORE_REGISTRATION_ATTRIBUTE, true);
         return definition;
     }
 }

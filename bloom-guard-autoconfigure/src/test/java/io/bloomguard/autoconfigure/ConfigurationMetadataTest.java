@@ -41,7 +41,8 @@ class ConfigurationMetadataTest {
     void everyBoundPropertyIsDescribed() {
         assertThat(LEAVES).containsKeys("bloom-guard.enabled", "bloom-guard.defaults.expected-size",
                 "bloom-guard.defaults.rebuild.cron", "bloom-guard.filters.*.expected-size",
-                "bloom-guard.filters.*.preload.sql", "bloom-guard.filters.*.redis.shards", "bloom-guard.redis.lock-ttl");
+                "bloom-guard.filters.*.preload.sql", "bloom-guard.filters.*.redis.shards",
+                "bloom-guard.redis.lock-ttl");
         LEAVES.forEach((name, leaf) -> {
             assertThat(PROPERTIES).as("metadata of %s", name).containsKey(name);
             Map<String, Object> property = PROPERTIES.get(name);
@@ -55,7 +56,8 @@ class ConfigurationMetadataTest {
     @Test
     void everyDescribedPropertyIsBound() {
         assertThat(PROPERTIES.keySet().stream().filter(name -> name.startsWith("bloom-guard.")))
-                .as("described but not bound").allMatch(name -> LEAVES.containsKey(name) || name.equals("bloom-guard.filters"));
+                .as("described, not bound")
+                .allMatch(name -> LEAVES.containsKey(name) || name.equals("bloom-guard.filters"));
     }
 
     @Test
@@ -88,7 +90,8 @@ class ConfigurationMetadataTest {
 
     @Test
     void filterNamesAreExplained() {
-        assertThat((String) PROPERTIES.get("bloom-guard.filters").get("description")).contains("bloom-guard.filters.*.");
+        assertThat((String) PROPERTIES.get("bloom-guard.filters").get("description"))
+                .contains("bloom-guard.filters.*.");
         assertThat(HINTS).containsKey("bloom-guard.filters.keys");
     }
 
@@ -140,7 +143,8 @@ class ConfigurationMetadataTest {
      */
     private static Map<String, Map<String, Object>> byName(String kind) {
         Map<String, Map<String, Object>> entries = new LinkedHashMap<>();
-        for (String file : List.of("spring-configuration-metadata.json", "additional-spring-configuration-metadata.json")) {
+        for (String file : List.of("spring-configuration-metadata.json",
+                "additional-spring-configuration-metadata.json")) {
             for (Map<String, Object> entry : entries(file, kind)) {
                 entries.put((String) entry.get("name"), entry);
             }
