@@ -17,6 +17,7 @@ import io.bloomguard.registry.FilterType;
 import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
+import org.springframework.context.aot.AbstractAotProcessor;
 
 import java.util.List;
 import java.util.function.Supplier;
@@ -35,15 +36,16 @@ final class BloomFilterRegistryFactory {
 
     /**
      * Every filter starts {@code LOADING} (the preload decides when it is ready). When bloom-guard is switched
-     * off, every filter is {@code DISABLED} and holds no bits: no backend is created, local or Redis.
+     * off, every filter is {@code DISABLED} and holds no bits: no backend is created, local or Redis. So it is during
+     * ahead-of-time processing, which creates the registry only to check the annotations and decide the proxies:
+     * the build needs neither the filters' memory nor their Redis.
      *
      * @param redis the Redis backend, asked for only when a filter uses it; {@code null} when the application
      *              has no Spring Data Redis with Lettuce
      */
-    static BloomFilterRegistry create(BloomGuardProperties properties, Supplier<RedisFilterBackend> redis) {
-        // Specs are resolved (and bad configuration refused) either way.
-        List<FilterSpec> specs = FilterSpecResolver.resolve(properties);
-        List<NamedBloomFilter> filters = specs.stream().map(spec -> properties.isEnabled()
+    static BloomFilterRegistry create(BloomGuardSettings settings, Supplier<RedisFilterBackend> redis) {
+        boolean holdsBits = settings.enabled() && !Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING);
+        List<NamedBloomFilter> filters = settings.filters().stream().map(spec -> holdsBits
                 ? new NamedBloomFilter(spec, backendFilter(spec, redis), FilterState.LOADING)
                 : new NamedBloomFilter(spec, new DisabledBloomFilter(sizing(spec)), FilterState.DISABLED))
                 .toList();

@@ -34,18 +34,18 @@ final class FilterSpecResolver {
     }
 
     static List<FilterSpec> resolve(BloomGuardProperties properties) {
-        BloomGuardProperties.Defaults defaults = properties.getDefaults();
+        FilterDefaults defaults = properties.getDefaults();
         validateSize("bloom-guard.defaults", defaults.getExpectedSize(), defaults.getErrorRate());
         List<FilterSpec> specs = new ArrayList<>();
         HeapBudget heapBudget = new HeapBudget();
-        for (Map.Entry<String, BloomGuardProperties.Filter> entry : properties.getFilters().entrySet()) {
+        for (Map.Entry<String, FilterProperties> entry : properties.getFilters().entrySet()) {
             String name = entry.getKey();
             String prefix = "bloom-guard.filters." + name;
             if (!NAME.matcher(name).matches()) {
                 throw new InvalidBloomGuardPropertyException("bloom-guard.filters", name,
                         "a filter name uses lowercase letters, digits and '-' only (e.g. 'user-ids')");
             }
-            BloomGuardProperties.Filter filter = entry.getValue();
+            FilterProperties filter = entry.getValue();
             long expectedSize = orDefault(filter.getExpectedSize(), defaults.getExpectedSize());
             double errorRate = orDefault(filter.getErrorRate(), defaults.getErrorRate());
             FilterSizing sizing = validateSize(prefix, expectedSize, errorRate);
@@ -105,7 +105,7 @@ final class FilterSpecResolver {
      * Refuses what is not built yet (counting and scalable filters on redis) and what cannot be (a counting filter
      * that grows by layers: a remove could not tell which layer holds the key's counts), naming the property set.
      */
-    private static void checkTypeAndGrowth(String name, String prefix, BloomGuardProperties.Filter filter,
+    private static void checkTypeAndGrowth(String name, String prefix, FilterProperties filter,
             BackendType backend, FilterType type, GrowthPolicy growth) {
         String typeProperty = (filter.getType() != null) ? prefix + ".type" : "bloom-guard.defaults.type";
         String growthProperty = (filter.getGrowth() != null) ? prefix + ".growth" : "bloom-guard.defaults.growth";
@@ -125,8 +125,8 @@ final class FilterSpecResolver {
     }
 
     /** The filter's rebuild schedule, or the defaults'; refused, naming the property, unless it parses. */
-    private static @Nullable String rebuildCron(String prefix, BloomGuardProperties.Rebuild own,
-            BloomGuardProperties.Rebuild defaults) {
+    private static @Nullable String rebuildCron(String prefix, RebuildProperties own,
+            RebuildProperties defaults) {
         String property = (own.getCron() != null) ? prefix + ".rebuild.cron" : "bloom-guard.defaults.rebuild.cron";
         String cron = (own.getCron() != null) ? own.getCron() : defaults.getCron();
         if (cron == null) {
@@ -143,8 +143,8 @@ final class FilterSpecResolver {
         return cron;
     }
 
-    private static @Nullable String rebuildZone(String prefix, BloomGuardProperties.Rebuild own,
-            BloomGuardProperties.Rebuild defaults) {
+    private static @Nullable String rebuildZone(String prefix, RebuildProperties own,
+            RebuildProperties defaults) {
         String property = (own.getZone() != null) ? prefix + ".rebuild.zone" : "bloom-guard.defaults.rebuild.zone";
         String zone = (own.getZone() != null) ? own.getZone() : defaults.getZone();
         if (zone == null) {
@@ -202,7 +202,7 @@ final class FilterSpecResolver {
     }
 
     /** {@code bloom-guard.redis.*}, validated. */
-    static RedisBackendSettings redisSettings(BloomGuardProperties.Redis redis) {
+    static RedisBackendSettings redisSettings(RedisBackendProperties redis) {
         String prefix = "bloom-guard.redis";
         if (redis.getKeyPrefix() == null || redis.getKeyPrefix().contains("{") || redis.getKeyPrefix().contains("}")) {
             throw new InvalidBloomGuardPropertyException(prefix + ".key-prefix", redis.getKeyPrefix(),

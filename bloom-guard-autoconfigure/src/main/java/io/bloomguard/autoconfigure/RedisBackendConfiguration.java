@@ -22,7 +22,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Role;
-import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
@@ -48,15 +47,14 @@ final class RedisBackendConfiguration {
      */
     private static final int BLOCKING_CLIENT_THREADS = 8;
 
-    /** Static and bound from the environment, as the registry that uses it is (see the auto-configuration). */
+    /** Static and made from the bound settings, as the registry that uses it is (see the auto-configuration). */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static RedisFilterBackend bloomGuardRedisBackend(Environment environment,
+    static RedisFilterBackend bloomGuardRedisBackend(BloomGuardSettings settings,
             ObjectProvider<RedisConnectionFactory> connectionFactory) {
-        BloomGuardProperties properties = BloomGuardProperties.bind(environment);
         return new RedisFilterBackend(() -> connect(connectionFactory.getIfAvailable()),
-                FilterSpecResolver.redisSettings(properties.getRedis()));
+                FilterSpecResolver.redisSettings(settings.properties().getRedis()));
     }
 
     @Bean
