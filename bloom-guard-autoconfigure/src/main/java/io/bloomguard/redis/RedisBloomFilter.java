@@ -41,8 +41,13 @@ import java.util.concurrent.Semaphore;
  * for every instance and rebuilt.</li>
  * </ul>
  *
+ * <p>With a near copy ({@code redis.near-copy: true}) each instance also keeps the live generation's bits in its own
+ * heap, and answers the keys they hold with no round trip; only a key the copy lacks is checked in Redis before the
+ * call is rejected: see {@link RedisNearCopy}.
+ *
  * <p>It answers for the filter; each job has its class: {@link RedisFilterLifecycle} (join, maintenance, close),
- * {@link RedisStoredState} (what Redis holds), {@link RedisBitReader} (checks), {@link RedisOutageBuffer} (adds,
+ * {@link RedisStoredState} (what Redis holds), {@link RedisBitReader} (checks), {@link RedisNearCopy} (this
+ * instance's copy of the bits), {@link RedisOutageBuffer} (adds,
  * through {@link RedisBitWriter}, and what this instance owes Redis), {@link RedisFilterLoader} (builds under the
  * load lock), {@link RedisFillEstimate} (the fill), {@link RedisFilterCommands} (timeouts, breakers, last attempts).
  */
@@ -55,6 +60,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final RedisAccessState access;
     private final RedisFilterCommands commands;
     private final RedisStoredState state;
+    private final RedisNearCopy nearCopy;
     private final RedisBitReader reader;
     private final RedisOutageBuffer outage;
     private final RedisFilterLoader loader;
@@ -62,7 +68,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final RedisFilterLifecycle lifecycle;
 
     RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, RedisBackendSettings settings,
-            UnwritableAdds unwritableAdds, Shared backend) {
+            UnwritableAdds unwritableAdds, boolean nearCopy, Shared backend) {
         this.name = name;
         this.sizing = sizing;
         this.configured = RedisFilterIdentity.of(sizing, seed, shards);
@@ -73,16 +79,18 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         PendingAdds pending = new PendingAdds(settings.pendingAddsLimit());
         RedisStaleMarks marks = new RedisStaleMarks(keys, commands, pending);
         this.state = new RedisStoredState(name, sizing, configured, keys, commands, marks);
-        this.reader = new RedisBitReader(state, commands);
+        this.nearCopy = new RedisNearCopy(nearCopy, name, sizing, configured, commands, backend.builders(),
+                settings.refreshInterval());
+        this.reader = new RedisBitReader(state, commands, this.nearCopy);
         Runnable waitForRedis = () -> backend.recovery().waiting(this);
         this.outage = new RedisOutageBuffer(name, unwritableAdds, pending, marks, state,
-                new RedisBitWriter(keys, state, commands), commands, access, waitForRedis);
+                new RedisBitWriter(keys, state, commands, this.nearCopy), commands, access, waitForRedis);
         this.loader = new RedisFilterLoader(name, sizing, configured, keys, others, settings, state, pending, marks,
                 backend);
         this.fill = new RedisFillEstimate(settings.refreshInterval(), sizing, state, commands);
         this.lifecycle = new RedisFilterLifecycle(name, settings.refreshInterval(), access,
-                new RedisAccessCheck(keys, settings.commandTimeout(), access), commands, state, outage, loader, fill,
-                backend.scheduler(), waitForRedis);
+                new RedisAccessCheck(keys, settings.commandTimeout(), access), commands, state, this.nearCopy, outage,
+                loader, fill, backend.scheduler(), waitForRedis);
     }
 
     public String name() {
@@ -284,7 +292,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     @Override
     public SharedFilterDetails details() {
-        return state.details(commands.checksBreakerOpen(), commands.commandsBreakerOpen());
+        return state.details(commands.checksBreakerOpen(), commands.commandsBreakerOpen(), nearCopy.details());
     }
 
     @Override
