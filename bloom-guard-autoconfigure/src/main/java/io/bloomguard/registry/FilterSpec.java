@@ -14,18 +14,27 @@ import org.jspecify.annotations.Nullable;
  * @param onAddFailure     what a {@code @BloomPut} write does when its key cannot reach the filter's store
  * @param preloadSql       query whose first column yields every key, or {@code null}
  * @param redisShards      Redis strings the filter is split over (redis backend; more when one would not hold it)
+ * @param redisNearCopy    whether each instance keeps a copy of the bits and answers the keys it holds (redis backend)
  * @param rebuildCron      cron expression of scheduled rebuilds, or {@code null} for none
  * @param rebuildZone      time zone of {@code rebuildCron}, or {@code null} for the JVM's
  */
 public record FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
         BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
-        int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone) {
+        int redisShards, boolean redisNearCopy, @Nullable String rebuildCron, @Nullable String rebuildZone) {
 
-    /** A filter with no scheduled rebuild. */
+    /** A filter with no near copy. */
+    public FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
+            BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
+            int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone) {
+        this(name, expectedSize, errorRate, backend, mode, onBackendFailure, onAddFailure, preloadSql, redisShards,
+                false, rebuildCron, rebuildZone);
+    }
+
+    /** A filter with no scheduled rebuild and no near copy. */
     public FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
             BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
             int redisShards) {
         this(name, expectedSize, errorRate, backend, mode, onBackendFailure, onAddFailure, preloadSql, redisShards,
-                null, null);
+                false, null, null);
     }
 }
