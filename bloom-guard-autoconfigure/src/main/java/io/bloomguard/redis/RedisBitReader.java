@@ -117,7 +117,7 @@ final class RedisBitReader {
             for (int j = 0; j < indexes.size(); j++) {
                 answers[indexes.get(j)] = missing || bits[j] == '1';
                 if (!missing && bits[j] == '1') {
-                    nearCopy.learnKey(current, checked.get(indexes.get(j))); // all its bits are set in Redis
+                    nearCopy.learnKeys(current, List.of(checked.get(indexes.get(j)))); // all its bits are in Redis
                 }
             }
         }

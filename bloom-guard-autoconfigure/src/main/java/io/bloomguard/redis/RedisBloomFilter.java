@@ -41,15 +41,12 @@ import java.util.concurrent.Semaphore;
  * for every instance and rebuilt.</li>
  * </ul>
  *
- * <p>With a near copy ({@code redis.near-copy: true}) each instance also keeps the live generation's bits in its own
- * heap, and answers the keys they hold with no round trip; only a key the copy lacks is checked in Redis before the
- * call is rejected: see {@link RedisNearCopy}.
- *
  * <p>It answers for the filter; each job has its class: {@link RedisFilterLifecycle} (join, maintenance, close),
- * {@link RedisStoredState} (what Redis holds), {@link RedisBitReader} (checks), {@link RedisNearCopy} (this
- * instance's copy of the bits), {@link RedisOutageBuffer} (adds,
- * through {@link RedisBitWriter}, and what this instance owes Redis), {@link RedisFilterLoader} (builds under the
- * load lock), {@link RedisFillEstimate} (the fill), {@link RedisFilterCommands} (timeouts, breakers, last attempts).
+ * {@link RedisStoredState} (what Redis holds), {@link RedisBitReader} (checks), {@link RedisNearCopy} (with
+ * {@code redis.near-copy}, this instance's copy of the bits, which answers the keys it holds),
+ * {@link RedisOutageBuffer} (adds, through {@link RedisBitWriter}, and what this instance owes Redis),
+ * {@link RedisFilterLoader} (builds under the load lock), {@link RedisFillEstimate} (the fill),
+ * {@link RedisFilterCommands} (timeouts, breakers, last attempts).
  */
 public final class RedisBloomFilter implements SharedBloomFilter {
 

@@ -149,14 +149,6 @@ final class RedisNearCopy {
         }
     }
 
-    /** {@link #learnKeys} for one key. */
-    void learnKey(RedisFilterView view, Object key) {
-        Copy current = following(view);
-        if (current != null) {
-            current.bits.put(key);
-        }
-    }
-
     /**
      * For the maintenance task, after each refresh of {@code view}: starts a copy of a build that went live (dropping
      * the old one), or reads the held one again when it is due.
