@@ -239,12 +239,32 @@ public class BloomFiltersEndpoint {
 
     /**
      * A Redis filter's live generation ({@code null} while none is complete) and its bitmap keys, both with {@code *}
-     * for the seed, and whether a circuit breaker (checks, or adds and other commands) is open.
+     * for the seed, whether a circuit breaker (checks, or adds and other commands) is open, and this instance's near
+     * copy ({@code null} when the filter keeps none).
      */
-    public record RedisDescriptor(@Nullable String generation, List<String> keys, boolean breakerOpen) {
+    public record RedisDescriptor(@Nullable String generation, List<String> keys, boolean breakerOpen,
+            @Nullable NearCopyDescriptor nearCopy) {
 
         static RedisDescriptor of(SharedFilterDetails details) {
-            return new RedisDescriptor(details.generation(), details.keys(), details.breakerOpen());
+            SharedFilterDetails.NearCopy copy = details.nearCopy();
+            return new RedisDescriptor(details.generation(), details.keys(), details.breakerOpen(),
+                    (copy != null) ? NearCopyDescriptor.of(copy) : null);
+        }
+    }
+
+    /**
+     * This instance's copy of a Redis filter's bits: the generation it holds ({@code #} and the number of its build;
+     * {@code null} while it holds none), whether it answers checks (it was read whole since that build went live),
+     * when it was last read whole (ISO-8601, {@code null} before the first time), and the checks it answered here
+     * against those sent to Redis.
+     */
+    public record NearCopyDescriptor(@Nullable String generation, boolean answering, @Nullable String lastRead,
+            long answeredHere, long sentToRedis) {
+
+        static NearCopyDescriptor of(SharedFilterDetails.NearCopy copy) {
+            return new NearCopyDescriptor(copy.generation(), copy.answering(),
+                    (copy.lastRead() != null) ? copy.lastRead().toString() : null, copy.answeredHere(),
+                    copy.sentToStore());
         }
     }
 

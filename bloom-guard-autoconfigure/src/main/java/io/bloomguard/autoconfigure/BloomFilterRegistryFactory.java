@@ -65,7 +65,8 @@ final class BloomFilterRegistryFactory {
                                     + " spring.data.redis.* at your Redis; or use backend local");
                 }
                 yield backend.create(spec.name(), sizing, spec.redisShards(),
-                        (spec.onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL : UnwritableAdds.BUFFER);
+                        (spec.onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL : UnwritableAdds.BUFFER,
+                        spec.redisNearCopy());
             }
         };
     }

@@ -16,4 +16,18 @@ public class FilterRedisProperties {
     public void setShards(int shards) {
         this.shards = shards;
     }
+
+    /**
+     * Whether each instance keeps a copy of the filter's bits in its heap (the filter's size once more) and answers
+     * the keys the copy holds without a round trip; only keys it lacks are checked in Redis.
+     */
+    private boolean nearCopy = false;
+
+    public boolean isNearCopy() {
+        return nearCopy;
+    }
+
+    public void setNearCopy(boolean nearCopy) {
+        this.nearCopy = nearCopy;
+    }
 }

@@ -73,16 +73,33 @@ final class FilterSpecResolver {
                         "a whole number from 1 to " + maxShards
                                 + " (each shard holds at least one 512-bit block of this filter)");
             }
+            // A local filter ignores it, as it ignores shards: a profile may switch the default backend to local.
+            boolean nearCopy = backend == BackendType.REDIS && filter.getRedis().isNearCopy();
+            if (nearCopy && type == FilterType.COUNTING) {
+                throw new InvalidBloomGuardPropertyException(prefix + ".redis.near-copy", true,
+                        "a near copy answers from bits that are only ever set, and a counting filter's removes clear"
+                                + " them: set it to false, or type: bloom");
+            }
+            if (nearCopy && sizing.blockCount() > LocalBloomFilter.MAX_BLOCKS) {
+                throw new InvalidBloomGuardPropertyException(prefix + ".redis.near-copy", true,
+                        "a near copy is held in each instance's heap, at most 16 GiB, and " + expectedSize
+                                + " keys at error rate " + errorRate + " need " + sizing.byteSize() / (1L << 30)
+                                + " GiB; set it to false, lower expected-size or raise error-rate");
+            }
             long heap = Runtime.getRuntime().maxMemory();
-            // A redis filter is built in this JVM before it is uploaded, so it needs the heap too. A switched-off
-            // filter allocates nothing, and must not stop an application that was switched off to save memory.
-            if (properties.isEnabled() && bytes > heap) {
+            // A redis filter is built in this JVM before it is uploaded, so it needs the heap too, beside its near
+            // copy if it keeps one. A switched-off filter allocates nothing, and must not stop an application that
+            // was switched off to save memory.
+            long needed = nearCopy ? 2 * bytes : bytes;
+            if (properties.isEnabled() && needed > heap) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".expected-size", expectedSize,
                         "a filter of " + expectedSize + " keys at error rate " + errorRate + " needs "
-                                + bytes / (1 << 20) + " MiB, more than the heap (" + heap / (1 << 20)
-                                + " MiB); lower it, raise error-rate or give the JVM more memory");
+                                + bytes / (1 << 20) + " MiB" + (nearCopy ? " twice (its near copy, and"
+                                + " the bits of a rebuild)" : "") + ", more than the heap (" + heap / (1 << 20)
+                                + " MiB); lower it, raise error-rate" + (nearCopy ? ", turn redis.near-copy off" : "")
+                                + " or give the JVM more memory");
             }
-            heapBudget.add(name, backend, bytes);
+            heapBudget.add(name, backend, bytes, nearCopy);
             String sql = filter.getPreload().getSql();
             if (sql != null && sql.isBlank()) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".preload.sql", "",
@@ -93,7 +110,7 @@ final class FilterSpecResolver {
                     orDefault(filter.getOnBackendFailure(), defaults.getOnBackendFailure()),
                     orDefault(filter.getOnAddFailure(), defaults.getOnAddFailure()), sql, shards,
                     rebuildCron(prefix, filter.getRebuild(), defaults.getRebuild()),
-                    rebuildZone(prefix, filter.getRebuild(), defaults.getRebuild()), type, growth));
+                    rebuildZone(prefix, filter.getRebuild(), defaults.getRebuild()), type, growth, nearCopy));
         }
         if (properties.isEnabled()) {
             heapBudget.check(Runtime.getRuntime().maxMemory());
@@ -161,39 +178,58 @@ final class FilterSpecResolver {
 
     /**
      * What the filters need of the heap together, where each alone fits: a local filter's bits stay there for good,
-     * and a redis filter's are built there before they are uploaded, one filter at a time at startup (background
-     * rebuilds after Redis lost its data may overlap; docs/properties.md says so). More than the heap is an
-     * OutOfMemoryError part way through startup, so it is refused with the sizes instead.
+     * and so does a redis filter's near copy; a redis filter's bits are built there before they are uploaded, one
+     * filter at a time at startup (background rebuilds after Redis lost its data may overlap; docs/properties.md says
+     * so). More than the heap is an OutOfMemoryError part way through startup, so it is refused with the sizes
+     * instead.
      */
     private static final class HeapBudget {
 
         private final List<String> local = new ArrayList<>();
-        private long localBytes;
+        private final List<String> nearCopies = new ArrayList<>();
+        private long residentBytes;
         private String largestRedis;
         private long largestRedisBytes;
 
-        void add(String name, BackendType backend, long bytes) {
+        void add(String name, BackendType backend, long bytes, boolean nearCopy) {
+            String sized = name + " (" + mib(bytes) + " MiB)";
             if (backend == BackendType.LOCAL) {
-                local.add(name + " (" + mib(bytes) + " MiB)");
-                localBytes += bytes;
+                local.add(sized);
+                residentBytes += bytes;
+                return;
             }
-            else if (bytes > largestRedisBytes) {
-                largestRedis = name + " (" + mib(bytes) + " MiB)";
+            if (nearCopy) {
+                nearCopies.add(sized);
+                residentBytes += bytes;
+            }
+            if (bytes > largestRedisBytes) {
+                largestRedis = sized;
                 largestRedisBytes = bytes;
             }
         }
 
         void check(long heap) {
-            long needed = localBytes + largestRedisBytes;
+            long needed = residentBytes + largestRedisBytes;
             if (needed <= heap) {
                 return;
             }
-            String what = "the local filters " + String.join(", ", local)
-                    + ((largestRedis != null) ? " and the largest redis filter while it is built, " + largestRedis : "");
-            throw new InvalidBloomGuardPropertyException("bloom-guard.filters", String.join(", ", local),
-                    what + ", need " + mib(needed) + " MiB together, more than the heap (" + mib(heap) + " MiB);"
-                            + " lower their expected-size, raise their error-rate, move one to backend: redis, or give"
-                            + " the JVM more memory");
+            List<String> parts = new ArrayList<>();
+            if (!local.isEmpty()) {
+                parts.add("the local filters " + String.join(", ", local));
+            }
+            if (!nearCopies.isEmpty()) {
+                parts.add("the near copies of " + String.join(", ", nearCopies));
+            }
+            if (largestRedis != null) {
+                parts.add("the largest redis filter while it is built, " + largestRedis);
+            }
+            List<String> resident = new ArrayList<>(local);
+            resident.addAll(nearCopies);
+            throw new InvalidBloomGuardPropertyException("bloom-guard.filters", String.join(", ", resident),
+                    String.join(" and ", parts) + ", need " + mib(needed) + " MiB together, more than the heap ("
+                            + mib(heap) + " MiB); lower their expected-size, raise their error-rate, move one to"
+                            + " backend: redis" + (nearCopies.isEmpty() ? "" : ", turn a redis.near-copy off")
+                            + ", or give the JVM more memory");
         }
 
         private static long mib(long bytes) {

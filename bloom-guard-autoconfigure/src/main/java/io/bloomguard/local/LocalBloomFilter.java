@@ -205,6 +205,25 @@ public final class LocalBloomFilter implements BloomFilter {
         bits.copyWords(fromWord, into, count);
     }
 
+    /**
+     * Sets every bit that is set in {@code count} words of {@code words}, from its start, into this filter's words
+     * from {@code fromWord} on (numbered as {@link #toWords()} numbers them): the union with bits read from
+     * elsewhere, such as a chunk or a block of the same filter stored in Redis. Never clears a bit, so a key this
+     * filter held before it still holds.
+     */
+    public void mergeWords(int fromWord, long[] words, int count) {
+        long wordCount = bits.bitCount() / 64;
+        if (fromWord < 0 || count < 0 || count > words.length || fromWord > wordCount - count) {
+            throw new IndexOutOfBoundsException("words " + fromWord + " to " + ((long) fromWord + count)
+                    + " of a " + wordCount + "-word filter");
+        }
+        for (int i = 0; i < count; i++) {
+            if (words[i] != 0) {
+                bits.or(fromWord + i, words[i]);
+            }
+        }
+    }
+
     /** The bit array as 64-bit words (bit {@code b} is bit {@code b % 64} of word {@code b / 64}). */
     public long[] toWords() {
         return bits.snapshot();

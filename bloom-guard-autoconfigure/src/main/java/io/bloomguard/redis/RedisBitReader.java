@@ -18,6 +18,9 @@ import java.util.concurrent.CompletableFuture;
  * the checks' breaker), one {@link RedisScripts#CHECK_ALL} per shard for a batch. With no live generation, or when
  * the bitmap turns out to be gone, a key "might be contained": a missing bitmap never means "absent".
  *
+ * <p>With a {@link RedisNearCopy}, a key the copy holds is answered at once, and only the keys it lacks are checked
+ * in Redis, whose answer alone decides; what Redis answered is merged into the copy.
+ *
  * <p>Usage: {@code boolean maybe = reader.mightContain(42L);}
  */
 final class RedisBitReader {
@@ -26,11 +29,13 @@ final class RedisBitReader {
 
     private final RedisStoredState state;
     private final RedisFilterCommands commands;
+    private final RedisNearCopy nearCopy;
     private volatile CheckLatencyListener checkLatency = CheckLatencyListener.NO_OP;
 
-    RedisBitReader(RedisStoredState state, RedisFilterCommands commands) {
+    RedisBitReader(RedisStoredState state, RedisFilterCommands commands, RedisNearCopy nearCopy) {
         this.state = state;
         this.commands = commands;
+        this.nearCopy = nearCopy;
     }
 
     boolean mightContain(Object key) {
@@ -79,9 +84,14 @@ final class RedisBitReader {
             Arrays.fill(answers, true);
             return answers;
         }
+        boolean[] held = nearCopy.holdsAll(current, checked);
         Map<Integer, List<Integer>> indexesByShard = new LinkedHashMap<>();
         Map<Integer, List<String>> argsByShard = new LinkedHashMap<>();
         for (int i = 0; i < answers.length; i++) {
+            if (held[i]) {
+                answers[i] = true; // the near copy holds it: only the keys it lacks go to Redis
+                continue;
+            }
             RedisFilterIdentity.KeyBits located = live.locate(checked.get(i));
             indexesByShard.computeIfAbsent(located.shard(), s -> new ArrayList<>()).add(i);
             List<String> args = argsByShard.computeIfAbsent(located.shard(),
@@ -106,23 +116,29 @@ final class RedisBitReader {
             }
             for (int j = 0; j < indexes.size(); j++) {
                 answers[indexes.get(j)] = missing || bits[j] == '1';
+                if (!missing && bits[j] == '1') {
+                    nearCopy.learnKeys(current, List.of(checked.get(indexes.get(j)))); // all its bits are in Redis
+                }
             }
         }
         return answers;
     }
 
-    /** The block holding a key's bits; {@code null} when no generation is live (nothing to read: "might contain"). */
+    /**
+     * The block holding a key's bits; {@code null} when there is nothing to read in Redis: no generation is live, or
+     * the near copy holds the key ("might contain" either way).
+     */
     private @Nullable BlockCheck blockCheck(Object key) {
         RedisFilterView current = state.view();
         RedisFilterIdentity live = current.live;
-        if (live == null) {
+        if (live == null || nearCopy.holds(current, key)) {
             return null;
         }
         Hash128 hash = KeyCanonicalizer.hash(key, live.seed());
         long block = BlockedBloomLayout.blockIndex(hash.h1(), (int) live.blockCount());
         int shard = live.shardOf(block);
         long start = (block - live.firstBlockOf(shard)) * BLOCK_BYTES;
-        return new BlockCheck(current, live, hash, current.liveKeys[shard], start);
+        return new BlockCheck(current, live, hash, current.liveKeys[shard], block, start);
     }
 
     /** The one block a key's bits are in, and how to read them from its bytes. */
@@ -132,13 +148,16 @@ final class RedisBitReader {
         private final RedisFilterIdentity live;
         private final Hash128 hash;
         private final String bitmap;
+        private final long block;
         private final long start;
 
-        private BlockCheck(RedisFilterView view, RedisFilterIdentity live, Hash128 hash, String bitmap, long start) {
+        private BlockCheck(RedisFilterView view, RedisFilterIdentity live, Hash128 hash, String bitmap, long block,
+                long start) {
             this.view = view;
             this.live = live;
             this.hash = hash;
             this.bitmap = bitmap;
+            this.block = block;
             this.start = start;
         }
 
@@ -151,6 +170,7 @@ final class RedisBitReader {
                 state.bitmapMissing(view);
                 return true;
             }
+            nearCopy.learnBlock(view, block, bytes);
             long step = BlockedBloomLayout.step(hash.h1());
             long probe = hash.h2();
             for (int i = 0; i < live.hashCount(); i++) {

@@ -12,7 +12,8 @@ import java.util.concurrent.CompletableFuture;
  * Sets keys' bits in Redis: one {@link RedisScripts#ADD} per shard, all sent before any reply is awaited, into the
  * live generation and, while one is being built, into the next one too, so that the swap loses none. A script that
  * finds the generations changed since this instance last looked writes nothing; the writer reads the stored state
- * again and retries those keys, up to {@value #WRITE_ATTEMPTS} attempts.
+ * again and retries those keys, up to {@value #WRITE_ATTEMPTS} attempts. The keys are set in the
+ * {@link RedisNearCopy} of the live generation as they are sent, so that this instance answers them at once.
  *
  * <p>Usage: {@code Written written = writer.write(keys); if (!written.unwritten().isEmpty()) ...}
  */
@@ -23,11 +24,14 @@ final class RedisBitWriter {
     private final RedisFilterKeys keys;
     private final RedisStoredState state;
     private final RedisFilterCommands commands;
+    private final RedisNearCopy nearCopy;
 
-    RedisBitWriter(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands) {
+    RedisBitWriter(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands,
+            RedisNearCopy nearCopy) {
         this.keys = keys;
         this.state = state;
         this.commands = commands;
+        this.nearCopy = nearCopy;
     }
 
     /**
@@ -56,6 +60,9 @@ final class RedisBitWriter {
                     writes.computeIfAbsent(located.shard(), this::shardWrite).addNext(key, located.offsets());
                 }
             }
+            // Before Redis has them: a local bit only ever lets a call through (see RedisNearCopy), and this
+            // instance's next check of the key needs no round trip.
+            nearCopy.learnKeys(current, remaining);
             Map<RedisShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
             for (RedisShardWrite shardWrite : writes.values()) {
                 replies.put(shardWrite, commands.send(port -> port.eval(RedisScripts.ADD,

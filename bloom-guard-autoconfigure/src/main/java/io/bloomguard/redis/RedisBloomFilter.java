@@ -42,9 +42,11 @@ import java.util.concurrent.Semaphore;
  * </ul>
  *
  * <p>It answers for the filter; each job has its class: {@link RedisFilterLifecycle} (join, maintenance, close),
- * {@link RedisStoredState} (what Redis holds), {@link RedisBitReader} (checks), {@link RedisOutageBuffer} (adds,
- * through {@link RedisBitWriter}, and what this instance owes Redis), {@link RedisFilterLoader} (builds under the
- * load lock), {@link RedisFillEstimate} (the fill), {@link RedisFilterCommands} (timeouts, breakers, last attempts).
+ * {@link RedisStoredState} (what Redis holds), {@link RedisBitReader} (checks), {@link RedisNearCopy} (with
+ * {@code redis.near-copy}, this instance's copy of the bits, which answers the keys it holds),
+ * {@link RedisOutageBuffer} (adds, through {@link RedisBitWriter}, and what this instance owes Redis),
+ * {@link RedisFilterLoader} (builds under the load lock), {@link RedisFillEstimate} (the fill),
+ * {@link RedisFilterCommands} (timeouts, breakers, last attempts).
  */
 public final class RedisBloomFilter implements SharedBloomFilter {
 
@@ -55,6 +57,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final RedisAccessState access;
     private final RedisFilterCommands commands;
     private final RedisStoredState state;
+    private final RedisNearCopy nearCopy;
     private final RedisBitReader reader;
     private final RedisOutageBuffer outage;
     private final RedisFilterLoader loader;
@@ -62,7 +65,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final RedisFilterLifecycle lifecycle;
 
     RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, RedisBackendSettings settings,
-            UnwritableAdds unwritableAdds, Shared backend) {
+            UnwritableAdds unwritableAdds, boolean nearCopy, Shared backend) {
         this.name = name;
         this.sizing = sizing;
         this.configured = RedisFilterIdentity.of(sizing, seed, shards);
@@ -73,16 +76,18 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         PendingAdds pending = new PendingAdds(settings.pendingAddsLimit());
         RedisStaleMarks marks = new RedisStaleMarks(keys, commands, pending);
         this.state = new RedisStoredState(name, sizing, configured, keys, commands, marks);
-        this.reader = new RedisBitReader(state, commands);
+        this.nearCopy = new RedisNearCopy(nearCopy, name, sizing, configured, commands, backend.builders(),
+                settings.refreshInterval());
+        this.reader = new RedisBitReader(state, commands, this.nearCopy);
         Runnable waitForRedis = () -> backend.recovery().waiting(this);
         this.outage = new RedisOutageBuffer(name, unwritableAdds, pending, marks, state,
-                new RedisBitWriter(keys, state, commands), commands, access, waitForRedis);
+                new RedisBitWriter(keys, state, commands, this.nearCopy), commands, access, waitForRedis);
         this.loader = new RedisFilterLoader(name, sizing, configured, keys, others, settings, state, pending, marks,
                 backend);
         this.fill = new RedisFillEstimate(settings.refreshInterval(), sizing, state, commands);
         this.lifecycle = new RedisFilterLifecycle(name, settings.refreshInterval(), access,
-                new RedisAccessCheck(keys, settings.commandTimeout(), access), commands, state, outage, loader, fill,
-                backend.scheduler(), waitForRedis);
+                new RedisAccessCheck(keys, settings.commandTimeout(), access), commands, state, this.nearCopy, outage,
+                loader, fill, backend.scheduler(), waitForRedis);
     }
 
     public String name() {
@@ -284,7 +289,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     @Override
     public SharedFilterDetails details() {
-        return state.details(commands.checksBreakerOpen(), commands.commandsBreakerOpen());
+        return state.details(commands.checksBreakerOpen(), commands.commandsBreakerOpen(), nearCopy.details());
     }
 
     @Override

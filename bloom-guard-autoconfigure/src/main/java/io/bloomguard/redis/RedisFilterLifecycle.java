@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * One filter's life on this instance: it joins the shared filter (checks its access, reads the stored state, loads
  * it or follows the loader), then maintains it every refresh interval on the backend's thread (reads the stored
- * state and the fill, delivers what it owes Redis, rebuilds it when it is gone or stale), and at close makes the last
- * attempt to deliver. It also says what the filter's {@link #status()} is, from all of that.
+ * state, has the near copy follow it, reads the fill, delivers what it owes Redis, rebuilds it when it is gone or
+ * stale), and at close makes the last attempt to deliver. It also says what the filter's {@link #status()} is, from
+ * all of that.
  *
  * <p>Usage: {@code StartOutcome outcome = lifecycle.join(feed); ... lifecycle.maintain(); ... lifecycle.close(last);}
  */
@@ -32,6 +33,7 @@ final class RedisFilterLifecycle {
     private final RedisAccessCheck accessCheck;
     private final RedisFilterCommands commands;
     private final RedisStoredState state;
+    private final RedisNearCopy nearCopy;
     private final RedisOutageBuffer outage;
     private final RedisFilterLoader loader;
     private final RedisFillEstimate fill;
@@ -43,14 +45,16 @@ final class RedisFilterLifecycle {
     private volatile boolean unreachableAtStart;
 
     RedisFilterLifecycle(String name, Duration refreshInterval, RedisAccessState access, RedisAccessCheck accessCheck,
-            RedisFilterCommands commands, RedisStoredState state, RedisOutageBuffer outage, RedisFilterLoader loader,
-            RedisFillEstimate fill, ScheduledExecutorService scheduler, Runnable waitForRedis) {
+            RedisFilterCommands commands, RedisStoredState state, RedisNearCopy nearCopy, RedisOutageBuffer outage,
+            RedisFilterLoader loader, RedisFillEstimate fill, ScheduledExecutorService scheduler,
+            Runnable waitForRedis) {
         this.name = name;
         this.refreshInterval = refreshInterval;
         this.access = access;
         this.accessCheck = accessCheck;
         this.commands = commands;
         this.state = state;
+        this.nearCopy = nearCopy;
         this.outage = outage;
         this.loader = loader;
         this.fill = fill;
@@ -64,11 +68,13 @@ final class RedisFilterLifecycle {
         try {
             verifyAccess();
             state.refresh();
-            return switch (state.view().status) {
+            StartOutcome outcome = switch (state.view().status) {
                 case READY -> StartOutcome.ALREADY_LOADED;
                 case MISMATCHED -> StartOutcome.MISMATCHED;
                 default -> (keys != null) ? loader.loadAtStart() : waitForALoader();
             };
+            nearCopy.follow(state.view()); // starts reading the copy now, not one refresh interval later
+            return outcome;
         }
         catch (RedisAccessDeniedException ex) {
             return StartOutcome.ACCESS_DENIED; // logged, with what to fix, by the access state
@@ -117,6 +123,7 @@ final class RedisFilterLifecycle {
                 verifyAccess(); // throws while Redis refuses a command
             }
             state.refresh();
+            nearCopy.follow(state.view());
             fill.refreshIfDue();
             outage.deliver();
             loader.buildIfNeeded();
@@ -168,6 +175,7 @@ final class RedisFilterLifecycle {
         if (task != null) {
             task.cancel(false);
         }
+        nearCopy.close();
         commands.within(lastAttempt, outage::deliverOwed);
     }
 }

@@ -5,6 +5,7 @@ import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -82,7 +83,8 @@ final class RedisStoredState {
             status = SharedFilterStatus.READY;
         }
         RedisFilterView previous = view;
-        RedisFilterView updated = new RedisFilterView(status, live, next, stale, keys);
+        String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
+        RedisFilterView updated = new RedisFilterView(status, live, next, stale, liveBuild, keys);
         view = updated;
         reportChange(previous, updated, meta);
     }
@@ -100,7 +102,8 @@ final class RedisStoredState {
     }
 
     /** What an operator may see of the stored filter, as last read: never the seed. */
-    SharedFilterDetails details(boolean checksBreakerOpen, boolean commandsBreakerOpen) {
+    SharedFilterDetails details(boolean checksBreakerOpen, boolean commandsBreakerOpen,
+            SharedFilterDetails.@Nullable NearCopy nearCopy) {
         RedisFilterIdentity live = view.live;
         List<String> liveKeys = new ArrayList<>();
         if (live != null) {
@@ -109,7 +112,7 @@ final class RedisStoredState {
             }
         }
         return new SharedFilterDetails((live != null) ? live.fingerprintWithoutSeed() : null, liveKeys,
-                checksBreakerOpen, commandsBreakerOpen, configured.shards());
+                checksBreakerOpen, commandsBreakerOpen, configured.shards(), nearCopy);
     }
 
     private boolean allExist(RedisFilterIdentity live) {

@@ -18,11 +18,21 @@ import org.jspecify.annotations.Nullable;
  * @param rebuildZone      time zone of {@code rebuildCron}, or {@code null} for the JVM's
  * @param type             bits, or counters that allow removes
  * @param growth           what it does past its capacity
+ * @param redisNearCopy    whether each instance keeps a copy of the bits and answers the keys it holds (redis backend)
  */
 public record FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
         BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
         int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone, FilterType type,
-        GrowthPolicy growth) {
+        GrowthPolicy growth, boolean redisNearCopy) {
+
+    /** A filter with no near copy. */
+    public FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
+            BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
+            int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone, FilterType type,
+            GrowthPolicy growth) {
+        this(name, expectedSize, errorRate, backend, mode, onBackendFailure, onAddFailure, preloadSql, redisShards,
+                rebuildCron, rebuildZone, type, growth, false);
+    }
 
     /** A plain filter that does not grow. */
     public FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
