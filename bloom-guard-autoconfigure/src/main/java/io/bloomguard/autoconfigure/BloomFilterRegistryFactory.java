@@ -62,8 +62,11 @@ final class BloomFilterRegistryFactory {
                                     + " org.springframework.boot:spring-boot-starter-data-redis and point"
                                     + " spring.data.redis.* at your Redis; or use backend local");
                 }
-                yield backend.create(spec.name(), sizing, spec.redisShards(),
-                        (spec.onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL : UnwritableAdds.BUFFER);
+                UnwritableAdds unwritableAdds = (spec.onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL
+                        : UnwritableAdds.BUFFER;
+                yield (spec.type() == FilterType.COUNTING)
+                        ? backend.createCounting(spec.name(), sizing, spec.redisShards(), unwritableAdds)
+                        : backend.create(spec.name(), sizing, spec.redisShards(), unwritableAdds);
             }
         };
     }

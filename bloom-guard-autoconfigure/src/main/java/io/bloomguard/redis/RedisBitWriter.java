@@ -9,8 +9,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Sets keys' bits in Redis: one {@link RedisScripts#ADD} per shard, all sent before any reply is awaited, into the
- * live generation and, while one is being built, into the next one too, so that the swap loses none. A script that
+ * Sets keys' bits in Redis: one {@link RedisScripts#ADD} per shard ({@link RedisCounterScripts#ADD}, which increments
+ * counters, for a counting filter), all sent before any reply is awaited, into the live generation and, while one is
+ * being built, into the next one too, so that the swap loses none. A script that
  * finds the generations changed since this instance last looked writes nothing; the writer reads the stored state
  * again and retries those keys, up to {@value #WRITE_ATTEMPTS} attempts.
  *
@@ -57,8 +58,9 @@ final class RedisBitWriter {
                 }
             }
             Map<RedisShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
+            LuaScript add = RedisCounterScripts.addFor(current);
             for (RedisShardWrite shardWrite : writes.values()) {
-                replies.put(shardWrite, commands.send(port -> port.eval(RedisScripts.ADD,
+                replies.put(shardWrite, commands.send(port -> port.eval(add,
                         shardWrite.keys(current), shardWrite.args(current))));
             }
             Set<Object> retry = new LinkedHashSet<>();

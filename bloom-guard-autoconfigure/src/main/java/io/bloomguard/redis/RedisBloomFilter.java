@@ -60,12 +60,13 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final RedisFilterLoader loader;
     private final RedisFillEstimate fill;
     private final RedisFilterLifecycle lifecycle;
+    private final RedisCounterRemoval removal;
 
-    RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, RedisBackendSettings settings,
-            UnwritableAdds unwritableAdds, Shared backend) {
+    RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, boolean counting,
+            RedisBackendSettings settings, UnwritableAdds unwritableAdds, Shared backend) {
         this.name = name;
         this.sizing = sizing;
-        this.configured = RedisFilterIdentity.of(sizing, seed, shards);
+        this.configured = RedisFilterIdentity.of(sizing, seed, shards, counting);
         this.keys = new RedisFilterKeys(settings.keyPrefix(), name);
         this.access = new RedisAccessState(name, new RedisAcl(settings.keyPrefix()));
         RedisCommands others = backend.commands().reportingTo(access);
@@ -74,6 +75,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         RedisStaleMarks marks = new RedisStaleMarks(keys, commands, pending);
         this.state = new RedisStoredState(name, sizing, configured, keys, commands, marks);
         this.reader = new RedisBitReader(state, commands);
+        this.removal = new RedisCounterRemoval(keys, state, commands);
         Runnable waitForRedis = () -> backend.recovery().waiting(this);
         this.outage = new RedisOutageBuffer(name, unwritableAdds, pending, marks, state,
                 new RedisBitWriter(keys, state, commands), commands, access, waitForRedis);
@@ -235,6 +237,29 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         return outage.putAll(added);
     }
 
+    /**
+     * Takes one put of a key back from a counting filter: atomically, if none of its counters in the live generation
+     * is zero, each one below 15 is decremented. Removes reach neither a generation being built nor, while Redis does
+     * not answer, any buffer: either way the key stays in as a false positive until the next rebuild.
+     *
+     * @return {@code false} when the filter certainly does not hold the key, or has no live generation to take it
+     * from (it changed nothing)
+     * @throws UnsupportedOperationException for a plain filter
+     * @throws RedisUnavailableException     when Redis does not answer
+     */
+    @Override
+    public boolean remove(Object key) {
+        if (!configured.counting()) {
+            return SharedBloomFilter.super.remove(key);
+        }
+        return removal.remove(key);
+    }
+
+    /** Whether each position is a 4-bit counter ({@code type: counting}), so that keys can be removed. */
+    public boolean counting() {
+        return configured.counting();
+    }
+
     /** Adds waiting for replay. */
     public int pendingAdds() {
         return outage.pendingAdds();
@@ -258,6 +283,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     @Override
     public long bitSize() {
         return sizing.bitSize();
+    }
+
+    @Override
+    public long byteSize() {
+        return configured.blockCount() * configured.bytesPerBlock();
     }
 
     @Override

@@ -79,7 +79,26 @@ public final class RedisFilterBackend implements AutoCloseable {
     /** A filter with a chosen seed, whose puts do as {@code unwritableAdds} says when Redis does not answer. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
             UnwritableAdds unwritableAdds) {
-        RedisBloomFilter filter = new RedisBloomFilter(name, sizing, seed, shards, settings, unwritableAdds,
+        return create(name, sizing, seed, shards, false, unwritableAdds);
+    }
+
+    /**
+     * A counting filter ({@code type: counting}: a 4-bit counter a position, so that keys can be removed) with a
+     * random seed.
+     */
+    public RedisBloomFilter createCounting(String name, FilterSizing sizing, int shards,
+            UnwritableAdds unwritableAdds) {
+        return create(name, sizing, SEEDS.nextInt(), shards, true, unwritableAdds);
+    }
+
+    /** A counting filter with a chosen seed for when this instance creates it: for tests and migrations. */
+    public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards) {
+        return create(name, sizing, seed, shards, true, UnwritableAdds.BUFFER);
+    }
+
+    private RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards, boolean counting,
+            UnwritableAdds unwritableAdds) {
+        RedisBloomFilter filter = new RedisBloomFilter(name, sizing, seed, shards, counting, settings, unwritableAdds,
                 new RedisBloomFilter.Shared(checks, commands, scheduler, builders, recovery, startupBuilds));
         filters.add(filter);
         return filter;
