@@ -165,7 +165,7 @@ public class BloomGuardProperties {
 
         /**
          * What a filter keeps per position: bloom (a bit) or counting (a 4-bit counter, four times the memory, so
-         * that keys can be removed). Local filters only for now.
+         * that keys can be removed).
          */
         private FilterType type = FilterType.BLOOM;
 
