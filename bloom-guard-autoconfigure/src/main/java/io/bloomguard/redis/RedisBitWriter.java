@@ -2,10 +2,8 @@ package io.bloomguard.redis;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -63,7 +61,8 @@ final class RedisBitWriter {
                 replies.put(shardWrite, commands.send(port -> port.eval(add,
                         shardWrite.keys(current), shardWrite.args(current))));
             }
-            Set<Object> retry = new LinkedHashSet<>();
+            // A list, not a set: a counting filter counts a key put twice in one batch twice.
+            List<Object> retry = new ArrayList<>();
             for (Map.Entry<RedisShardWrite, CompletableFuture<Object>> reply : replies.entrySet()) {
                 long answer = (Long) commands.await(reply.getValue());
                 if (answer == -2) {

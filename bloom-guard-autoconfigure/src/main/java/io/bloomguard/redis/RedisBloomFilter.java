@@ -19,7 +19,8 @@ import java.util.concurrent.Semaphore;
 /**
  * A Bloom filter stored in Redis and shared by every instance: the same bits as {@link LocalBloomFilter} (so
  * filters move between the two), one {@code GETRANGE} of the key's 64-byte block per check, one script per
- * shard for an add or a batch.
+ * shard for an add or a batch. A counting filter ({@link RedisFilterBackend#createCounting}) keeps the counters of
+ * {@link io.bloomguard.local.LocalCountingFilter} instead, 256 bytes a block, and can {@link #remove} keys.
  *
  * <p>Usage (the auto-configuration does this for {@code backend: redis}):
  * <pre>{@code
@@ -44,7 +45,9 @@ import java.util.concurrent.Semaphore;
  * <p>It answers for the filter; each job has its class: {@link RedisFilterLifecycle} (join, maintenance, close),
  * {@link RedisStoredState} (what Redis holds), {@link RedisBitReader} (checks), {@link RedisOutageBuffer} (adds,
  * through {@link RedisBitWriter}, and what this instance owes Redis), {@link RedisFilterLoader} (builds under the
- * load lock), {@link RedisFillEstimate} (the fill), {@link RedisFilterCommands} (timeouts, breakers, last attempts).
+ * load lock), {@link RedisFillEstimate} (the fill), {@link RedisFilterCommands} (timeouts, breakers, last attempts),
+ * {@link RedisCounterRemoval} (removes from a counting filter). It is longer than most classes because it is the
+ * filter's whole public face, each method with its contract; none of the work is done here.
  */
 public final class RedisBloomFilter implements SharedBloomFilter {
 

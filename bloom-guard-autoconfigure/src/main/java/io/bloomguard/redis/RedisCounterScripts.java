@@ -125,7 +125,8 @@ final class RedisCounterScripts {
      * Adds the counters a loader uploaded to those of the generation being built (which hold the puts that arrived
      * during the build), one range of bytes at a time, saturating at 15: what {@code BITOP OR} does for bits. Puts
      * are sparse, so the bytes of the next generation that are not zero are found with a pattern search, the
-     * uploaded range is written over the range, and those bytes are then written back as sums.
+     * uploaded range is written over the range, and those bytes are then written back as sums. About 50 ms a MiB of
+     * Redis's time (the search), so callers send 64 KiB at a time.
      *
      * <p>KEYS: next bitmap, upload. ARGV: first byte, byte count. Returns how many bits are set in that range of the
      * upload (the caller adds them up to find an upload that was evicted part way), or -1 when the next bitmap does
@@ -156,18 +157,24 @@ final class RedisCounterScripts {
             """);
 
     /**
-     * Counts the counters above zero in a range of a counting bitmap, for the fill estimate ({@code BITCOUNT} counts
-     * bits, not counters): twice the bytes that are not zero, less those whose high or whose low nibble is zero.
-     * KEYS: bitmap. ARGV: first and last byte. Returns the count, or -1 when the bitmap does not exist.
+     * Counts the counters above zero in ranges of a counting bitmap, for the fill estimate ({@code BITCOUNT} counts
+     * bits, not counters): twice the bytes that are not zero, less those whose high or whose low nibble is zero. About
+     * 120 ms a MiB of Redis's time (a Lua pattern match per byte), so callers send 32 KiB at a time. KEYS: bitmap. ARGV: first and last byte of each
+     * range. Returns the count, or -1 when the bitmap does not exist.
      */
     static final LuaScript COUNT_NON_ZERO = LuaScript.of("count-non-zero", LuaScript.Result.INTEGER, """
             if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-            local bytes = redis.call('GETRANGE', KEYS[1], ARGV[1], ARGV[2])
-            local _, nonZero = string.gsub(bytes, '[^%z]', '')
-            if nonZero == 0 then return 0 end
-            local _, lowOnly = string.gsub(bytes, '[\\1-\\15]', '')
-            local _, highOnly = string.gsub(bytes, '[\\16\\32\\48\\64\\80\\96\\112\\128\\144\\160\\176\\192\\208\\224\\240]', '')
-            return 2 * nonZero - lowOnly - highOnly
+            local counted = 0
+            for i = 1, #ARGV, 2 do
+              local bytes = redis.call('GETRANGE', KEYS[1], ARGV[i], ARGV[i + 1])
+              local _, nonZero = string.gsub(bytes, '[^%z]', '')
+              if nonZero > 0 then
+                local _, lowOnly = string.gsub(bytes, '[\\1-\\15]', '')
+                local _, highOnly = string.gsub(bytes, '[\\16\\32\\48\\64\\80\\96\\112\\128\\144\\160\\176\\192\\208\\224\\240]', '')
+                counted = counted + 2 * nonZero - lowOnly - highOnly
+              end
+            end
+            return counted
             """);
 
     /** The add script for a view's generations: {@link #ADD} when one of them is counting. */
