@@ -64,9 +64,11 @@ final class BloomFilterRegistryFactory {
                                     + " org.springframework.boot:spring-boot-starter-data-redis and point"
                                     + " spring.data.redis.* at your Redis; or use backend local");
                 }
-                yield backend.create(spec.name(), sizing, spec.redisShards(),
-                        (spec.onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL : UnwritableAdds.BUFFER,
-                        spec.redisNearCopy());
+                UnwritableAdds unwritableAdds = (spec.onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL
+                        : UnwritableAdds.BUFFER;
+                yield (spec.type() == FilterType.COUNTING)
+                        ? backend.createCounting(spec.name(), sizing, spec.redisShards(), unwritableAdds)
+                        : backend.create(spec.name(), sizing, spec.redisShards(), unwritableAdds, spec.redisNearCopy());
             }
         };
     }

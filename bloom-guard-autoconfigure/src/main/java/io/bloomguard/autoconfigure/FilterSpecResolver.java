@@ -119,17 +119,12 @@ final class FilterSpecResolver {
     }
 
     /**
-     * Refuses what is not built yet (counting and scalable filters on redis) and what cannot be (a counting filter
+     * Refuses what is not built yet (scalable filters on redis) and what cannot be (a counting filter
      * that grows by layers: a remove could not tell which layer holds the key's counts), naming the property set.
      */
     private static void checkTypeAndGrowth(String name, String prefix, FilterProperties filter,
             BackendType backend, FilterType type, GrowthPolicy growth) {
-        String typeProperty = (filter.getType() != null) ? prefix + ".type" : "bloom-guard.defaults.type";
         String growthProperty = (filter.getGrowth() != null) ? prefix + ".growth" : "bloom-guard.defaults.growth";
-        if (backend == BackendType.REDIS && type == FilterType.COUNTING) {
-            throw new InvalidBloomGuardPropertyException(typeProperty, "counting", "counting filters are not"
-                    + " supported on redis yet: use type: bloom, or backend: local for filter '" + name + "'");
-        }
         if (backend == BackendType.REDIS && growth == GrowthPolicy.SCALE) {
             throw new InvalidBloomGuardPropertyException(growthProperty, "scale", "growth: scale is not supported on"
                     + " redis yet: use growth: none or rebuild, or backend: local for filter '" + name + "'");

@@ -97,6 +97,17 @@ final class LocalCounterArray {
         }
     }
 
+    /** Copies {@code count} words, from word {@code from} on, into the start of {@code into}. */
+    void copyWords(int from, long[] into, int count) {
+        if (from < 0 || count < 0 || from > wordCount - count) {
+            throw new IndexOutOfBoundsException("words " + from + " to " + ((long) from + count)
+                    + " of a " + wordCount + "-word array");
+        }
+        for (int i = 0; i < count; i++) {
+            into[i] = word(storage, from + i);
+        }
+    }
+
     /** The counter at {@code shift} in word {@code word}. */
     int count(int word, int shift) {
         return (int) ((word(storage, word) >>> shift) & COUNTER_MASK);

@@ -172,6 +172,14 @@ public final class LocalCountingFilter implements BloomFilter {
         return seed;
     }
 
+    /**
+     * Copies {@code count} words of counters ({@link CountingBlockLayout}'s: 16 to a word), from word {@code fromWord}
+     * on, into the start of {@code into}: how a store is handed counters built here, a chunk at a time.
+     */
+    public void copyCounterWords(int fromWord, long[] into, int count) {
+        counters.copyWords(fromWord, into, count);
+    }
+
     /** The counters above zero as bits ({@link LocalBloomFilter#toWords()}'s form): the plain filter they amount to. */
     public long[] toWords() {
         return counters.nonZeroBits();

@@ -14,8 +14,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Checks keys against the live generation: one {@code GETRANGE} of the key's 64-byte block per key (timed, through
- * the checks' breaker), one {@link RedisScripts#CHECK_ALL} per shard for a batch. With no live generation, or when
+ * Checks keys against the live generation: one {@code GETRANGE} of the key's block per key (64 bytes of bits, or 256
+ * of a counting filter's counters; timed, through the checks' breaker), one {@link RedisScripts#CHECK_ALL} (or
+ * {@link RedisCounterScripts#CHECK_ALL}) per shard for a batch. With no live generation, or when
  * the bitmap turns out to be gone, a key "might be contained": a missing bitmap never means "absent".
  *
  * <p>With a {@link RedisNearCopy}, a key the copy holds is answered at once, and only the keys it lacks are checked
@@ -24,8 +25,6 @@ import java.util.concurrent.CompletableFuture;
  * <p>Usage: {@code boolean maybe = reader.mightContain(42L);}
  */
 final class RedisBitReader {
-
-    private static final int BLOCK_BYTES = BlockedBloomLayout.BLOCK_BITS / 8;
 
     private final RedisStoredState state;
     private final RedisFilterCommands commands;
@@ -103,7 +102,8 @@ final class RedisBitReader {
         Map<Integer, CompletableFuture<Object>> replies = new LinkedHashMap<>();
         for (Map.Entry<Integer, List<String>> entry : argsByShard.entrySet()) {
             String bitmap = current.liveKeys[entry.getKey()];
-            replies.put(entry.getKey(), commands.send(port -> port.eval(RedisScripts.CHECK_ALL, List.of(bitmap),
+            LuaScript checkAll = live.counting() ? RedisCounterScripts.CHECK_ALL : RedisScripts.CHECK_ALL;
+            replies.put(entry.getKey(), commands.send(port -> port.eval(checkAll, List.of(bitmap),
                     entry.getValue())));
         }
         for (Map.Entry<Integer, CompletableFuture<Object>> reply : replies.entrySet()) {
@@ -137,7 +137,7 @@ final class RedisBitReader {
         Hash128 hash = KeyCanonicalizer.hash(key, live.seed());
         long block = BlockedBloomLayout.blockIndex(hash.h1(), (int) live.blockCount());
         int shard = live.shardOf(block);
-        long start = (block - live.firstBlockOf(shard)) * BLOCK_BYTES;
+        long start = (block - live.firstBlockOf(shard)) * live.bytesPerBlock();
         return new BlockCheck(current, live, hash, current.liveKeys[shard], block, start);
     }
 
@@ -162,19 +162,21 @@ final class RedisBitReader {
         }
 
         long end() {
-            return start + BLOCK_BYTES - 1;
+            return start + live.bytesPerBlock() - 1;
         }
 
         boolean answer(byte[] bytes) {
-            if (bytes.length < BLOCK_BYTES) {
+            if (bytes.length < live.bytesPerBlock()) {
                 state.bitmapMissing(view);
                 return true;
             }
             nearCopy.learnBlock(view, block, bytes);
             long step = BlockedBloomLayout.step(hash.h1());
             long probe = hash.h2();
+            boolean counting = live.counting();
             for (int i = 0; i < live.hashCount(); i++) {
-                if (!RedisBitmapCodec.isSet(bytes, BlockedBloomLayout.bitInBlock(probe))) {
+                int position = BlockedBloomLayout.bitInBlock(probe);
+                if (counting ? RedisCounterCodec.count(bytes, position) == 0 : !RedisBitmapCodec.isSet(bytes, position)) {
                     return false;
                 }
                 probe = BlockedBloomLayout.nextProbe(probe, step);

@@ -2,15 +2,14 @@ package io.bloomguard.redis;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Sets keys' bits in Redis: one {@link RedisScripts#ADD} per shard, all sent before any reply is awaited, into the
- * live generation and, while one is being built, into the next one too, so that the swap loses none. A script that
+ * Sets keys' bits in Redis: one {@link RedisScripts#ADD} per shard ({@link RedisCounterScripts#ADD}, which increments
+ * counters, for a counting filter), all sent before any reply is awaited, into the live generation and, while one is
+ * being built, into the next one too, so that the swap loses none. A script that
  * finds the generations changed since this instance last looked writes nothing; the writer reads the stored state
  * again and retries those keys, up to {@value #WRITE_ATTEMPTS} attempts. The keys are set in the
  * {@link RedisNearCopy} of the live generation as they are sent, so that this instance answers them at once.
@@ -64,11 +63,13 @@ final class RedisBitWriter {
             // instance's next check of the key needs no round trip.
             nearCopy.learnKeys(current, remaining);
             Map<RedisShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
+            LuaScript add = RedisCounterScripts.addFor(current);
             for (RedisShardWrite shardWrite : writes.values()) {
-                replies.put(shardWrite, commands.send(port -> port.eval(RedisScripts.ADD,
+                replies.put(shardWrite, commands.send(port -> port.eval(add,
                         shardWrite.keys(current), shardWrite.args(current))));
             }
-            Set<Object> retry = new LinkedHashSet<>();
+            // A list, not a set: a counting filter counts a key put twice in one batch twice.
+            List<Object> retry = new ArrayList<>();
             for (Map.Entry<RedisShardWrite, CompletableFuture<Object>> reply : replies.entrySet()) {
                 long answer = (Long) commands.await(reply.getValue());
                 if (answer == -2) {

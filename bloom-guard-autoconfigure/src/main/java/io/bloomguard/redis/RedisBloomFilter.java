@@ -19,7 +19,8 @@ import java.util.concurrent.Semaphore;
 /**
  * A Bloom filter stored in Redis and shared by every instance: the same bits as {@link LocalBloomFilter} (so
  * filters move between the two), one {@code GETRANGE} of the key's 64-byte block per check, one script per
- * shard for an add or a batch.
+ * shard for an add or a batch. A counting filter ({@link RedisFilterBackend#createCounting}) keeps the counters of
+ * {@link io.bloomguard.local.LocalCountingFilter} instead, 256 bytes a block, and can {@link #remove} keys.
  *
  * <p>Usage (the auto-configuration does this for {@code backend: redis}):
  * <pre>{@code
@@ -46,7 +47,9 @@ import java.util.concurrent.Semaphore;
  * {@code redis.near-copy}, this instance's copy of the bits, which answers the keys it holds),
  * {@link RedisOutageBuffer} (adds, through {@link RedisBitWriter}, and what this instance owes Redis),
  * {@link RedisFilterLoader} (builds under the load lock), {@link RedisFillEstimate} (the fill),
- * {@link RedisFilterCommands} (timeouts, breakers, last attempts).
+ * {@link RedisFilterCommands} (timeouts, breakers, last attempts), {@link RedisCounterRemoval} (removes from a
+ * counting filter). It is longer than most classes because it is the filter's whole public face, each method with
+ * its contract; none of the work is done here.
  */
 public final class RedisBloomFilter implements SharedBloomFilter {
 
@@ -63,12 +66,13 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final RedisFilterLoader loader;
     private final RedisFillEstimate fill;
     private final RedisFilterLifecycle lifecycle;
+    private final RedisCounterRemoval removal;
 
-    RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, RedisBackendSettings settings,
-            UnwritableAdds unwritableAdds, boolean nearCopy, Shared backend) {
+    RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, boolean counting,
+            RedisBackendSettings settings, UnwritableAdds unwritableAdds, boolean nearCopy, Shared backend) {
         this.name = name;
         this.sizing = sizing;
-        this.configured = RedisFilterIdentity.of(sizing, seed, shards);
+        this.configured = RedisFilterIdentity.of(sizing, seed, shards, counting);
         this.keys = new RedisFilterKeys(settings.keyPrefix(), name);
         this.access = new RedisAccessState(name, new RedisAcl(settings.keyPrefix()));
         RedisCommands others = backend.commands().reportingTo(access);
@@ -79,6 +83,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         this.nearCopy = new RedisNearCopy(nearCopy, name, sizing, configured, commands, backend.builders(),
                 settings.refreshInterval());
         this.reader = new RedisBitReader(state, commands, this.nearCopy);
+        this.removal = new RedisCounterRemoval(keys, state, commands);
         Runnable waitForRedis = () -> backend.recovery().waiting(this);
         this.outage = new RedisOutageBuffer(name, unwritableAdds, pending, marks, state,
                 new RedisBitWriter(keys, state, commands, this.nearCopy), commands, access, waitForRedis);
@@ -240,6 +245,29 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         return outage.putAll(added);
     }
 
+    /**
+     * Takes one put of a key back from a counting filter: atomically, if none of its counters in the live generation
+     * is zero, each one below 15 is decremented. Removes reach neither a generation being built nor, while Redis does
+     * not answer, any buffer: either way the key stays in as a false positive until the next rebuild.
+     *
+     * @return {@code false} when the filter certainly does not hold the key, or has no live generation to take it
+     * from (it changed nothing)
+     * @throws UnsupportedOperationException for a plain filter
+     * @throws RedisUnavailableException     when Redis does not answer
+     */
+    @Override
+    public boolean remove(Object key) {
+        if (!configured.counting()) {
+            return SharedBloomFilter.super.remove(key);
+        }
+        return removal.remove(key);
+    }
+
+    /** Whether each position is a 4-bit counter ({@code type: counting}), so that keys can be removed. */
+    public boolean counting() {
+        return configured.counting();
+    }
+
     /** Adds waiting for replay. */
     public int pendingAdds() {
         return outage.pendingAdds();
@@ -263,6 +291,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     @Override
     public long bitSize() {
         return sizing.bitSize();
+    }
+
+    @Override
+    public long byteSize() {
+        return configured.blockCount() * configured.bytesPerBlock();
     }
 
     @Override

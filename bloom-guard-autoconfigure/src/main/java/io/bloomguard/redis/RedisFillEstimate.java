@@ -7,7 +7,8 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The last fill a filter read from Redis ({@code BITCOUNT} of its bitmaps), kept so that asking for it never waits
+ * The last fill a filter read from Redis ({@code BITCOUNT} of its bitmaps; the counters above zero of a counting
+ * filter's, counted by {@link RedisCounters#nonZero}), kept so that asking for it never waits
  * on Redis nor fails while it is down. The maintenance task reads it again every few refreshes: a {@code BITCOUNT}
  * scans the whole bitmap, too much to repeat every refresh for a large filter.
  *
@@ -46,8 +47,11 @@ final class RedisFillEstimate {
             return new FillEstimate(0, 0.0, Instant.now(), false);
         }
         long setBits = 0;
-        for (String bitmap : current.liveKeys) {
-            setBits += commands.call(port -> port.bitCount(bitmap));
+        for (int shard = 0; shard < current.liveKeys.length; shard++) {
+            String bitmap = current.liveKeys[shard];
+            // A counter's bits say nothing of whether it is zero: they are counted by a script.
+            setBits += live.counting() ? Math.max(0, RedisCounters.nonZero(commands::call, bitmap,
+                    live.blocksIn(shard) * live.bytesPerBlock())) : commands.call(port -> port.bitCount(bitmap));
         }
         FilterSizing stored = live.sizing(sizing);
         double estimate = stored.estimateKeys(setBits);

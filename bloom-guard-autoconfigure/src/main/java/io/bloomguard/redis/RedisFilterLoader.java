@@ -7,6 +7,7 @@ import io.bloomguard.core.SharedBloomFilter.BuildListener;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.local.LocalCountingFilter;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -119,11 +120,13 @@ final class RedisFilterLoader {
 
     /** See {@link RedisBloomFilter#importSnapshot}. */
     void importSnapshot(FilterSnapshot snapshot) {
+        refuseSnapshotsOfCounters();
         state.refresh();
         if (!lock.tryLock()) {
             throw new IllegalStateException("Filter '" + name + "' is being loaded by another instance");
         }
-        RedisFilterIdentity target = RedisFilterIdentity.of(snapshot.sizing(), snapshot.seed(), configured.shards());
+        RedisFilterIdentity target = RedisFilterIdentity.of(snapshot.sizing(), snapshot.seed(), configured.shards(),
+                false);
         // The snapshot's own words are uploaded: no second copy of a possibly large array.
         long[] words = snapshot.words();
         buildHoldingLock("import", target, unused -> new Built(snapshot.sizing(),
@@ -132,7 +135,16 @@ final class RedisFilterLoader {
 
     /** The bits of generation {@code live} with their size and seed. */
     FilterSnapshot export(RedisFilterIdentity live) {
+        refuseSnapshotsOfCounters();
         return new FilterSnapshot(live.layoutVersion(), live.sizing(sizing), live.seed(), generations.download(live));
+    }
+
+    /** Snapshots hold bits: a counting filter moves between backends by a rebuild from its key source. */
+    private void refuseSnapshotsOfCounters() {
+        if (configured.counting()) {
+            throw new UnsupportedOperationException("Filter '" + name + "' is a counting filter: its snapshots would"
+                    + " hold bits, not counters; rebuild it from its key source instead");
+        }
     }
 
     /** For the maintenance task: (re)builds the filter in the background when it is gone or stale. */
@@ -194,13 +206,18 @@ final class RedisFilterLoader {
         return configured;
     }
 
-    /** Reads the key source into a local bit array of the target's size and seed. */
+    /** Reads the key source into a local bit (or counter) array of the target's size and seed. */
     private Built readKeySource(RedisFilterIdentity target) {
-        LocalBloomFilter bits = LocalBloomFilter.create(target.sizing(sizing), target.seed());
         KeyFeed source = feed;
         if (source == null) {
             throw new IllegalStateException("Filter '" + name + "' has no key source on this instance");
         }
+        if (target.counting()) {
+            LocalCountingFilter counters = LocalCountingFilter.create(target.sizing(sizing), target.seed());
+            long keys = source.feed(counters::putAll);
+            return new Built(counters.sizing(), counters::copyCounterWords, keys);
+        }
+        LocalBloomFilter bits = LocalBloomFilter.create(target.sizing(sizing), target.seed());
         long keys = source.feed(bits::putAll);
         return new Built(bits.sizing(), bits::copyWords, keys);
     }

@@ -55,14 +55,6 @@ class FilterTypeAndGrowthPropertiesTest {
     }
 
     @Test
-    void aCountingFilterOnRedisFailsStartupNamingTheProperty() {
-        assertInvalid("bloom-guard.filters.users.type", "counting", "not supported on redis yet",
-                "bloom-guard.filters.users.backend=redis", "bloom-guard.filters.users.type=counting");
-        assertInvalid("bloom-guard.defaults.type", "counting", "backend: local for filter 'users'",
-                "bloom-guard.defaults.type=counting", "bloom-guard.filters.users.backend=redis");
-    }
-
-    @Test
     void aScalableFilterOnRedisFailsStartupNamingTheProperty() {
         assertInvalid("bloom-guard.filters.users.growth", "scale", "growth: scale is not supported on redis yet",
                 "bloom-guard.defaults.backend=redis", "bloom-guard.filters.users.growth=scale");
