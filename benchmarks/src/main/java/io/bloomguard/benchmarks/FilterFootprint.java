@@ -23,7 +23,7 @@ public final class FilterFootprint {
         }
         double fpp = LocalFilterBenchmark.FPP;
         System.out.printf(Locale.ROOT, "ε = %s, FPP measured over %,d absent keys%n", fpp, absent);
-        System.out.printf(Locale.ROOT, "%-10s %-7s %-12s %14s %10s %10s %9s%n",
+        System.out.printf(Locale.ROOT, "%-10s %-7s %-20s %14s %10s %10s %9s%n",
                 "n", "keys", "impl", "bytes", "bytes/key", "FPP", "fill s");
         for (long n : sizes) {
             for (BenchmarkKeys keys : BenchmarkKeys.values()) {
@@ -39,7 +39,7 @@ public final class FilterFootprint {
                         }
                     }
                     long bytes = filter.byteSize();
-                    System.out.printf(Locale.ROOT, "%-10d %-7s %-12s %,14d %10.3f %10.5f %9.1f%n",
+                    System.out.printf(Locale.ROOT, "%-10d %-7s %-20s %,14d %10.3f %10.5f %9.1f%n",
                             n, keys, impl, bytes, (double) bytes / n, (double) falsePositives / absent, fillSeconds);
                 }
             }

@@ -6,6 +6,9 @@ public enum FilterImpl {
     /** bloom-guard's local backend through the public {@code BloomFilter} API, canonicalization included. */
     BLOOM_GUARD,
 
+    /** bloom-guard's local counting filter ({@code type: counting}): a 4-bit counter per position. */
+    BLOOM_GUARD_COUNTING,
+
     /** {@code com.google.common.hash.BloomFilter} with Guava's own funnels. */
     GUAVA,
 

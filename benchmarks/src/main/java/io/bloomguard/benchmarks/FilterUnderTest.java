@@ -5,6 +5,7 @@ import com.google.common.hash.Funnels;
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.local.LocalCountingFilter;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -25,13 +26,16 @@ abstract class FilterUnderTest {
 
     abstract boolean mightContain(Object key);
 
-    /** Bytes the filter's state takes: bloom-guard's bit array, Guava's serialized form. */
+    /** Bytes the filter's state takes: bloom-guard's bit or counter array, Guava's serialized form. */
     abstract long byteSize();
 
     /** An empty filter sized for {@code n} keys at false-positive rate {@code fpp}. */
     static FilterUnderTest create(FilterImpl impl, BenchmarkKeys keys, long n, double fpp) {
         if (impl == FilterImpl.BLOOM_GUARD) {
             return new BloomGuard(LocalBloomFilter.create(FilterSizing.of(n, fpp), SEED));
+        }
+        if (impl == FilterImpl.BLOOM_GUARD_COUNTING) {
+            return new BloomGuard(LocalCountingFilter.create(FilterSizing.of(n, fpp), SEED));
         }
         if (impl == FilterImpl.SPLIT_BLOCK) {
             return new SplitBlockPrototype(n, fpp);
@@ -70,7 +74,7 @@ abstract class FilterUnderTest {
 
         @Override
         long byteSize() {
-            return filter.bitSize() / 8;
+            return filter.byteSize();
         }
 
         @Override

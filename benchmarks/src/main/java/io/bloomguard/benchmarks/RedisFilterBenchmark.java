@@ -49,6 +49,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Both filters: n = 10^6, ε = 0.01, loaded with the same 10^6 Long keys before measuring; probes are 2^16
  * Long keys, half present and half absent. One op of {@code bloomGuardCheckAll} is a batch of 1,000 keys.
+ *
+ * <p>With a near copy ({@code redis.near-copy: true}), a third filter of the same keys whose copy has been read:
+ * {@code nearCopyCheckPresent} checks present keys (answered by the copy, no command), {@code nearCopyCheckAbsent}
+ * absent keys the copy lacks (one {@code GETRANGE} each, as without a copy), each against {@code GET} of the run. At
+ * the end of each, the commands it sent are printed.
  * bloom-guard uses one shared connection (Lettuce pipelines the calls of concurrent threads on it), GET / PING
  * one shared Lettuce sync connection, Redisson its default pool.
  *
@@ -160,6 +165,50 @@ public class RedisFilterBenchmark {
         }
     }
 
+    /**
+     * bloom-guard's filter with a near copy, read before measuring; present probes, and absent probes the copy lacks
+     * (false positives left out: the copy answers those, as it does present keys).
+     */
+    @State(Scope.Benchmark)
+    public static class NearCopy {
+
+        static final int HALF = PROBES / 2;
+
+        RedisFilterBackend backend;
+        RedisBloomFilter filter;
+        Object[] present = new Object[HALF];
+        Object[] absent = new Object[HALF];
+        long sentBefore;
+
+        @Setup(Level.Trial)
+        public void load(Server server) {
+            backend = RedisFixtures.backend(server.client);
+            filter = RedisFixtures.loadedBloomGuard(backend, "bench-near", RedisFixtures.N,
+                    RedisFixtures.presentKeys(RedisFixtures.N), true);
+            java.util.SplittableRandom random = new java.util.SplittableRandom(0xB0B);
+            for (int i = 0; i < HALF; i++) {
+                present[i] = BenchmarkKeys.LONG.present(random.nextLong(RedisFixtures.N));
+                if (!filter.mightContain(present[i])) {
+                    throw new IllegalStateException("near copy: false negative for " + present[i]);
+                }
+            }
+            for (int i = 0; i < HALF; ) {
+                Object key = BenchmarkKeys.LONG.absent(random.nextLong(Long.MAX_VALUE / 2));
+                if (!filter.mightContain(key)) {
+                    absent[i++] = key;
+                }
+            }
+            sentBefore = filter.details().nearCopy().sentToStore();
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            System.out.printf(Locale.ROOT, "%n# near copy: %d checks sent to Redis while measuring%n",
+                    filter.details().nearCopy().sentToStore() - sentBefore);
+            backend.close();
+        }
+    }
+
     /** Redisson's filter: {@code tryInit(n, ε)}, then {@code add(Collection)} of the same keys. */
     @State(Scope.Benchmark)
     public static class Redisson {
@@ -203,6 +252,18 @@ public class RedisFilterBenchmark {
     @Benchmark
     public boolean[] bloomGuardCheckAll(BloomGuard bloomGuard, Probes probes, Cursor cursor) {
         return bloomGuard.filter.mightContainAll(probes.batches.get(cursor.next++ & (BATCHES - 1)));
+    }
+
+    /** A present key, answered by the near copy: no command. */
+    @Benchmark
+    public boolean nearCopyCheckPresent(NearCopy nearCopy, Cursor cursor) {
+        return nearCopy.filter.mightContain(nearCopy.present[cursor.next++ & (NearCopy.HALF - 1)]);
+    }
+
+    /** An absent key the near copy lacks: one {@code GETRANGE}, whose block is merged into the copy. */
+    @Benchmark
+    public boolean nearCopyCheckAbsent(NearCopy nearCopy, Cursor cursor) {
+        return nearCopy.filter.mightContain(nearCopy.absent[cursor.next++ & (NearCopy.HALF - 1)]);
     }
 
     @Benchmark

@@ -8,6 +8,7 @@ import io.bloomguard.redis.LettuceRedisPort;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisBloomFilter;
 import io.bloomguard.redis.RedisFilterBackend;
+import io.bloomguard.redis.UnwritableAdds;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
@@ -92,10 +93,27 @@ final class RedisFixtures {
 
     /** A bloom-guard Redis filter (one shard) loaded with {@code keys}; fails unless it is ready. */
     static RedisBloomFilter loadedBloomGuard(RedisFilterBackend backend, String name, long n, List<Object> keys) {
-        RedisBloomFilter filter = backend.create(name, FilterSizing.of(n, FPP), SEED, 1);
+        return loadedBloomGuard(backend, name, n, keys, false);
+    }
+
+    /**
+     * {@link #loadedBloomGuard(RedisFilterBackend, String, long, List)}, with a near copy if {@code nearCopy}: then it
+     * returns once the copy has been read, and answers the keys it holds.
+     */
+    static RedisBloomFilter loadedBloomGuard(RedisFilterBackend backend, String name, long n, List<Object> keys,
+            boolean nearCopy) {
+        RedisBloomFilter filter = backend.create(name, FilterSizing.of(n, FPP), SEED, 1, UnwritableAdds.BUFFER,
+                nearCopy);
         SharedBloomFilter.StartOutcome outcome = filter.start(feed(keys));
         if (outcome != SharedBloomFilter.StartOutcome.LOADED_HERE || filter.status() != SharedFilterStatus.READY) {
             throw new IllegalStateException("filter " + name + " not loaded: " + outcome + ", " + filter.status());
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (nearCopy && !filter.details().nearCopy().answering()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the near copy of " + name + " was not read within 60 s");
+            }
+            Thread.onSpinWait();
         }
         return filter;
     }

@@ -17,8 +17,9 @@ import java.util.Locale;
 /**
  * One filter's health: {@code UP} while it is {@code READY} (or switched off with {@code bloom-guard.enabled=false}),
  * {@link #DEGRADED} with the reasons in {@code details.reasons} while it lets calls through unchecked (loading,
- * failed, stale, mismatched, refused, unreachable), is over capacity (more keys than {@code expected-size}: its
- * false-positive rate is above the configured one), or a Redis circuit breaker is open. A degraded filter is safe
+ * failed, stale, mismatched, refused, unreachable), is over capacity (more keys than it is sized for: its
+ * false-positive rate is above the configured one; a filter that grows is only until it has grown), or a Redis
+ * circuit breaker is open. A degraded filter is safe
  * (calls reach the database), so {@code DEGRADED} is not {@code DOWN}: the default status order ignores it and the
  * default HTTP mapping answers 200, and it is in no probe group.
  *
@@ -50,10 +51,10 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
         if (stateProblem != null) {
             reasons.add((stateReason != null) ? stateProblem + ": " + stateReason : stateProblem);
         }
-        if (state != FilterState.DISABLED && elements > spec.expectedSize()) {
-            reasons.add("over capacity: about " + elements + " keys in a filter sized for " + spec.expectedSize()
-                    + ", so it lets more absent keys through than error-rate " + spec.errorRate()
-                    + "; raise expected-size and rebuild it");
+        if (filter.overCapacity()) {
+            reasons.add("over capacity: about " + elements + " keys in a filter sized for " + filter.capacity()
+                    + ", so it lets more absent keys through than error-rate " + spec.errorRate() + "; "
+                    + overCapacityRemedy(filter));
         }
         Health.Builder health = Health.up();
         if (filter.backend() instanceof SharedBloomFilter shared) {
@@ -76,7 +77,8 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
                 .withDetail("backend", lower(spec.backend()))
                 .withDetail("mode", lower(spec.mode()))
                 .withDetail("approximateElements", elements)
-                .withDetail("expectedSize", spec.expectedSize());
+                .withDetail("expectedSize", spec.expectedSize())
+                .withDetail("capacity", filter.capacity());
         if (stateReason != null) {
             health.withDetail("stateReason", stateReason);
         }
@@ -84,6 +86,18 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
             health.withDetail("estimatesStale", true);
         }
         return health.build();
+    }
+
+    /** What ends being over capacity, by the filter's growth policy. */
+    private static String overCapacityRemedy(NamedBloomFilter filter) {
+        if (filter.growing()) {
+            return "it is being rebuilt larger from its key source (growth: rebuild)";
+        }
+        return switch (filter.spec().growth()) {
+            case NONE -> "raise expected-size and rebuild it, or set growth: rebuild";
+            case REBUILD -> "growth: rebuild cannot rebuild it larger (the log says why): raise expected-size";
+            case SCALE -> "growth: scale cannot add a larger layer (the log says why): raise expected-size";
+        };
     }
 
     /** What a state that is not {@code READY} means for calls; {@code null} when it is nothing to act on. */

@@ -127,7 +127,10 @@ public class BloomFiltersEndpoint {
      * @param stateSince                when this instance saw it enter the state, ISO-8601
      * @param expectedSize              keys it is sized for
      * @param approximateElements       keys estimated from its bits (as last read, for Redis)
-     * @param capacityRatio             {@code approximateElements / expectedSize}: above 1 it is over capacity
+     * @param capacityRatio             {@code approximateElements / capacity}: above 1 it is over capacity
+     * @param capacity                  keys it holds at its error rate: {@code expectedSize}, more once it has grown
+     * @param overCapacity              whether it holds more keys than its capacity, so lets more absent keys
+     *                                  through than its error rate
      * @param configuredErrorRate       the {@code error-rate} it is sized for
      * @param expectedFalsePositiveRate false-positive probability at its current fill
      * @param measuredFalsePositiveRate of the checked keys found absent, the share it let through
@@ -138,17 +141,18 @@ public class BloomFiltersEndpoint {
      * @param estimatesStale            whether the store could not be read since the estimates were (Redis)
      */
     public record FilterHeadline(String backend, String mode, String state, @Nullable String stateReason,
-            String stateSince, long expectedSize, long approximateElements, double capacityRatio,
-            double configuredErrorRate, double expectedFalsePositiveRate, double measuredFalsePositiveRate,
+            String stateSince, long expectedSize, long approximateElements, double capacityRatio, long capacity,
+            boolean overCapacity, double configuredErrorRate, double expectedFalsePositiveRate, double measuredFalsePositiveRate,
             long rejected, long passed, long skipped, long falsePositives, boolean estimatesStale) {
 
         static FilterHeadline of(NamedBloomFilter filter) {
             FilterSpec spec = filter.spec();
             FilterStats stats = filter.stats();
             long elements = filter.approximateElementCount();
+            long capacity = filter.capacity();
             return new FilterHeadline(lower(spec.backend()), lower(spec.mode()), filter.state().name(),
                     filter.stateReason(), filter.stateSince().toString(), spec.expectedSize(), elements,
-                    ratio(elements, spec.expectedSize()), spec.errorRate(), filter.expectedFpp(),
+                    ratio(elements, capacity), capacity, filter.overCapacity(), spec.errorRate(), filter.expectedFpp(),
                     stats.measuredFalsePositiveRate(), stats.rejected(), stats.passed(), stats.skipped(),
                     stats.falsePositives(), stats.estimatesStale());
         }
@@ -159,8 +163,8 @@ public class BloomFiltersEndpoint {
      * rebuild, and for a Redis filter its live generation and breakers.
      */
     public record FilterDescriptor(String backend, String mode, String state, @Nullable String stateReason,
-            String stateSince, long expectedSize, long approximateElements, double capacityRatio,
-            double configuredErrorRate, double expectedFalsePositiveRate, double measuredFalsePositiveRate,
+            String stateSince, long expectedSize, long approximateElements, double capacityRatio, long capacity,
+            boolean overCapacity, double configuredErrorRate, double expectedFalsePositiveRate, double measuredFalsePositiveRate,
             long rejected, long passed, long skipped, long falsePositives, boolean estimatesStale, SpecDescriptor spec,
             LayoutDescriptor layout, CountersDescriptor counters, @Nullable LoadDescriptor lastPreload,
             @Nullable LoadDescriptor lastRebuild, @Nullable RedisDescriptor redis) {
@@ -171,7 +175,8 @@ public class BloomFiltersEndpoint {
                     ? RedisDescriptor.of(shared.details()) : null;
             return new FilterDescriptor(headline.backend(), headline.mode(), headline.state(), headline.stateReason(),
                     headline.stateSince(), headline.expectedSize(), headline.approximateElements(),
-                    headline.capacityRatio(), headline.configuredErrorRate(), headline.expectedFalsePositiveRate(),
+                    headline.capacityRatio(), headline.capacity(), headline.overCapacity(),
+                    headline.configuredErrorRate(), headline.expectedFalsePositiveRate(),
                     headline.measuredFalsePositiveRate(), headline.rejected(), headline.passed(), headline.skipped(),
                     headline.falsePositives(), headline.estimatesStale(), SpecDescriptor.of(filter.spec()),
                     LayoutDescriptor.of(filter), CountersDescriptor.of(filter),
@@ -182,25 +187,27 @@ public class BloomFiltersEndpoint {
 
     /** The filter's resolved configuration, spelled as its properties are. */
     public record SpecDescriptor(long expectedSize, double errorRate, String backend, String mode,
-            String onBackendFailure, String onAddFailure, @Nullable String preloadSql) {
+            String onBackendFailure, String onAddFailure, @Nullable String preloadSql, String type, String growth) {
 
         static SpecDescriptor of(FilterSpec spec) {
             return new SpecDescriptor(spec.expectedSize(), spec.errorRate(), lower(spec.backend()), lower(spec.mode()),
-                    lower(spec.onBackendFailure()), lower(spec.onAddFailure()), spec.preloadSql());
+                    lower(spec.onBackendFailure()), lower(spec.onAddFailure()), spec.preloadSql(), lower(spec.type()),
+                    lower(spec.growth()));
         }
     }
 
     /**
-     * How the bits are laid out: {@code bits} in all ({@code bytes} of memory or Redis strings), {@code hashes} bits
-     * set per key, {@code blocks} of 512 bits, over {@code shards} Redis strings (1 for a local filter).
+     * How the bits are laid out: {@code bits} in all (positions: a counting filter has a 4-bit counter at each, a
+     * scalable one counts every layer's), {@code bytes} of memory or Redis strings, {@code hashes} bits set per key,
+     * {@code blocks} of 512 positions, over {@code shards} Redis strings (1 for a local filter).
      */
     public record LayoutDescriptor(long bits, long bytes, int hashes, long blocks, int shards) {
 
         static LayoutDescriptor of(NamedBloomFilter filter) {
             int shards = (filter.backend() instanceof SharedBloomFilter shared) ? shared.details().shards() : 1;
             long bits = filter.bitSize();
-            return new LayoutDescriptor(bits, bits / Byte.SIZE, filter.hashCount(), filter.sizing().blockCount(),
-                    shards);
+            return new LayoutDescriptor(bits, filter.byteSize(), filter.hashCount(),
+                    bits / io.bloomguard.core.BlockedBloomLayout.BLOCK_BITS, shards);
         }
     }
 
@@ -232,12 +239,32 @@ public class BloomFiltersEndpoint {
 
     /**
      * A Redis filter's live generation ({@code null} while none is complete) and its bitmap keys, both with {@code *}
-     * for the seed, and whether a circuit breaker (checks, or adds and other commands) is open.
+     * for the seed, whether a circuit breaker (checks, or adds and other commands) is open, and this instance's near
+     * copy ({@code null} when the filter keeps none).
      */
-    public record RedisDescriptor(@Nullable String generation, List<String> keys, boolean breakerOpen) {
+    public record RedisDescriptor(@Nullable String generation, List<String> keys, boolean breakerOpen,
+            @Nullable NearCopyDescriptor nearCopy) {
 
         static RedisDescriptor of(SharedFilterDetails details) {
-            return new RedisDescriptor(details.generation(), details.keys(), details.breakerOpen());
+            SharedFilterDetails.NearCopy copy = details.nearCopy();
+            return new RedisDescriptor(details.generation(), details.keys(), details.breakerOpen(),
+                    (copy != null) ? NearCopyDescriptor.of(copy) : null);
+        }
+    }
+
+    /**
+     * This instance's copy of a Redis filter's bits: the generation it holds ({@code #} and the number of its build;
+     * {@code null} while it holds none), whether it answers checks (it was read whole since that build went live),
+     * when it was last read whole (ISO-8601, {@code null} before the first time), and the checks it answered here
+     * against those sent to Redis.
+     */
+    public record NearCopyDescriptor(@Nullable String generation, boolean answering, @Nullable String lastRead,
+            long answeredHere, long sentToRedis) {
+
+        static NearCopyDescriptor of(SharedFilterDetails.NearCopy copy) {
+            return new NearCopyDescriptor(copy.generation(), copy.answering(),
+                    (copy.lastRead() != null) ? copy.lastRead().toString() : null, copy.answeredHere(),
+                    copy.sentToStore());
         }
     }
 

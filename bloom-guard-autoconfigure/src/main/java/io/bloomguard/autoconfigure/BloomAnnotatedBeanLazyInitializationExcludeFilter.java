@@ -2,6 +2,7 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomPut;
+import io.bloomguard.annotation.BloomRemove;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.LazyInitializationExcludeFilter;
@@ -14,7 +15,7 @@ import java.lang.reflect.Method;
 import java.util.List;
 
 /**
- * Keeps beans with {@code @BloomGuarded} or {@code @BloomPut} methods out of lazy initialization
+ * Keeps beans with {@code @BloomGuarded}, {@code @BloomPut} or {@code @BloomRemove} methods out of lazy initialization
  * ({@code spring.main.lazy-initialization=true}), as Spring Boot does for beans with {@code @Scheduled} methods.
  * They are then created at startup, as startup validation promises: a mistake in an annotation still stops
  * startup, and the preload knows which methods each filter guards, so that its "no key source" warning appears.
@@ -25,7 +26,8 @@ import java.util.List;
  */
 final class BloomAnnotatedBeanLazyInitializationExcludeFilter implements LazyInitializationExcludeFilter {
 
-    private static final List<Class<? extends Annotation>> ANNOTATIONS = List.of(BloomGuarded.class, BloomPut.class);
+    private static final List<Class<? extends Annotation>> ANNOTATIONS = List.of(BloomGuarded.class, BloomPut.class,
+            BloomRemove.class);
 
     @Override
     public boolean isExcluded(String beanName, BeanDefinition beanDefinition, @Nullable Class<?> beanType) {

@@ -2,7 +2,10 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.ScalableSizing;
+import io.bloomguard.local.LocalCountingFilter;
 import io.bloomguard.local.RebuildableLocalFilter;
+import io.bloomguard.local.ScalableLocalFilter;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.redis.UnwritableAdds;
 import io.bloomguard.registry.AddFailurePolicy;
@@ -10,8 +13,11 @@ import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.DisabledBloomFilter;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FilterSpec;
+import io.bloomguard.registry.FilterType;
+import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
+import org.springframework.context.aot.AbstractAotProcessor;
 
 import java.util.List;
 import java.util.function.Supplier;
@@ -30,15 +36,16 @@ final class BloomFilterRegistryFactory {
 
     /**
      * Every filter starts {@code LOADING} (the preload decides when it is ready). When bloom-guard is switched
-     * off, every filter is {@code DISABLED} and holds no bits: no backend is created, local or Redis.
+     * off, every filter is {@code DISABLED} and holds no bits: no backend is created, local or Redis. So it is during
+     * ahead-of-time processing, which creates the registry only to check the annotations and decide the proxies:
+     * the build needs neither the filters' memory nor their Redis.
      *
      * @param redis the Redis backend, asked for only when a filter uses it; {@code null} when the application
      *              has no Spring Data Redis with Lettuce
      */
-    static BloomFilterRegistry create(BloomGuardProperties properties, Supplier<RedisFilterBackend> redis) {
-        // Specs are resolved (and bad configuration refused) either way.
-        List<FilterSpec> specs = FilterSpecResolver.resolve(properties);
-        List<NamedBloomFilter> filters = specs.stream().map(spec -> properties.isEnabled()
+    static BloomFilterRegistry create(BloomGuardSettings settings, Supplier<RedisFilterBackend> redis) {
+        boolean holdsBits = settings.enabled() && !Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING);
+        List<NamedBloomFilter> filters = settings.filters().stream().map(spec -> holdsBits
                 ? new NamedBloomFilter(spec, backendFilter(spec, redis), FilterState.LOADING)
                 : new NamedBloomFilter(spec, new DisabledBloomFilter(sizing(spec)), FilterState.DISABLED))
                 .toList();
@@ -48,7 +55,7 @@ final class BloomFilterRegistryFactory {
     private static BloomFilter backendFilter(FilterSpec spec, Supplier<RedisFilterBackend> redis) {
         FilterSizing sizing = sizing(spec);
         return switch (spec.backend()) {
-            case LOCAL -> new RebuildableLocalFilter(sizing, LOCAL_REBUILD_GRACE);
+            case LOCAL -> localFilter(spec, sizing);
             case REDIS -> {
                 RedisFilterBackend backend = redis.get();
                 if (backend == null) {
@@ -57,10 +64,25 @@ final class BloomFilterRegistryFactory {
                                     + " org.springframework.boot:spring-boot-starter-data-redis and point"
                                     + " spring.data.redis.* at your Redis; or use backend local");
                 }
-                yield backend.create(spec.name(), sizing, spec.redisShards(),
-                        (spec.onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL : UnwritableAdds.BUFFER);
+                UnwritableAdds unwritableAdds = (spec.onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL
+                        : UnwritableAdds.BUFFER;
+                yield (spec.type() == FilterType.COUNTING)
+                        ? backend.createCounting(spec.name(), sizing, spec.redisShards(), unwritableAdds)
+                        : backend.create(spec.name(), sizing, spec.redisShards(), unwritableAdds, spec.redisNearCopy());
             }
         };
+    }
+
+    /** Counting + scale and anything on redis but a plain filter were refused when the spec was resolved. */
+    private static RebuildableLocalFilter localFilter(FilterSpec spec, FilterSizing sizing) {
+        if (spec.growth() == GrowthPolicy.SCALE) {
+            return new RebuildableLocalFilter(ScalableSizing.of(spec.expectedSize(), spec.errorRate()).layer(0),
+                    LOCAL_REBUILD_GRACE, ScalableLocalFilter::create);
+        }
+        if (spec.type() == FilterType.COUNTING) {
+            return new RebuildableLocalFilter(sizing, LOCAL_REBUILD_GRACE, LocalCountingFilter::create);
+        }
+        return new RebuildableLocalFilter(sizing, LOCAL_REBUILD_GRACE);
     }
 
     private static FilterSizing sizing(FilterSpec spec) {

@@ -21,15 +21,14 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.availability.ApplicationAvailability;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
-import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.data.repository.core.support.RepositoryFactoryBeanSupport;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -50,33 +49,28 @@ import java.util.Map;
 // before SharedFilterReadiness, which may answer that change with one of its own (see there).
 @AutoConfiguration(afterName = { "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
         "org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration" })
-@EnableConfigurationProperties(BloomGuardProperties.class)
 @Import(RedisBackendConfiguration.class)
+@ImportRuntimeHints(BloomGuardRuntimeHints.class)
 public final class BloomGuardAutoConfiguration {
 
+    /** Binds bloom-guard.* and registers the settings and the filter beans, before any bean is created. */
     @Bean
     @ConditionalOnMissingBean
-    static FilterBeanRegistrar bloomFilterBeanRegistrar() {
-        return new FilterBeanRegistrar();
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    static UnknownEnvironmentPropertyWarning bloomGuardUnknownEnvironmentPropertyWarning() {
-        return new UnknownEnvironmentPropertyWarning();
+    static BloomGuardPropertiesRegistrar bloomGuardPropertiesRegistrar() {
+        return new BloomGuardPropertiesRegistrar();
     }
 
     /**
-     * Static, and bound from the environment rather than injected with the properties bean: the guard's
-     * advisor needs the registry while bean post-processors are still being created, and anything it pulls
-     * in then misses post-processing.
+     * Static, and made from the settings the registrar bound, a singleton that needs no post-processing: the
+     * guard's advisor needs the registry while bean post-processors are still being created, and any bean it
+     * pulls in then misses post-processing.
      */
     @Bean
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static BloomFilterRegistry bloomFilterRegistry(Environment environment,
+    static BloomFilterRegistry bloomFilterRegistry(BloomGuardSettings settings,
             ObjectProvider<RedisFilterBackend> redisBackend) {
-        return BloomFilterRegistryFactory.create(BloomGuardProperties.bind(environment), redisBackend::getIfAvailable);
+        return BloomFilterRegistryFactory.create(settings, redisBackend::getIfAvailable);
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -203,9 +197,9 @@ public final class BloomGuardAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         static SharedFilterReadiness bloomSharedFilterReadiness(ObjectProvider<BloomFilterRegistry> registry,
-                ObjectProvider<ApplicationAvailability> availability, Environment environment) {
+                ObjectProvider<ApplicationAvailability> availability, BloomGuardSettings settings) {
             return new SharedFilterReadiness(registry, availability,
-                    BloomGuardProperties.bind(environment).getRedis().getRefreshInterval());
+                    settings.properties().getRedis().getRefreshInterval());
         }
     }
 

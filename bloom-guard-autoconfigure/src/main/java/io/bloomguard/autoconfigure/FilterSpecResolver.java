@@ -1,11 +1,16 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.core.CountingBlockLayout;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.local.LocalCountingFilter;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisBreakerSettings;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
+import io.bloomguard.registry.FilterType;
+import io.bloomguard.registry.GrowthPolicy;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -29,26 +34,36 @@ final class FilterSpecResolver {
     }
 
     static List<FilterSpec> resolve(BloomGuardProperties properties) {
-        BloomGuardProperties.Defaults defaults = properties.getDefaults();
+        FilterDefaults defaults = properties.getDefaults();
         validateSize("bloom-guard.defaults", defaults.getExpectedSize(), defaults.getErrorRate());
         List<FilterSpec> specs = new ArrayList<>();
         HeapBudget heapBudget = new HeapBudget();
-        for (Map.Entry<String, BloomGuardProperties.Filter> entry : properties.getFilters().entrySet()) {
+        for (Map.Entry<String, FilterProperties> entry : properties.getFilters().entrySet()) {
             String name = entry.getKey();
             String prefix = "bloom-guard.filters." + name;
             if (!NAME.matcher(name).matches()) {
                 throw new InvalidBloomGuardPropertyException("bloom-guard.filters", name,
                         "a filter name uses lowercase letters, digits and '-' only (e.g. 'user-ids')");
             }
-            BloomGuardProperties.Filter filter = entry.getValue();
+            FilterProperties filter = entry.getValue();
             long expectedSize = orDefault(filter.getExpectedSize(), defaults.getExpectedSize());
             double errorRate = orDefault(filter.getErrorRate(), defaults.getErrorRate());
             FilterSizing sizing = validateSize(prefix, expectedSize, errorRate);
             BackendType backend = orDefault(filter.getBackend(), defaults.getBackend());
-            if (backend == BackendType.LOCAL && sizing.blockCount() > LocalBloomFilter.MAX_BLOCKS) {
+            FilterType type = orDefault(filter.getType(), defaults.getType());
+            GrowthPolicy growth = orDefault(filter.getGrowth(), defaults.getGrowth());
+            checkTypeAndGrowth(name, prefix, filter, backend, type, growth);
+            // What is allocated at startup: a scalable filter's first layer is sized for a lower error rate.
+            FilterSizing allocated = (growth == GrowthPolicy.SCALE)
+                    ? validateSize(prefix, expectedSize, ScalableSizing.of(expectedSize, errorRate).layerErrorRate(0))
+                    : sizing;
+            long bytes = (type == FilterType.COUNTING) ? CountingBlockLayout.byteSize(allocated) : allocated.byteSize();
+            long maxBlocks = (type == FilterType.COUNTING) ? LocalCountingFilter.MAX_BLOCKS : LocalBloomFilter.MAX_BLOCKS;
+            if (backend == BackendType.LOCAL && allocated.blockCount() > maxBlocks) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".expected-size", expectedSize,
                         "a local filter holds at most 16 GiB, and " + expectedSize + " keys at error rate " + errorRate
-                                + " need " + sizing.byteSize() / (1L << 30) + " GiB; lower it, raise error-rate,"
+                                + " need " + bytes / (1L << 30) + " GiB" + (type == FilterType.COUNTING
+                                        ? " of counters" : "") + "; lower it, raise error-rate,"
                                 + " or use backend: redis with redis.shards");
             }
             int shards = filter.getRedis().getShards();
@@ -58,16 +73,33 @@ final class FilterSpecResolver {
                         "a whole number from 1 to " + maxShards
                                 + " (each shard holds at least one 512-bit block of this filter)");
             }
+            // A local filter ignores it, as it ignores shards: a profile may switch the default backend to local.
+            boolean nearCopy = backend == BackendType.REDIS && filter.getRedis().isNearCopy();
+            if (nearCopy && type == FilterType.COUNTING) {
+                throw new InvalidBloomGuardPropertyException(prefix + ".redis.near-copy", true,
+                        "a near copy answers from bits that are only ever set, and a counting filter's removes clear"
+                                + " them: set it to false, or type: bloom");
+            }
+            if (nearCopy && sizing.blockCount() > LocalBloomFilter.MAX_BLOCKS) {
+                throw new InvalidBloomGuardPropertyException(prefix + ".redis.near-copy", true,
+                        "a near copy is held in each instance's heap, at most 16 GiB, and " + expectedSize
+                                + " keys at error rate " + errorRate + " need " + sizing.byteSize() / (1L << 30)
+                                + " GiB; set it to false, lower expected-size or raise error-rate");
+            }
             long heap = Runtime.getRuntime().maxMemory();
-            // A redis filter is built in this JVM before it is uploaded, so it needs the heap too. A switched-off
-            // filter allocates nothing, and must not stop an application that was switched off to save memory.
-            if (properties.isEnabled() && sizing.byteSize() > heap) {
+            // A redis filter is built in this JVM before it is uploaded, so it needs the heap too, beside its near
+            // copy if it keeps one. A switched-off filter allocates nothing, and must not stop an application that
+            // was switched off to save memory.
+            long needed = nearCopy ? 2 * bytes : bytes;
+            if (properties.isEnabled() && needed > heap) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".expected-size", expectedSize,
                         "a filter of " + expectedSize + " keys at error rate " + errorRate + " needs "
-                                + sizing.byteSize() / (1 << 20) + " MiB, more than the heap (" + heap / (1 << 20)
-                                + " MiB); lower it, raise error-rate or give the JVM more memory");
+                                + bytes / (1 << 20) + " MiB" + (nearCopy ? " twice (its near copy, and"
+                                + " the bits of a rebuild)" : "") + ", more than the heap (" + heap / (1 << 20)
+                                + " MiB); lower it, raise error-rate" + (nearCopy ? ", turn redis.near-copy off" : "")
+                                + " or give the JVM more memory");
             }
-            heapBudget.add(name, backend, sizing.byteSize());
+            heapBudget.add(name, backend, bytes, nearCopy);
             String sql = filter.getPreload().getSql();
             if (sql != null && sql.isBlank()) {
                 throw new InvalidBloomGuardPropertyException(prefix + ".preload.sql", "",
@@ -78,7 +110,7 @@ final class FilterSpecResolver {
                     orDefault(filter.getOnBackendFailure(), defaults.getOnBackendFailure()),
                     orDefault(filter.getOnAddFailure(), defaults.getOnAddFailure()), sql, shards,
                     rebuildCron(prefix, filter.getRebuild(), defaults.getRebuild()),
-                    rebuildZone(prefix, filter.getRebuild(), defaults.getRebuild())));
+                    rebuildZone(prefix, filter.getRebuild(), defaults.getRebuild()), type, growth, nearCopy));
         }
         if (properties.isEnabled()) {
             heapBudget.check(Runtime.getRuntime().maxMemory());
@@ -86,9 +118,27 @@ final class FilterSpecResolver {
         return List.copyOf(specs);
     }
 
+    /**
+     * Refuses what is not built yet (scalable filters on redis) and what cannot be (a counting filter
+     * that grows by layers: a remove could not tell which layer holds the key's counts), naming the property set.
+     */
+    private static void checkTypeAndGrowth(String name, String prefix, FilterProperties filter,
+            BackendType backend, FilterType type, GrowthPolicy growth) {
+        String growthProperty = (filter.getGrowth() != null) ? prefix + ".growth" : "bloom-guard.defaults.growth";
+        if (backend == BackendType.REDIS && growth == GrowthPolicy.SCALE) {
+            throw new InvalidBloomGuardPropertyException(growthProperty, "scale", "growth: scale is not supported on"
+                    + " redis yet: use growth: none or rebuild, or backend: local for filter '" + name + "'");
+        }
+        if (type == FilterType.COUNTING && growth == GrowthPolicy.SCALE) {
+            throw new InvalidBloomGuardPropertyException(growthProperty, "scale", "a counting filter cannot grow by"
+                    + " layers, because a remove could not tell which layer holds the key's counts: use growth:"
+                    + " rebuild or none for filter '" + name + "', or type: bloom");
+        }
+    }
+
     /** The filter's rebuild schedule, or the defaults'; refused, naming the property, unless it parses. */
-    private static @Nullable String rebuildCron(String prefix, BloomGuardProperties.Rebuild own,
-            BloomGuardProperties.Rebuild defaults) {
+    private static @Nullable String rebuildCron(String prefix, RebuildProperties own,
+            RebuildProperties defaults) {
         String property = (own.getCron() != null) ? prefix + ".rebuild.cron" : "bloom-guard.defaults.rebuild.cron";
         String cron = (own.getCron() != null) ? own.getCron() : defaults.getCron();
         if (cron == null) {
@@ -105,8 +155,8 @@ final class FilterSpecResolver {
         return cron;
     }
 
-    private static @Nullable String rebuildZone(String prefix, BloomGuardProperties.Rebuild own,
-            BloomGuardProperties.Rebuild defaults) {
+    private static @Nullable String rebuildZone(String prefix, RebuildProperties own,
+            RebuildProperties defaults) {
         String property = (own.getZone() != null) ? prefix + ".rebuild.zone" : "bloom-guard.defaults.rebuild.zone";
         String zone = (own.getZone() != null) ? own.getZone() : defaults.getZone();
         if (zone == null) {
@@ -123,39 +173,58 @@ final class FilterSpecResolver {
 
     /**
      * What the filters need of the heap together, where each alone fits: a local filter's bits stay there for good,
-     * and a redis filter's are built there before they are uploaded, one filter at a time at startup (background
-     * rebuilds after Redis lost its data may overlap; docs/properties.md says so). More than the heap is an
-     * OutOfMemoryError part way through startup, so it is refused with the sizes instead.
+     * and so does a redis filter's near copy; a redis filter's bits are built there before they are uploaded, one
+     * filter at a time at startup (background rebuilds after Redis lost its data may overlap; docs/properties.md says
+     * so). More than the heap is an OutOfMemoryError part way through startup, so it is refused with the sizes
+     * instead.
      */
     private static final class HeapBudget {
 
         private final List<String> local = new ArrayList<>();
-        private long localBytes;
+        private final List<String> nearCopies = new ArrayList<>();
+        private long residentBytes;
         private String largestRedis;
         private long largestRedisBytes;
 
-        void add(String name, BackendType backend, long bytes) {
+        void add(String name, BackendType backend, long bytes, boolean nearCopy) {
+            String sized = name + " (" + mib(bytes) + " MiB)";
             if (backend == BackendType.LOCAL) {
-                local.add(name + " (" + mib(bytes) + " MiB)");
-                localBytes += bytes;
+                local.add(sized);
+                residentBytes += bytes;
+                return;
             }
-            else if (bytes > largestRedisBytes) {
-                largestRedis = name + " (" + mib(bytes) + " MiB)";
+            if (nearCopy) {
+                nearCopies.add(sized);
+                residentBytes += bytes;
+            }
+            if (bytes > largestRedisBytes) {
+                largestRedis = sized;
                 largestRedisBytes = bytes;
             }
         }
 
         void check(long heap) {
-            long needed = localBytes + largestRedisBytes;
+            long needed = residentBytes + largestRedisBytes;
             if (needed <= heap) {
                 return;
             }
-            String what = "the local filters " + String.join(", ", local)
-                    + ((largestRedis != null) ? " and the largest redis filter while it is built, " + largestRedis : "");
-            throw new InvalidBloomGuardPropertyException("bloom-guard.filters", String.join(", ", local),
-                    what + ", need " + mib(needed) + " MiB together, more than the heap (" + mib(heap) + " MiB);"
-                            + " lower their expected-size, raise their error-rate, move one to backend: redis, or give"
-                            + " the JVM more memory");
+            List<String> parts = new ArrayList<>();
+            if (!local.isEmpty()) {
+                parts.add("the local filters " + String.join(", ", local));
+            }
+            if (!nearCopies.isEmpty()) {
+                parts.add("the near copies of " + String.join(", ", nearCopies));
+            }
+            if (largestRedis != null) {
+                parts.add("the largest redis filter while it is built, " + largestRedis);
+            }
+            List<String> resident = new ArrayList<>(local);
+            resident.addAll(nearCopies);
+            throw new InvalidBloomGuardPropertyException("bloom-guard.filters", String.join(", ", resident),
+                    String.join(" and ", parts) + ", need " + mib(needed) + " MiB together, more than the heap ("
+                            + mib(heap) + " MiB); lower their expected-size, raise their error-rate, move one to"
+                            + " backend: redis" + (nearCopies.isEmpty() ? "" : ", turn a redis.near-copy off")
+                            + ", or give the JVM more memory");
         }
 
         private static long mib(long bytes) {
@@ -164,7 +233,7 @@ final class FilterSpecResolver {
     }
 
     /** {@code bloom-guard.redis.*}, validated. */
-    static RedisBackendSettings redisSettings(BloomGuardProperties.Redis redis) {
+    static RedisBackendSettings redisSettings(RedisBackendProperties redis) {
         String prefix = "bloom-guard.redis";
         if (redis.getKeyPrefix() == null || redis.getKeyPrefix().contains("{") || redis.getKeyPrefix().contains("}")) {
             throw new InvalidBloomGuardPropertyException(prefix + ".key-prefix", redis.getKeyPrefix(),

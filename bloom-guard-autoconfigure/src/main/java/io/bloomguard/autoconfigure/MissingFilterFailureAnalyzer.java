@@ -2,18 +2,20 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.registry.NamedBloomFilter;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.InjectionPoint;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.UnsatisfiedDependencyException;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.core.env.Environment;
 
 import java.lang.annotation.Annotation;
-import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Explains an injection of a {@code NamedBloomFilter} by a name that no filter has ({@code @Qualifier("userz")}),
@@ -23,10 +25,10 @@ import java.util.Set;
 @Order(Ordered.HIGHEST_PRECEDENCE)
 final class MissingFilterFailureAnalyzer implements FailureAnalyzer {
 
-    private final Environment environment;
+    private final BeanFactory beanFactory;
 
-    MissingFilterFailureAnalyzer(Environment environment) {
-        this.environment = environment;
+    MissingFilterFailureAnalyzer(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
     }
 
     @Override
@@ -46,18 +48,30 @@ final class MissingFilterFailureAnalyzer implements FailureAnalyzer {
     }
 
     private FailureAnalysis analysis(String name, InjectionPoint injectionPoint, Throwable cause) {
-        String configured;
-        try {
-            Set<String> names = BloomGuardProperties.bind(environment).getFilters().keySet();
-            configured = names.isEmpty() ? "none" : String.join(", ", names);
-        }
-        catch (RuntimeException ex) { // properties that do not bind are reported on their own
-            configured = "(unreadable: " + ex.getMessage() + ")";
-        }
+        List<String> names = filterNames();
+        String configured = names.isEmpty() ? "none" : String.join(", ", names);
         return new FailureAnalysis("No bloom-guard filter named '" + name + "' to inject into " + injectionPoint
                 + "; configured filters: " + configured,
                 "Use one of the configured names in @Qualifier, or declare bloom-guard.filters." + name
                         + " in your configuration", cause);
+    }
+
+    /**
+     * The filters whose beans were registered: the definitions outlive a failed startup, which has destroyed the
+     * singletons (the bound settings among them) by the time this runs.
+     */
+    private List<String> filterNames() {
+        List<String> names = new ArrayList<>();
+        if (beanFactory instanceof ConfigurableListableBeanFactory beans) {
+            for (String beanName : beans.getBeanNamesForType(NamedBloomFilter.class, true, false)) {
+                if (beans.containsBeanDefinition(beanName)
+                        && beans.getBeanDefinition(beanName).getAttribute(
+                                BloomGuardPropertiesRegistrar.FILTER_ATTRIBUTE) instanceof String filter) {
+                    names.add(filter);
+                }
+            }
+        }
+        return names;
     }
 
     private static @Nullable String qualifier(InjectionPoint injectionPoint) {

@@ -18,8 +18,8 @@ final class OnBloomGuardEnabledCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-        ConditionMessage.Builder message = ConditionMessage.forCondition(BloomGuardProperties.ENABLED);
-        return BloomGuardProperties.enabled(context.getEnvironment())
+        ConditionMessage.Builder message = ConditionMessage.forCondition(BloomGuardSettings.ENABLED);
+        return BloomGuardSettings.enabled(context.getEnvironment())
                 ? ConditionOutcome.match(message.because("bloom-guard is switched on"))
                 : ConditionOutcome.noMatch(message.because("bloom-guard is switched off"));
     }

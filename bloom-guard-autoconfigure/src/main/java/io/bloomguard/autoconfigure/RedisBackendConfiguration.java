@@ -2,6 +2,8 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.redis.LettuceRedisPort;
 import io.bloomguard.redis.RedisFilterBackend;
+import io.bloomguard.redis.RedisPort;
+import io.bloomguard.redis.SpringDataRedisPort;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterState;
@@ -20,30 +22,39 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Role;
-import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.ClassUtils;
 
 import java.util.List;
 
 /**
- * The redis backend, when Spring Data Redis and Lettuce are on the classpath. It reaches Redis through the
- * application's {@link RedisConnectionFactory} (its Lettuce client, on a connection of its own), resolved
+ * The redis backend, when Spring Data Redis is on the classpath. It reaches Redis through the application's
+ * {@link RedisConnectionFactory} (its Lettuce client on a connection of its own, or any other client through
+ * Spring Data Redis's connection API), resolved
  * only when the first filter starts, so nothing here forces the connection factory to be created early.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnClass({ LettuceConnectionFactory.class, AbstractRedisClient.class })
+@ConditionalOnClass(RedisConnectionFactory.class)
 final class RedisBackendConfiguration {
 
-    /** Static and bound from the environment, as the registry that uses it is (see the auto-configuration). */
+    private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.AbstractRedisClient",
+            RedisBackendConfiguration.class.getClassLoader());
+
+    /**
+     * Commands in flight at once over a blocking client; at or below the pool size Spring Boot gives Jedis (8), so
+     * that they do not queue for a connection there.
+     */
+    private static final int BLOCKING_CLIENT_THREADS = 8;
+
+    /** Static and made from the bound settings, as the registry that uses it is (see the auto-configuration). */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static RedisFilterBackend bloomGuardRedisBackend(Environment environment,
+    static RedisFilterBackend bloomGuardRedisBackend(BloomGuardSettings settings,
             ObjectProvider<RedisConnectionFactory> connectionFactory) {
-        BloomGuardProperties properties = BloomGuardProperties.bind(environment);
-        return new RedisFilterBackend(() -> LettuceRedisPort.connect(lettuceClient(connectionFactory.getIfAvailable())),
-                FilterSpecResolver.redisSettings(properties.getRedis()));
+        return new RedisFilterBackend(() -> connect(connectionFactory.getIfAvailable()),
+                FilterSpecResolver.redisSettings(settings.properties().getRedis()));
     }
 
     @Bean
@@ -59,7 +70,7 @@ final class RedisBackendConfiguration {
         return new RedisConnectionCheck(registry, connectionFactory);
     }
 
-    /** Fails startup, rather than the first check, when a redis filter has no Lettuce connection factory to use. */
+    /** Fails startup, rather than the first check, when a redis filter has no connection factory to use. */
     static final class RedisConnectionCheck implements SmartInitializingSingleton {
 
         private final ObjectProvider<BloomFilterRegistry> registry;
@@ -79,7 +90,7 @@ final class RedisBackendConfiguration {
                     .filter(filter -> filter.state() != FilterState.DISABLED) // holds no bits, uses no Redis
                     .map(NamedBloomFilter::name).toList();
             if (!redisFilters.isEmpty()) {
-                checkLettuce(connectionFactory.getIfAvailable(), redisFilters.get(0));
+                checkConnectionFactory(connectionFactory.getIfAvailable(), redisFilters.get(0));
             }
         }
     }
@@ -151,22 +162,38 @@ final class RedisBackendConfiguration {
         }
     }
 
-    private static AbstractRedisClient lettuceClient(RedisConnectionFactory factory) {
-        checkLettuce(factory, null);
-        return ((LettuceConnectionFactory) factory).getRequiredNativeClient();
+    /**
+     * A port of the backend's own: over the application's Lettuce client when it has one (pipelined, per-call
+     * timeouts), else over Spring Data Redis's connection API (Jedis, Redisson's factory), at that client's speed.
+     */
+    static RedisPort connect(RedisConnectionFactory factory) {
+        checkConnectionFactory(factory, null);
+        if (LETTUCE_PRESENT && LettuceClients.isLettuce(factory)) {
+            return LettuceClients.connect(factory);
+        }
+        return new SpringDataRedisPort(factory, BLOCKING_CLIENT_THREADS);
     }
 
-    private static void checkLettuce(RedisConnectionFactory factory, String filter) {
-        String property = (filter != null) ? "bloom-guard.filters." + filter + ".backend" : "bloom-guard.defaults.backend";
+    private static void checkConnectionFactory(RedisConnectionFactory factory, String filter) {
         if (factory == null) {
+            String property = (filter != null) ? "bloom-guard.filters." + filter + ".backend"
+                    : "bloom-guard.defaults.backend";
             throw new InvalidBloomGuardPropertyException(property, "redis", "the redis backend needs a"
                     + " RedisConnectionFactory bean: add org.springframework.boot:spring-boot-starter-data-redis and"
                     + " set spring.data.redis.host/port (or url, or cluster.nodes); or use backend local");
         }
-        if (!(factory instanceof LettuceConnectionFactory)) {
-            throw new InvalidBloomGuardPropertyException(property, "redis", "the redis backend works through Lettuce,"
-                    + " but the application's RedisConnectionFactory is a " + factory.getClass().getSimpleName()
-                    + "; use Lettuce (spring.data.redis.client-type=lettuce, the default) or backend local");
+    }
+
+    /** Kept apart so that Lettuce's types are loaded only when Lettuce is on the classpath. */
+    private static final class LettuceClients {
+
+        static boolean isLettuce(RedisConnectionFactory factory) {
+            return factory instanceof LettuceConnectionFactory;
+        }
+
+        static RedisPort connect(RedisConnectionFactory factory) {
+            AbstractRedisClient client = ((LettuceConnectionFactory) factory).getRequiredNativeClient();
+            return LettuceRedisPort.connect(client);
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.annotation.BloomPut;
+import io.bloomguard.annotation.BloomRemove;
 import io.bloomguard.guard.BloomOperationSource;
 import io.bloomguard.guard.InvalidBloomAnnotationException;
 import io.bloomguard.guard.PutBeforeCommitInterceptor;
@@ -18,9 +19,9 @@ import org.springframework.data.repository.core.support.RepositoryFactoryBeanSup
 import java.lang.reflect.Method;
 
 /**
- * Places {@link PutBeforeCommitInterceptor} inside every Spring Data repository that has a {@code @BloomPut}
- * method, so that its keys are put before the repository's own transaction commits; and fails startup for a
- * repository whose puts nothing would make.
+ * Places {@link PutBeforeCommitInterceptor} inside every Spring Data repository that has a {@code @BloomPut} or
+ * {@code @BloomRemove} method, so that its keys are put before the repository's own transaction commits (and
+ * removed after); and fails startup for a repository whose puts nothing would make.
  *
  * <p>A repository begins its transaction inside its own proxy, which the guard's advisor can only wrap. Spring
  * Data applies a repository factory's customizers after its transaction post-processor, so the interceptor
@@ -111,10 +112,14 @@ final class RepositoryPutBeforeCommitPostProcessor implements BeanPostProcessor,
         return false;
     }
 
-    /** Any {@code @BloomPut} on the interface; {@code saveAll} and {@code saveAndFlush} take {@code save}'s. */
+    /**
+     * Any {@code @BloomPut} or {@code @BloomRemove} on the interface; {@code saveAll} and {@code saveAndFlush} take
+     * {@code save}'s.
+     */
     private static boolean hasPut(Class<?> repositoryInterface) {
         for (Method method : repositoryInterface.getMethods()) {
-            if (AnnotatedElementUtils.hasAnnotation(method, BloomPut.class)) {
+            if (AnnotatedElementUtils.hasAnnotation(method, BloomPut.class)
+                    || AnnotatedElementUtils.hasAnnotation(method, BloomRemove.class)) {
                 return true;
             }
         }

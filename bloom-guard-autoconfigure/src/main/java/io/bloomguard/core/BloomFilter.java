@@ -49,6 +49,34 @@ public interface BloomFilter {
         return answers;
     }
 
+    /**
+     * Takes one put of a key back, for a record that was deleted: only a counting filter can
+     * ({@code type: counting}). A key put {@code p} times and removed {@code r < p} times is still in; a remove of a
+     * key that was never put takes counts that belong to other keys, and may make them absent, so remove only keys
+     * that were put.
+     *
+     * @return {@code true} if the key's counts were taken back; {@code false} if the filter certainly does not hold
+     * the key (one of its counters is zero), which then changed nothing
+     * @throws UnsupportedOperationException for a plain Bloom filter: its bits do not record how many keys set them
+     */
+    default boolean remove(Object key) {
+        throw new UnsupportedOperationException("a plain Bloom filter cannot remove keys: its bits do not record how"
+                + " many keys set them; a filter declared with type: counting can");
+    }
+
+    /**
+     * Keys the filter holds at its error rate: the expected size it is sized for, or the sum of its layers' for a
+     * filter that grows by layers. Past it, the false-positive rate climbs above the error rate.
+     */
+    default long capacity() {
+        return sizing().expectedSize();
+    }
+
+    /** Bytes its state takes, in memory or in its store. */
+    default long byteSize() {
+        return bitSize() / 8;
+    }
+
     /** Estimated number of distinct keys put, from how many bits are set. */
     long approximateElementCount();
 

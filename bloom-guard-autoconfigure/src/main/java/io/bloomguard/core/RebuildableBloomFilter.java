@@ -26,4 +26,17 @@ public interface RebuildableBloomFilter extends BloomFilter {
      *                               filter: by any instance)
      */
     long rebuild();
+
+    /**
+     * {@link #rebuild()} at another size: sized for {@code expectedSize} keys at the same error rate. How a filter
+     * grows past its capacity ({@code growth: rebuild}).
+     *
+     * @return number of keys read from the source
+     * @throws IllegalStateException         as {@link #rebuild()}
+     * @throws IllegalArgumentException      when a filter of that size cannot be built
+     * @throws UnsupportedOperationException when this backend cannot change its size (the default)
+     */
+    default long rebuild(long expectedSize) {
+        throw new UnsupportedOperationException(this + " cannot be rebuilt at another size");
+    }
 }

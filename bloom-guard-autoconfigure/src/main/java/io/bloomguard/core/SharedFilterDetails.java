@@ -2,6 +2,7 @@ package io.bloomguard.core;
 
 import org.jspecify.annotations.Nullable;
 
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -17,16 +18,37 @@ import java.util.List;
  * @param checksBreakerOpen   whether the circuit breaker of single-key checks is open (they fail at once)
  * @param commandsBreakerOpen whether the circuit breaker of adds and other commands is open
  * @param shards              keys the filter's bits are split over
+ * @param nearCopy            this instance's copy of the shared bits; {@code null} when the filter keeps none
  */
 public record SharedFilterDetails(@Nullable String generation, List<String> keys, boolean checksBreakerOpen,
-        boolean commandsBreakerOpen, int shards) {
+        boolean commandsBreakerOpen, int shards, @Nullable NearCopy nearCopy) {
 
     public SharedFilterDetails {
         keys = List.copyOf(keys);
     }
 
+    /** Details of a filter that keeps no near copy. */
+    public SharedFilterDetails(@Nullable String generation, List<String> keys, boolean checksBreakerOpen,
+            boolean commandsBreakerOpen, int shards) {
+        this(generation, keys, checksBreakerOpen, commandsBreakerOpen, shards, null);
+    }
+
     /** Whether either circuit breaker is open. */
     public boolean breakerOpen() {
         return checksBreakerOpen || commandsBreakerOpen;
+    }
+
+    /**
+     * An instance's copy of the shared bits, which answers the keys it holds without asking the store.
+     *
+     * @param generation    the generation it copies, as {@code generation} above with the number of the build
+     *                      after {@code #} (e.g. {@code v1.b19531.k7.s*.n1#3}); {@code null} while it holds none
+     * @param answering     whether it answers checks: it was read whole from the store since that build went live
+     * @param lastRead      when it last finished reading the store's bits whole; {@code null} before the first time
+     * @param answeredHere  checks it answered ("might contain") with no round trip to the store
+     * @param sentToStore   checks sent to the store: keys it lacks, and every check while it is not answering
+     */
+    public record NearCopy(@Nullable String generation, boolean answering, @Nullable Instant lastRead,
+            long answeredHere, long sentToStore) {
     }
 }

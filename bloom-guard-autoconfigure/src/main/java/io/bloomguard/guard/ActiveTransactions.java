@@ -56,6 +56,16 @@ final class ActiveTransactions {
         return SPRING_TX && SpringTx.atCommit(beforeCommit, afterCommit, ended);
     }
 
+    /**
+     * Runs {@code action} once the transaction active on this thread has committed: not if it rolled back, nor if
+     * its outcome is unknown.
+     *
+     * @return whether a transaction is active to wait for; if not, nothing is registered
+     */
+    static boolean afterCommit(Runnable action) {
+        return SPRING_TX && SpringTx.atCommit(() -> { }, action, () -> { });
+    }
+
     /** Loaded only once spring-tx is known to be there. */
     private static final class SpringTx {
 

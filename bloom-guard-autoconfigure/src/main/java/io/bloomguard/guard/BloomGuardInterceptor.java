@@ -19,7 +19,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Runs {@code @BloomGuarded} around a call; {@code @BloomPut} keys are put by {@link BloomPutInterceptor}, inside
+ * Runs {@code @BloomGuarded} around a call; {@code @BloomPut} keys are put by {@link PutBeforeCommitInterceptor}, inside
  * the method's transaction.
  *
  * <p>A guarded call is rejected only when its filter is ready, the mode is {@code enforce} and the filter says

@@ -5,7 +5,7 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 
 import java.lang.reflect.Method;
 
-/** Matches methods that carry {@code @BloomGuarded} or {@code @BloomPut}, on classes and on interfaces. */
+/** Matches methods that carry {@code @BloomGuarded}, {@code @BloomPut} or {@code @BloomRemove}, on classes and on interfaces. */
 final class BloomGuardPointcut extends StaticMethodMatcherPointcut {
 
     private final BloomOperationSource source;

@@ -1,25 +1,21 @@
 package io.bloomguard.guard;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.BeanUtils;
+import org.springframework.core.CollectionFactory;
+import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.util.ClassUtils;
-import org.springframework.util.ReflectionUtils;
 
 import java.lang.reflect.Array;
-import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -32,12 +28,11 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.BaseStream;
 import java.util.stream.DoubleStream;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
@@ -45,31 +40,32 @@ import java.util.stream.Stream;
 
 /**
  * The value a rejected call returns, by return type: what the method itself would have answered for a key
- * that does not exist.
+ * that does not exist; and, the other way round, whether a method's result is such an answer.
  *
  * <table>
  * <caption>Return type → rejected value</caption>
  * <tr><td>{@code void}, any other object type (an entity, {@code String})</td><td>{@code null}</td></tr>
  * <tr><td>{@code Optional}, {@code OptionalInt/Long/Double}</td><td>empty</td></tr>
  * <tr><td>{@code List}, {@code Collection}, {@code Iterable}, {@code Set}, {@code Map} (and sorted
- * kinds)</td><td>an immutable empty one</td></tr>
+ * kinds), {@code Iterator}</td><td>an immutable empty one</td></tr>
  * <tr><td>{@code Queue}, {@code Deque}</td><td>a new {@code ArrayDeque}</td></tr>
- * <tr><td>{@code ArrayList}, {@code HashSet}, {@code HashMap}, … (concrete types with a public no-argument
- * constructor)</td><td>a new empty one</td></tr>
- * <tr><td>{@code Stream}, {@code IntStream}, {@code LongStream}, {@code DoubleStream}</td><td>empty</td></tr>
+ * <tr><td>concrete collections and maps Spring's {@link CollectionFactory} can build ({@code ArrayList},
+ * {@code HashMap}, {@code LinkedList}, any with a no-argument constructor), {@code MultiValueMap}</td><td>a new
+ * empty one</td></tr>
+ * <tr><td>{@code Stream}, {@code IntStream}, {@code LongStream}, {@code DoubleStream}</td><td>a new empty one</td></tr>
  * <tr><td>arrays</td><td>an empty array</td></tr>
  * <tr><td>{@code boolean} / {@code Boolean}</td><td>{@code false}</td></tr>
- * <tr><td>numbers ({@code long}, {@code int}, {@code Long}, …)</td><td>{@code 0}</td></tr>
- * <tr><td>Spring Data {@code Page}, {@code Slice}, {@code Streamable}</td><td>empty (a page or slice of the call's
- * {@code Pageable}, when the method takes one)</td></tr>
- * <tr><td>Spring Data Streamable wrapper types</td><td>one wrapped around an empty {@code Streamable}</td></tr>
- * <tr><td>Reactor {@code Mono} / {@code Flux}</td><td>{@code Mono.empty()} / {@code Flux.empty()}</td></tr>
+ * <tr><td>numbers ({@code long}, {@code int}, {@code Long}, {@code BigDecimal}, …)</td><td>{@code 0}</td></tr>
+ * <tr><td>Spring Data {@code Page}, {@code Slice}, {@code Streamable} and Streamable wrapper types</td><td>empty
+ * ({@link SpringDataEmptyValues})</td></tr>
+ * <tr><td>Reactor {@code Mono} / {@code Flux}</td><td>{@code Mono.empty()} / {@code Flux.empty()}, from Spring's
+ * {@link ReactiveAdapterRegistry}</td></tr>
  * </table>
  *
  * {@code char}, {@code Future}, {@code CompletionStage}/{@code CompletableFuture}, Reactive Streams
- * publishers other than Reactor's and collection types this class cannot build (other interfaces such as
- * {@code BlockingQueue}, abstract classes, classes without a public no-argument constructor) have no empty value: a guarded
- * method returning one is refused at startup.
+ * publishers other than Reactor's and collection types nothing here can build (other interfaces such as
+ * {@code BlockingQueue}, abstract classes, classes without a no-argument constructor) have no empty value: a
+ * guarded method returning one is refused at startup.
  */
 final class EmptyValues {
 
@@ -81,7 +77,45 @@ final class EmptyValues {
 
     private static final @Nullable Class<?> PUBLISHER = optionalClass("org.reactivestreams.Publisher");
 
+    /** Types whose empty value is one shared instance: immutable, so every rejected call can have it. */
+    private static final Map<Class<?>, Object> SHARED = sharedValues();
+
+    /** Types whose empty value is new on each call: a stream can be used only once, a queue is added to. */
+    private static final Map<Class<?>, Supplier<Object>> FRESH = Map.of(Stream.class, Stream::empty,
+            IntStream.class, IntStream::empty, LongStream.class, LongStream::empty,
+            DoubleStream.class, DoubleStream::empty, Queue.class, ArrayDeque::new, Deque.class, ArrayDeque::new);
+
     private EmptyValues() {
+    }
+
+    private static Map<Class<?>, Object> sharedValues() {
+        Map<Class<?>, Object> values = new HashMap<>();
+        share(values, Boolean.FALSE, boolean.class, Boolean.class);
+        share(values, 0L, long.class, Long.class);
+        share(values, 0, int.class, Integer.class, Number.class);
+        share(values, (short) 0, short.class, Short.class);
+        share(values, (byte) 0, byte.class, Byte.class);
+        share(values, 0.0d, double.class, Double.class);
+        share(values, 0.0f, float.class, Float.class);
+        share(values, BigInteger.ZERO, BigInteger.class);
+        share(values, BigDecimal.ZERO, BigDecimal.class);
+        share(values, Optional.empty(), Optional.class);
+        share(values, OptionalInt.empty(), OptionalInt.class);
+        share(values, OptionalLong.empty(), OptionalLong.class);
+        share(values, OptionalDouble.empty(), OptionalDouble.class);
+        share(values, List.of(), List.class, Collection.class, Iterable.class);
+        share(values, Set.of(), Set.class);
+        share(values, Map.of(), Map.class);
+        share(values, Collections.emptyNavigableSet(), SortedSet.class, NavigableSet.class);
+        share(values, Collections.emptyNavigableMap(), SortedMap.class, NavigableMap.class);
+        share(values, Collections.emptyIterator(), Iterator.class);
+        return Map.copyOf(values);
+    }
+
+    private static void share(Map<Class<?>, Object> values, Object value, Class<?>... types) {
+        for (Class<?> type : types) {
+            values.put(type, value);
+        }
     }
 
     /** A class that may be missing from the classpath (Reactor, Spring Data), or {@code null} when it is. */
@@ -95,53 +129,43 @@ final class EmptyValues {
         if (type == void.class || type == Void.class) {
             return () -> null;
         }
-        if (type.isPrimitive()) {
-            return primitiveZero(type);
+        Object shared = SHARED.get(type);
+        if (shared != null) {
+            return () -> shared;
         }
-        if (type == Boolean.class) {
-            return constant(Boolean.FALSE);
-        }
-        if (Number.class.isAssignableFrom(type)) {
-            return boxedZero(type);
-        }
-        if (type == Optional.class) {
-            return Optional::empty;
-        }
-        if (type == OptionalInt.class) {
-            return OptionalInt::empty;
-        }
-        if (type == OptionalLong.class) {
-            return OptionalLong::empty;
-        }
-        if (type == OptionalDouble.class) {
-            return OptionalDouble::empty;
+        Supplier<Object> fresh = FRESH.get(type);
+        if (fresh != null) {
+            return fresh::get;
         }
         if (type.isArray()) {
             Object empty = Array.newInstance(type.getComponentType(), 0);
             return () -> empty;
         }
-        if (BaseStream.isStream(type)) {
-            return BaseStream.emptyOf(type);
+        // char, another stream or Number (an AtomicLong, a LongAdder): no value that means "nothing".
+        if (type.isPrimitive() || type == Character.class || BaseStream.class.isAssignableFrom(type)
+                || Number.class.isAssignableFrom(type)) {
+            return null;
         }
         if (SPRING_DATA) {
-            Supplier<@Nullable Object> data = SpringDataEmpty.forType(type);
+            Supplier<@Nullable Object> data = SpringDataEmptyValues.forType(type);
             if (data != null) {
                 return data;
             }
         }
-        if (REACTOR) {
-            Supplier<@Nullable Object> reactive = ReactorEmpty.forType(type);
-            if (reactive != null) {
-                return reactive;
-            }
+        ReactiveAdapter reactive = ReactiveAdapterRegistry.getSharedInstance().getAdapter(type);
+        if (reactive != null) {
+            // Only Reactor's are checked when subscribed to (ReactiveGuard): any other promise, checked at the call,
+            // would have to be answered before its work has run.
+            boolean checkedOnSubscribe = REACTOR && (ReactivePuts.isMono(type) || ReactivePuts.isFlux(type));
+            Object empty = checkedOnSubscribe ? reactive.getDescriptor().getEmptyValue() : null;
+            return (empty != null) ? () -> empty : null;
         }
-        // Reactor's types are answered above: a deferred type here is a future or another library's publisher.
-        if (isDeferred(type) || type == Character.class) {
+        if (isDeferred(type)) { // a plain Future, or a Reactive Streams publisher Spring has no adapter for
             return null;
         }
         if (Iterable.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)
                 || Iterator.class.isAssignableFrom(type)) {
-            return emptyContainer(type);
+            return newCollection(type);
         }
         return () -> null;
     }
@@ -154,7 +178,7 @@ final class EmptyValues {
      */
     static @Nullable Function<@Nullable Object[], @Nullable Object> forCall(Class<?> returnType, Method method) {
         if (SPRING_DATA) {
-            Function<@Nullable Object[], @Nullable Object> paged = SpringDataEmpty.forPagedCall(returnType, method);
+            Function<@Nullable Object[], @Nullable Object> paged = SpringDataEmptyValues.forPagedCall(returnType, method);
             if (paged != null) {
                 return paged;
             }
@@ -166,7 +190,7 @@ final class EmptyValues {
     /** For a return type with no empty value: what the method could return instead, for the startup error. */
     static String whatToReturnInstead(Class<?> type) {
         if (Iterable.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)) {
-            return "Return List, Set, Collection, Map, Queue or Deque, or a concrete collection or map with a public"
+            return "Return List, Set, Collection, Map, Queue or Deque, or a concrete collection or map with a"
                     + " no-argument constructor (ArrayList, LinkedList, HashMap, …), which a rejected call gets empty;"
                     + " or remove the annotation";
         }
@@ -195,8 +219,8 @@ final class EmptyValues {
      * stream, iterator or reactive type, whose content cannot be looked at without consuming it.
      */
     static boolean isFound(@Nullable Object result) {
-        return !isEmpty(result) && !(result instanceof java.util.stream.BaseStream<?, ?>)
-                && !(result instanceof Iterator<?>) && !(PUBLISHER != null && PUBLISHER.isInstance(result));
+        return !isEmpty(result) && !(result instanceof BaseStream<?, ?>) && !(result instanceof Iterator<?>)
+                && !(PUBLISHER != null && PUBLISHER.isInstance(result));
     }
 
     /**
@@ -235,237 +259,21 @@ final class EmptyValues {
         if (result instanceof OptionalDouble o) {
             return o.isEmpty();
         }
-        if (SPRING_DATA) {
-            return SpringDataEmpty.isEmpty(result);
-        }
-        return false;
+        return SPRING_DATA && SpringDataEmptyValues.isEmpty(result);
     }
 
-    private static Supplier<@Nullable Object> constant(Object value) {
-        return () -> value;
-    }
-
-    private static @Nullable Supplier<@Nullable Object> primitiveZero(Class<?> type) {
-        if (type == boolean.class) {
-            return constant(Boolean.FALSE);
+    /**
+     * A new empty collection or map of the type, as the method would have built it, made by Spring's
+     * {@link CollectionFactory}; {@code null} when it cannot make one, which is found out now, at startup.
+     */
+    private static @Nullable Supplier<@Nullable Object> newCollection(Class<?> type) {
+        Supplier<@Nullable Object> create = Map.class.isAssignableFrom(type)
+                ? () -> CollectionFactory.createMap(type, 0) : () -> CollectionFactory.createCollection(type, 0);
+        try {
+            create.get();
+            return create;
         }
-        if (type == long.class) {
-            return constant(0L);
-        }
-        if (type == int.class) {
-            return constant(0);
-        }
-        if (type == short.class) {
-            return constant((short) 0);
-        }
-        if (type == byte.class) {
-            return constant((byte) 0);
-        }
-        if (type == double.class) {
-            return constant(0.0d);
-        }
-        if (type == float.class) {
-            return constant(0.0f);
-        }
-        return null; // char: no value means "nothing"
-    }
-
-    private static @Nullable Supplier<@Nullable Object> boxedZero(Class<?> type) {
-        if (type == Long.class) {
-            return constant(0L);
-        }
-        if (type == Integer.class) {
-            return constant(0);
-        }
-        if (type == Short.class) {
-            return constant((short) 0);
-        }
-        if (type == Byte.class) {
-            return constant((byte) 0);
-        }
-        if (type == Double.class) {
-            return constant(0.0d);
-        }
-        if (type == Float.class) {
-            return constant(0.0f);
-        }
-        if (type == java.math.BigInteger.class) {
-            return constant(java.math.BigInteger.ZERO);
-        }
-        if (type == java.math.BigDecimal.class) {
-            return constant(java.math.BigDecimal.ZERO);
-        }
-        if (type == Number.class) {
-            return constant(0);
-        }
-        return null;
-    }
-
-    private static @Nullable Supplier<@Nullable Object> emptyContainer(Class<?> type) {
-        if (type.isInterface()) {
-            if (type == Iterator.class) {
-                return Collections::emptyIterator;
-            }
-            if (type == NavigableSet.class || type == SortedSet.class) {
-                return Collections::emptyNavigableSet;
-            }
-            if (type == NavigableMap.class || type == SortedMap.class) {
-                return Collections::emptyNavigableMap;
-            }
-            if (type == Set.class) {
-                return Set::of;
-            }
-            if (type == Map.class) {
-                return Map::of;
-            }
-            if (type == List.class || type == Collection.class || type == Iterable.class) {
-                return List::of;
-            }
-            if (type == Queue.class || type == Deque.class) {
-                return ArrayDeque::new;
-            }
-            return null;
-        }
-        if (type == ArrayList.class) {
-            return ArrayList::new;
-        }
-        if (type == HashSet.class) {
-            return HashSet::new;
-        }
-        if (type == LinkedHashSet.class) {
-            return LinkedHashSet::new;
-        }
-        if (type == TreeSet.class) {
-            return TreeSet::new;
-        }
-        if (type == HashMap.class) {
-            return HashMap::new;
-        }
-        if (type == LinkedHashMap.class) {
-            return LinkedHashMap::new;
-        }
-        if (type == TreeMap.class) {
-            return TreeMap::new;
-        }
-        // Any other concrete collection or map (LinkedList, ArrayDeque, a ConcurrentHashMap, one of the
-        // application's own): a new one, as the method would have built it.
-        if (!Modifier.isAbstract(type.getModifiers())
-                && (Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type))) {
-            Constructor<?> noArguments = ClassUtils.getConstructorIfAvailable(type);
-            if (noArguments != null) {
-                return () -> BeanUtils.instantiateClass(noArguments);
-            }
-        }
-        return null;
-    }
-
-    /** The JDK streams. */
-    private static final class BaseStream {
-
-        static boolean isStream(Class<?> type) {
-            return java.util.stream.BaseStream.class.isAssignableFrom(type);
-        }
-
-        static @Nullable Supplier<@Nullable Object> emptyOf(Class<?> type) {
-            if (type == Stream.class) {
-                return Stream::empty;
-            }
-            if (type == IntStream.class) {
-                return IntStream::empty;
-            }
-            if (type == LongStream.class) {
-                return LongStream::empty;
-            }
-            if (type == DoubleStream.class) {
-                return DoubleStream::empty;
-            }
-            return null;
-        }
-    }
-
-    /** Spring Data's paging types; a nested class so that Spring Data stays optional. */
-    private static final class SpringDataEmpty {
-
-        static @Nullable Supplier<@Nullable Object> forType(Class<?> type) {
-            if (type == org.springframework.data.domain.Page.class) {
-                return org.springframework.data.domain.Page::empty;
-            }
-            if (type == org.springframework.data.domain.Slice.class) {
-                return () -> new org.springframework.data.domain.SliceImpl<>(List.of());
-            }
-            if (type == org.springframework.data.util.Streamable.class) {
-                return org.springframework.data.util.Streamable::empty;
-            }
-            if (org.springframework.data.util.Streamable.class.isAssignableFrom(type)) {
-                return streamableWrapper(type);
-            }
-            return null;
-        }
-
-        /**
-         * A Streamable wrapper type (Spring Data's own rule for repository results: a class implementing
-         * {@code Streamable} with a constructor, or a static {@code of} or {@code valueOf} method, taking a
-         * {@code Streamable}), wrapped around an empty one; {@code null} when the type is not one.
-         */
-        private static @Nullable Supplier<@Nullable Object> streamableWrapper(Class<?> type) {
-            Class<?> streamable = org.springframework.data.util.Streamable.class;
-            Constructor<?> constructor = ClassUtils.getConstructorIfAvailable(type, streamable);
-            if (constructor != null) {
-                return () -> BeanUtils.instantiateClass(constructor, org.springframework.data.util.Streamable.empty());
-            }
-            for (String name : List.of("of", "valueOf")) {
-                Method factory = ClassUtils.getStaticMethod(type, name, streamable);
-                if (factory != null && type.isAssignableFrom(factory.getReturnType())) {
-                    ReflectionUtils.makeAccessible(factory);
-                    return () -> ReflectionUtils.invokeMethod(factory, null,
-                            org.springframework.data.util.Streamable.empty());
-                }
-            }
-            return null;
-        }
-
-        /** For a {@code Page} or {@code Slice} returned by a method that takes a {@code Pageable}: one of that size. */
-        static @Nullable Function<@Nullable Object[], @Nullable Object> forPagedCall(Class<?> type, Method method) {
-            boolean page = type == org.springframework.data.domain.Page.class;
-            if (!page && type != org.springframework.data.domain.Slice.class) {
-                return null;
-            }
-            Class<?>[] parameters = method.getParameterTypes();
-            for (int i = 0; i < parameters.length; i++) {
-                if (org.springframework.data.domain.Pageable.class.isAssignableFrom(parameters[i])) {
-                    int index = i;
-                    return arguments -> {
-                        var pageable = (arguments[index] instanceof org.springframework.data.domain.Pageable asked)
-                                ? asked : org.springframework.data.domain.Pageable.unpaged();
-                        return page ? org.springframework.data.domain.Page.empty(pageable)
-                                : new org.springframework.data.domain.SliceImpl<>(List.of(), pageable, false);
-                    };
-                }
-            }
-            return null;
-        }
-
-        static boolean isEmpty(Object result) {
-            if (result instanceof org.springframework.data.domain.Slice<?> slice) {
-                return !slice.hasContent();
-            }
-            if (result instanceof org.springframework.data.util.Streamable<?> streamable) {
-                return streamable.isEmpty();
-            }
-            return false;
-        }
-    }
-
-    /** Reactor's types; a nested class so that Reactor stays optional. */
-    private static final class ReactorEmpty {
-
-        static @Nullable Supplier<@Nullable Object> forType(Class<?> type) {
-            if (type == reactor.core.publisher.Mono.class) {
-                return reactor.core.publisher.Mono::empty;
-            }
-            if (type == reactor.core.publisher.Flux.class) {
-                return reactor.core.publisher.Flux::empty;
-            }
+        catch (IllegalArgumentException ex) {
             return null;
         }
     }

@@ -1,18 +1,18 @@
 package io.bloomguard.guard;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.context.expression.MethodBasedEvaluationContext;
-import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
 
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * How one annotated method computes its key from a call, decided once at startup. A key that is just one
- * parameter (the default, or an expression such as {@code #id}) is read straight from the arguments: SpEL
- * costs more than the filter check itself, so it is kept for expressions that need it.
+ * parameter (the default, or an expression such as {@code #id}) or just the result ({@code #result}) is read
+ * straight from the call: SpEL costs more than the filter check itself, so it is kept for expressions that need
+ * it, and those are parsed once and compiled by SpEL once they have run often enough.
  */
 abstract sealed class KeyExpression {
 
@@ -26,14 +26,19 @@ abstract sealed class KeyExpression {
         return new Argument(index);
     }
 
+    static KeyExpression result() {
+        return new Result();
+    }
+
     /**
-     * A SpEL expression over the parameters of {@code method}: the annotated method itself, not a bridge method
-     * a call may arrive through, whose parameters have no names. When an argument at one of the
+     * A SpEL expression over the parameters of an annotated method, each a variable under the names in
+     * {@code parameters} ({@code #id}, {@code #p0}, {@code #a0}); {@code tools} is what the expression uses for
+     * everything else (property access, method calls, types), shared by all calls. When an argument at one of the
      * {@code nullMeansNoKey} indexes is null, there is no key ({@code null}), whatever the expression would make of it.
      */
-    static KeyExpression spel(Expression expression, Method method, ParameterNameDiscoverer names, boolean usesResult,
-            int[] nullMeansNoKey) {
-        return new Spel(expression, method, names, usesResult, nullMeansNoKey);
+    static KeyExpression spel(Expression expression, Map<String, Integer> parameters, StandardEvaluationContext tools,
+            boolean usesResult, int[] nullMeansNoKey) {
+        return new Spel(expression, parameters, tools, usesResult, nullMeansNoKey);
     }
 
     /**
@@ -90,19 +95,32 @@ abstract sealed class KeyExpression {
         }
     }
 
+    private static final class Result extends KeyExpression {
+
+        @Override
+        @Nullable Object evaluate(Object[] args, @Nullable Object result) {
+            return result;
+        }
+
+        @Override
+        boolean usesResult() {
+            return true;
+        }
+    }
+
     private static final class Spel extends KeyExpression {
 
         private final Expression expression;
-        private final Method method;
-        private final ParameterNameDiscoverer names;
+        private final Map<String, Integer> parameters;
+        private final StandardEvaluationContext tools;
         private final boolean usesResult;
         private final int[] nullMeansNoKey;
 
-        Spel(Expression expression, Method method, ParameterNameDiscoverer names, boolean usesResult,
-                int[] nullMeansNoKey) {
+        Spel(Expression expression, Map<String, Integer> parameters, StandardEvaluationContext tools,
+                boolean usesResult, int[] nullMeansNoKey) {
             this.expression = expression;
-            this.method = method;
-            this.names = names;
+            this.parameters = parameters;
+            this.tools = tools;
             this.usesResult = usesResult;
             this.nullMeansNoKey = nullMeansNoKey;
         }
@@ -114,11 +132,7 @@ abstract sealed class KeyExpression {
                     return null;
                 }
             }
-            MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(args, method, args, names);
-            if (usesResult) {
-                context.setVariable("result", result);
-            }
-            return expression.getValue(context);
+            return expression.getValue(new KeyEvaluationContext(tools, parameters, args, usesResult ? result : null));
         }
 
         @Override

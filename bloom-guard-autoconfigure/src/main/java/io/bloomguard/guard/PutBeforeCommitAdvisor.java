@@ -9,7 +9,7 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import java.lang.reflect.Method;
 
 /**
- * Applies {@link PutBeforeCommitInterceptor} to {@code @BloomPut} methods of classes, inside their
+ * Applies {@link PutBeforeCommitInterceptor} to {@code @BloomPut} and {@code @BloomRemove} methods of classes, inside their
  * {@code @Transactional}.
  *
  * <p>It has the lowest precedence, as Spring's transaction advisor does by default, and the auto-configuration
@@ -28,7 +28,7 @@ public final class PutBeforeCommitAdvisor extends AbstractPointcutAdvisor {
         this.pointcut = new StaticMethodMatcherPointcut() {
             @Override
             public boolean matches(Method method, @Nullable Class<?> targetClass) {
-                return source.hasPutOnClass(method, targetClass);
+                return source.hasWriteOnClass(method, targetClass);
             }
         };
         setOrder(LOWEST_PRECEDENCE);

@@ -16,7 +16,7 @@ import java.util.function.Function;
 
 /**
  * Puts the keys of {@code @BloomPut} methods, from inside the method's transaction, so that a key is in the filter
- * before its row is committed.
+ * before its row is committed; and removes those of {@code @BloomRemove} methods once theirs has committed.
  *
  * <ul>
  * <li>A key the arguments hold before the call is put before it.</li>
@@ -68,7 +68,28 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
 
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-        PutOperation put = source.operationsFor(invocation.getMethod(), targetClass.apply(invocation)).put();
+        MethodOperations operations = source.operationsFor(invocation.getMethod(), targetClass.apply(invocation));
+        if (operations.remove() != null) {
+            return removeAfterCommit(operations.remove(), invocation, operations.put());
+        }
+        return put(operations.put(), invocation);
+    }
+
+    /**
+     * Runs the delete (and its put, on another filter, if it has one), then removes its key(s) once its
+     * transaction has committed, or at once when there is none: each statement committed as it ran.
+     */
+    private @Nullable Object removeAfterCommit(RemoveOperation remove, MethodInvocation invocation,
+            @Nullable PutOperation put) throws Throwable {
+        Object result = put(put, invocation); // a delete that throws removes nothing: its row may still be there
+        Object keys = remove.keysOf(invocation.getArguments(), result);
+        if (keys != null && !ActiveTransactions.afterCommit(() -> remove.removeKeys(keys))) {
+            remove.removeKeys(keys);
+        }
+        return result;
+    }
+
+    private @Nullable Object put(@Nullable PutOperation put, MethodInvocation invocation) throws Throwable {
         if (put == null) {
             return invocation.proceed();
         }

@@ -86,6 +86,19 @@ final class LocalBitArray {
         return false;
     }
 
+    /** Sets the bits of {@code mask} in word {@code word}; never clears one. */
+    void or(int word, long mask) {
+        int slot = LEADING_WORDS + word;
+        if (((long) WORDS.getAcquire(storage, slot) & mask) == mask) {
+            return; // all set already: no write, as in set()
+        }
+        long before = (long) WORDS.getAndBitwiseOr(storage, slot, mask);
+        long added = mask & ~before;
+        if (added != 0) {
+            setBits.add(Long.bitCount(added));
+        }
+    }
+
     long setBitCount() {
         return setBits.sum();
     }

@@ -111,7 +111,7 @@ public final class LocalBloomFilter implements BloomFilter {
     }
 
     /** Whether all {@code k} bits of a key's hash are set. */
-    private boolean holds(long h1, long h2) {
+    boolean holds(long h1, long h2) {
         int firstWord = BlockedBloomLayout.blockIndex(h1, blockCount) * BlockedBloomLayout.BLOCK_WORDS;
         long step = BlockedBloomLayout.step(h1);
         long probe = h2;
@@ -138,10 +138,14 @@ public final class LocalBloomFilter implements BloomFilter {
     @Override
     public boolean put(Object key) {
         Hash128 hash = KeyCanonicalizer.hash(key, seed);
-        long h1 = hash.h1();
+        return put(hash.h1(), hash.h2());
+    }
+
+    /** Sets the {@code k} bits of a key's hash; {@code true} if one of them was clear. */
+    boolean put(long h1, long h2) {
         int firstWord = BlockedBloomLayout.blockIndex(h1, blockCount) * BlockedBloomLayout.BLOCK_WORDS;
         long step = BlockedBloomLayout.step(h1);
-        long probe = hash.h2();
+        long probe = h2;
         boolean changed = false;
         for (int i = 0; i < hashCount; i++) {
             int bit = BlockedBloomLayout.bitInBlock(probe);
@@ -199,6 +203,25 @@ public final class LocalBloomFilter implements BloomFilter {
      */
     public void copyWords(int fromWord, long[] into, int count) {
         bits.copyWords(fromWord, into, count);
+    }
+
+    /**
+     * Sets every bit that is set in {@code count} words of {@code words}, from its start, into this filter's words
+     * from {@code fromWord} on (numbered as {@link #toWords()} numbers them): the union with bits read from
+     * elsewhere, such as a chunk or a block of the same filter stored in Redis. Never clears a bit, so a key this
+     * filter held before it still holds.
+     */
+    public void mergeWords(int fromWord, long[] words, int count) {
+        long wordCount = bits.bitCount() / 64;
+        if (fromWord < 0 || count < 0 || count > words.length || fromWord > wordCount - count) {
+            throw new IndexOutOfBoundsException("words " + fromWord + " to " + ((long) fromWord + count)
+                    + " of a " + wordCount + "-word filter");
+        }
+        for (int i = 0; i < count; i++) {
+            if (words[i] != 0) {
+                bits.or(fromWord + i, words[i]);
+            }
+        }
     }
 
     /** The bit array as 64-bit words (bit {@code b} is bit {@code b % 64} of word {@code b / 64}). */

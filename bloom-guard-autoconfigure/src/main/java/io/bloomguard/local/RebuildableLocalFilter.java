@@ -1,5 +1,6 @@
 package io.bloomguard.local;
 
+import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.RebuildableBloomFilter;
@@ -8,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 /**
  * A local filter that can be rebuilt from its key source while it serves: the new bits are built beside the live
@@ -18,22 +20,38 @@ import java.util.concurrent.locks.ReentrantLock;
  * so is read from the key source, which the rebuild reads only after {@code grace} (writes whose transactions
  * outlast it may be missed, as on Redis).
  *
+ * <p>The bits are a {@link LocalBloomFilter}, or whatever local filter the factory it is given makes: a
+ * {@link LocalCountingFilter}, a {@link ScalableLocalFilter}. A remove reaches the live filter only, never the one
+ * being built: that one reads the key source, and a key removed before the read reached it is not in the new filter,
+ * where a remove would take counts that belong to other keys. A key removed after the read reached it stays in the new
+ * filter, as a false positive until the next rebuild.
+ *
  * <p>Usage: {@code filter.keySource(feed); ... long keys = filter.rebuild();}
  */
 public final class RebuildableLocalFilter implements RebuildableBloomFilter {
 
-    private final FilterSizing sizing;
+    private final Function<FilterSizing, ? extends BloomFilter> factory;
     private final Duration grace;
     private final ReentrantLock rebuilding = new ReentrantLock();
-    private volatile LocalBloomFilter live;
+    private volatile BloomFilter live;
     /** The filter being built, while a rebuild runs: puts reach it too. */
-    private volatile @Nullable LocalBloomFilter next;
+    private volatile @Nullable BloomFilter next;
     private volatile @Nullable KeyFeed feed;
 
+    /** A plain Bloom filter ({@link LocalBloomFilter}). */
     public RebuildableLocalFilter(FilterSizing sizing, Duration grace) {
-        this.sizing = sizing;
+        this(sizing, grace, LocalBloomFilter::create);
+    }
+
+    /**
+     * @param factory makes an empty filter of a size, with a new random seed: the live one now, and each rebuild's
+     *                (e.g. {@code LocalCountingFilter::create})
+     */
+    public RebuildableLocalFilter(FilterSizing sizing, Duration grace,
+            Function<FilterSizing, ? extends BloomFilter> factory) {
+        this.factory = factory;
         this.grace = grace;
-        this.live = LocalBloomFilter.create(sizing);
+        this.live = factory.apply(sizing);
     }
 
     @Override
@@ -47,12 +65,27 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
     }
 
     /**
-     * Builds a new filter (with a new seed) from the key source and swaps it in.
+     * Builds a new filter (with a new seed, of the live one's size) from the key source and swaps it in.
      *
      * @throws IllegalStateException with no key source, or when a rebuild is already under way
      */
     @Override
     public long rebuild() {
+        return rebuild(live.sizing());
+    }
+
+    /**
+     * Builds a new filter for {@code expectedSize} keys at the live one's error rate, and swaps it in: how it grows.
+     *
+     * @throws IllegalStateException    with no key source, or when a rebuild is already under way
+     * @throws IllegalArgumentException when a local filter cannot be that large
+     */
+    @Override
+    public long rebuild(long expectedSize) {
+        return rebuild(FilterSizing.of(expectedSize, live.sizing().errorRate()));
+    }
+
+    private long rebuild(FilterSizing sizing) {
         KeyFeed source = feed;
         if (source == null) {
             throw new IllegalStateException("it has no key source to rebuild from (declare preload.sql or a"
@@ -62,7 +95,7 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
             throw new IllegalStateException("a rebuild is under way already");
         }
         try {
-            LocalBloomFilter building = LocalBloomFilter.create(sizing);
+            BloomFilter building = factory.apply(sizing);
             next = building; // every put from now on reaches it
             try {
                 pause(grace);
@@ -91,7 +124,7 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
 
     @Override
     public boolean put(Object key) {
-        LocalBloomFilter building = next; // read before live: see rebuild()
+        BloomFilter building = next; // read before live: see rebuild()
         boolean added = live.put(key);
         if (building != null) {
             building.put(key);
@@ -101,7 +134,7 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
 
     @Override
     public long putAll(Iterable<?> keys) {
-        LocalBloomFilter building = next;
+        BloomFilter building = next;
         if (building == null) {
             return live.putAll(keys);
         }
@@ -110,6 +143,12 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
         long added = live.putAll(copy);
         building.putAll(copy);
         return added;
+    }
+
+    /** Removes the key from the live filter only: see the class comment. */
+    @Override
+    public boolean remove(Object key) {
+        return live.remove(key);
     }
 
     @Override
@@ -133,13 +172,24 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
     }
 
     @Override
+    public long byteSize() {
+        return live.byteSize();
+    }
+
+    @Override
+    public long capacity() {
+        return live.capacity();
+    }
+
+    @Override
     public int hashCount() {
         return live.hashCount();
     }
 
+    /** The live filter's: once it has grown, larger than it was created with. */
     @Override
     public FilterSizing sizing() {
-        return sizing;
+        return live.sizing();
     }
 
     @Override
@@ -147,8 +197,8 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
         return live.seed();
     }
 
-    /** The live bits: for exports and measurements. */
-    public LocalBloomFilter live() {
+    /** The live filter: for exports and measurements. */
+    public BloomFilter live() {
         return live;
     }
 

@@ -2,6 +2,7 @@ package io.bloomguard.metrics;
 
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.SharedBloomFilter;
+import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterCounters;
 import io.bloomguard.registry.FilterHistory;
@@ -22,6 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * Binds every configured filter's meters, each tagged {@code filter=<name>}:
@@ -33,7 +35,8 @@ import java.util.function.ToDoubleFunction;
  * <li>{@code bloomguard.false.positives}, {@code bloomguard.shadow.rejections},
  * {@code bloomguard.shadow.false.negatives}, {@code bloomguard.backend.errors}, {@code bloomguard.puts} (function
  * counters): as in {@link io.bloomguard.registry.FilterStats}.</li>
- * <li>{@code bloomguard.elements}, {@code bloomguard.capacity.ratio} (elements / expected size),
+ * <li>{@code bloomguard.elements}, {@code bloomguard.capacity.ratio} (elements / capacity: the expected size, more
+ * once the filter has grown), {@code bloomguard.over.capacity} (1 while elements exceed the capacity, else 0),
  * {@code bloomguard.fill.ratio} (set bits / bits), {@code bloomguard.fpp.expected}, {@code bloomguard.fpp.measured},
  * {@code bloomguard.fpp.configured} (gauges).</li>
  * <li>{@code bloomguard.state} (gauge per state, tagged {@code state}, lower case): 1 for the filter's current
@@ -45,6 +48,9 @@ import java.util.function.ToDoubleFunction;
  * checks sent to Redis; {@code bloomguard.redis.breaker.open} (gauge, tagged {@code breaker}: {@code checks},
  * {@code commands}): 1 while the backend's breaker is open. The breakers are the backend's, so every redis filter
  * reports the same two values.</li>
+ * <li>Redis filters with a near copy only: {@code bloomguard.redis.near.copy.checks} (function counter), checks this
+ * instance made, tagged {@code answered.by}: {@code near_copy} (the copy held the key: no round trip) or
+ * {@code redis} (the copy lacked it, or was not read yet).</li>
  * </ul>
  *
  * <p>Nothing here is on a guarded call's path: the counters read the filters' own {@code LongAdder}s and the gauges
@@ -117,8 +123,12 @@ public final class BloomFilterMetrics implements MeterBinder {
     private static void bindGauges(MeterRegistry registry, NamedBloomFilter filter, Tags tags) {
         gauge(registry, filter, tags, "elements", "Keys estimated from the bits set",
                 NamedBloomFilter::approximateElementCount);
-        gauge(registry, filter, tags, "capacity.ratio", "Estimated keys over the expected size",
-                f -> (double) f.approximateElementCount() / f.spec().expectedSize());
+        gauge(registry, filter, tags, "capacity.ratio", "Estimated keys over the keys the filter holds at its error rate",
+                f -> (double) f.approximateElementCount() / f.capacity());
+        gauge(registry, filter, tags, "over.capacity",
+                "1 while the filter holds more keys than it is sized for, so lets more absent keys through than its"
+                        + " error rate; else 0",
+                f -> f.overCapacity() ? 1 : 0);
         gauge(registry, filter, tags, "fill.ratio", "Set bits over bits", BloomFilterMetrics::fillRatio);
         gauge(registry, filter, tags, "fpp.expected", "False-positive probability at the estimated keys",
                 NamedBloomFilter::expectedFpp);
@@ -149,6 +159,20 @@ public final class BloomFilterMetrics implements MeterBinder {
         redis.onCheckLatency(nanos -> checks.record(nanos, TimeUnit.NANOSECONDS));
         breaker(registry, redis, tags, "checks", shared -> shared.details().checksBreakerOpen());
         breaker(registry, redis, tags, "commands", shared -> shared.details().commandsBreakerOpen());
+        if (redis.details().nearCopy() != null) {
+            nearCopyChecks(registry, redis, tags, "near_copy", SharedFilterDetails.NearCopy::answeredHere);
+            nearCopyChecks(registry, redis, tags, "redis", SharedFilterDetails.NearCopy::sentToStore);
+        }
+    }
+
+    private static void nearCopyChecks(MeterRegistry registry, SharedBloomFilter redis, Tags tags, String answeredBy,
+            ToLongFunction<SharedFilterDetails.NearCopy> count) {
+        FunctionCounter.builder(PREFIX + "redis.near.copy.checks", redis, shared -> {
+            SharedFilterDetails.NearCopy copy = shared.details().nearCopy();
+            return (copy != null) ? count.applyAsLong(copy) : 0;
+        }).description("Checks of a redis filter with a near copy, by what answered them: the copy, or Redis")
+                .tags(tags).tag("answered.by", answeredBy)
+                .register(registry);
     }
 
     private static void breaker(MeterRegistry registry, SharedBloomFilter redis, Tags tags, String breaker,

@@ -41,6 +41,7 @@ final class RedisAccessCheck {
             try('getbit', 'GETBIT', KEYS[1], 0)
             try('bitcount', 'BITCOUNT', KEYS[1])
             try('bitop', 'BITOP', 'OR', KEYS[1], KEYS[1])
+            try('bitfield', 'BITFIELD', KEYS[1], 'OVERFLOW', 'SAT', 'INCRBY', 'u4', 0, 0)
             try('exists', 'EXISTS', KEYS[1])
             try('pexpire', 'PEXPIRE', KEYS[1], 60000)
             try('rename', 'RENAME', KEYS[1], KEYS[2])

@@ -9,7 +9,7 @@ import java.util.stream.Collectors;
  * {@link RedisAccessDeniedException}).
  *
  * <p>Usage: {@code ACL SETUSER app on >secret } followed by {@code new RedisAcl("bloom-guard:").rules()}:
- * {@code ~bloom-guard:* +bitcount +bitop ...}.
+ * {@code ~bloom-guard:* +bitcount +bitfield +bitop ...}.
  *
  * @param keyPrefix {@code bloom-guard.redis.key-prefix}: every key the backend touches starts with it
  */
@@ -19,7 +19,7 @@ public record RedisAcl(String keyPrefix) {
      * Every command the backend sends, in alphabetical order. {@code EVAL} is needed besides {@code EVALSHA}: a
      * server that does not have a script yet (after a restart, a failover or {@code SCRIPT FLUSH}) is sent its source.
      */
-    public static final List<String> COMMANDS = List.of("bitcount", "bitop", "del", "eval", "evalsha", "exists",
+    public static final List<String> COMMANDS = List.of("bitcount", "bitfield", "bitop", "del", "eval", "evalsha", "exists",
             "get", "getbit", "getrange", "hdel", "hget", "hgetall", "hincrby", "hset", "pexpire", "rename", "set",
             "setbit", "setrange");
 

@@ -1,16 +1,18 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.core.FillEstimate;
+import io.bloomguard.core.FilterSizing;
 
 import java.time.Duration;
-import java.util.function.Supplier;
+import java.time.Instant;
 
 /**
- * The last fill a filter read from Redis ({@code BITCOUNT} of its bitmaps), kept so that asking for it never waits
+ * The last fill a filter read from Redis ({@code BITCOUNT} of its bitmaps; the counters above zero of a counting
+ * filter's, counted by {@link RedisCounters#nonZero}), kept so that asking for it never waits
  * on Redis nor fails while it is down. The maintenance task reads it again every few refreshes: a {@code BITCOUNT}
  * scans the whole bitmap, too much to repeat every refresh for a large filter.
  *
- * <p>Usage: in maintenance {@code fill.refreshIfDue(this::readFill)}; to answer {@code fill.current(answering)}.
+ * <p>Usage: in maintenance {@code fill.refreshIfDue()}; to answer {@code fill.current(answering)}.
  */
 final class RedisFillEstimate {
 
@@ -18,12 +20,44 @@ final class RedisFillEstimate {
     static final int REFRESHES_PER_READ = 10;
 
     private final long everyNanos;
+    private final FilterSizing sizing;
+    private final RedisStoredState state;
+    private final RedisFilterCommands commands;
     private volatile FillEstimate last = FillEstimate.UNKNOWN;
     private volatile boolean lastReadFailed;
     private volatile long nextRead = System.nanoTime();
 
-    RedisFillEstimate(Duration refreshInterval) {
+    RedisFillEstimate(Duration refreshInterval, FilterSizing sizing, RedisStoredState state,
+            RedisFilterCommands commands) {
         this.everyNanos = refreshInterval.multipliedBy(REFRESHES_PER_READ).toNanos();
+        this.sizing = sizing;
+        this.state = state;
+        this.commands = commands;
+    }
+
+    /**
+     * Reads the fill now: one {@code BITCOUNT} per shard of the live generation; none, and no keys, without one.
+     *
+     * @throws RedisUnavailableException when Redis does not answer
+     */
+    FillEstimate read() {
+        RedisFilterView current = state.view();
+        RedisFilterIdentity live = current.live;
+        if (live == null) {
+            return new FillEstimate(0, 0.0, Instant.now(), false);
+        }
+        long setBits = 0;
+        for (int shard = 0; shard < current.liveKeys.length; shard++) {
+            String bitmap = current.liveKeys[shard];
+            // A counter's bits say nothing of whether it is zero: they are counted by a script.
+            setBits += live.counting() ? Math.max(0, RedisCounters.nonZero(commands::call, bitmap,
+                    live.blocksIn(shard) * live.bytesPerBlock())) : commands.call(port -> port.bitCount(bitmap));
+        }
+        FilterSizing stored = live.sizing(sizing);
+        double estimate = stored.estimateKeys(setBits);
+        long count = Double.isInfinite(estimate) ? Long.MAX_VALUE : Math.round(estimate);
+        double fpp = Double.isInfinite(estimate) ? 1.0 : stored.falsePositiveProbability(estimate);
+        return new FillEstimate(count, fpp, Instant.now(), false);
     }
 
     /**
@@ -31,12 +65,12 @@ final class RedisFillEstimate {
      *
      * @throws RedisUnavailableException when Redis does not answer: the last value stays, marked stale
      */
-    void refreshIfDue(Supplier<FillEstimate> read) {
+    void refreshIfDue() {
         if (System.nanoTime() - nextRead < 0) {
             return;
         }
         try {
-            last = read.get();
+            last = read();
             lastReadFailed = false;
             nextRead = System.nanoTime() + everyNanos;
         }

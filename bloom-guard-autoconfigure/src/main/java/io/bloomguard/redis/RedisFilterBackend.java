@@ -79,7 +79,42 @@ public final class RedisFilterBackend implements AutoCloseable {
     /** A filter with a chosen seed, whose puts do as {@code unwritableAdds} says when Redis does not answer. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
             UnwritableAdds unwritableAdds) {
-        RedisBloomFilter filter = new RedisBloomFilter(name, sizing, seed, shards, settings, unwritableAdds,
+        return create(name, sizing, seed, shards, false, unwritableAdds, false);
+    }
+
+    /**
+     * A filter with a random seed; with {@code nearCopy}, this instance keeps a copy of its bits in the heap and
+     * answers the keys the copy holds without a round trip (see {@link RedisBloomFilter}).
+     */
+    public RedisBloomFilter create(String name, FilterSizing sizing, int shards, UnwritableAdds unwritableAdds,
+            boolean nearCopy) {
+        return create(name, sizing, SEEDS.nextInt(), shards, false, unwritableAdds, nearCopy);
+    }
+
+    /** A filter with a chosen seed, and a near copy of its bits in this instance's heap if {@code nearCopy}. */
+    public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
+            UnwritableAdds unwritableAdds, boolean nearCopy) {
+        return create(name, sizing, seed, shards, false, unwritableAdds, nearCopy);
+    }
+
+    /**
+     * A counting filter ({@code type: counting}: a 4-bit counter a position, so that keys can be removed) with a
+     * random seed. It has no near copy: removes clear counters, and a copy answers only from bits that stay set.
+     */
+    public RedisBloomFilter createCounting(String name, FilterSizing sizing, int shards,
+            UnwritableAdds unwritableAdds) {
+        return create(name, sizing, SEEDS.nextInt(), shards, true, unwritableAdds, false);
+    }
+
+    /** A counting filter with a chosen seed for when this instance creates it: for tests and migrations. */
+    public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards) {
+        return create(name, sizing, seed, shards, true, UnwritableAdds.BUFFER, false);
+    }
+
+    private RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards, boolean counting,
+            UnwritableAdds unwritableAdds, boolean nearCopy) {
+        RedisBloomFilter filter = new RedisBloomFilter(name, sizing, seed, shards, counting, settings, unwritableAdds,
+                nearCopy,
                 new RedisBloomFilter.Shared(checks, commands, scheduler, builders, recovery, startupBuilds));
         filters.add(filter);
         return filter;

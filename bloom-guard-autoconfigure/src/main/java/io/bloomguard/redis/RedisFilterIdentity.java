@@ -1,6 +1,7 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.core.BlockedBloomLayout;
+import io.bloomguard.core.CountingBlockLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
@@ -10,42 +11,69 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What fixes where a key's bits are in Redis: layout version, block count, hash count, seed and shard count.
+ * What fixes where a key's bits are in Redis: layout version, block count, hash count, seed, shard count, and
+ * whether each position is a bit or a {@link CountingBlockLayout 4-bit counter} ({@code type: counting}).
  * Its {@link #fingerprint()} is part of the bitmap's key name, so an instance that computes positions for
  * another identity reads a key that does not exist ("not ready") instead of someone else's bits (false
- * negatives).
+ * negatives), and a plain and a counting instance of one filter see each other's filter as another shape.
  *
  * @param layoutVersion {@link BlockedBloomLayout#VERSION} of the bits
  * @param blockCount    blocks of {@value BlockedBloomLayout#BLOCK_BITS} bits in all shards together
  * @param hashCount     bits per key
  * @param seed          hash seed
  * @param shards        number of Redis strings the blocks are split over
+ * @param counting      whether each position is a 4-bit counter ({@code BITFIELD} field {@code u4 #p}) rather than a bit
  */
-record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards) {
+record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards, boolean counting) {
 
     /** Blocks in one Redis string at most: a string holds 2³² bits (512 MiB). */
     static final long MAX_BLOCKS_PER_SHARD = (1L << 32) / BlockedBloomLayout.BLOCK_BITS;
 
-    private static final Pattern FINGERPRINT = Pattern.compile("v(\\d+)\\.b(\\d+)\\.k(\\d+)\\.s([0-9a-f]{1,8})\\.n(\\d+)");
+    /** Blocks of counters in one Redis string at most: four bits a position. */
+    static final long MAX_COUNTING_BLOCKS_PER_SHARD = MAX_BLOCKS_PER_SHARD / CountingBlockLayout.COUNTER_BITS;
+
+    /** What the fingerprint of a counting filter ends with: 4-bit counters. */
+    private static final String COUNTING_SUFFIX = ".c" + CountingBlockLayout.COUNTER_BITS;
+
+    private static final Pattern FINGERPRINT = Pattern.compile(
+            "v(\\d+)\\.b(\\d+)\\.k(\\d+)\\.s([0-9a-f]{1,8})\\.n(\\d+)(\\.c4)?");
 
     RedisFilterIdentity {
         if (shards < 1 || shards > blockCount) {
             throw new IllegalArgumentException("shards must be between 1 and the block count " + blockCount + ", was "
                     + shards);
         }
-        if (blocksPerShard(blockCount, shards) > MAX_BLOCKS_PER_SHARD) {
+        if (blocksPerShard(blockCount, shards) > maxBlocksPerShard(counting)) {
             throw new IllegalArgumentException(shards + " shards of " + blockCount + " blocks exceed one Redis string");
         }
     }
 
+    /** A plain filter's identity: a bit a position. */
+    RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards) {
+        this(layoutVersion, blockCount, hashCount, seed, shards, false);
+    }
+
     /**
-     * The identity of a filter of this size: at least {@code requestedShards} shards, more when one Redis string
-     * would not hold the bits, never more than there are blocks.
+     * The identity of a plain filter of this size: at least {@code requestedShards} shards, more when one Redis
+     * string would not hold the bits, never more than there are blocks.
      */
     static RedisFilterIdentity of(FilterSizing sizing, int seed, int requestedShards) {
-        long needed = (sizing.blockCount() + MAX_BLOCKS_PER_SHARD - 1) / MAX_BLOCKS_PER_SHARD;
+        return of(sizing, seed, requestedShards, false);
+    }
+
+    /** {@link #of(FilterSizing, int, int)} for a plain or a counting filter. */
+    static RedisFilterIdentity of(FilterSizing sizing, int seed, int requestedShards, boolean counting) {
+        long perShard = maxBlocksPerShard(counting);
+        long needed = (sizing.blockCount() + perShard - 1) / perShard;
         int shards = (int) Math.min(sizing.blockCount(), Math.max(requestedShards, needed));
-        return new RedisFilterIdentity(BlockedBloomLayout.VERSION, sizing.blockCount(), sizing.hashCount(), seed, shards);
+        return new RedisFilterIdentity(BlockedBloomLayout.VERSION, sizing.blockCount(), sizing.hashCount(), seed, shards,
+                counting);
+    }
+
+
+    /** This identity's block and hash counts, with {@code configured}'s expected size and error rate. */
+    FilterSizing sizing(FilterSizing configured) {
+        return new FilterSizing(configured.expectedSize(), configured.errorRate(), blockCount, hashCount);
     }
 
     /** Parses a {@link #fingerprint()}; {@code null} for null, empty or a format this version does not know. */
@@ -60,17 +88,20 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
         try {
             return new RedisFilterIdentity(Integer.parseInt(matcher.group(1)), Long.parseLong(matcher.group(2)),
                     Integer.parseInt(matcher.group(3)), Integer.parseUnsignedInt(matcher.group(4), 16),
-                    Integer.parseInt(matcher.group(5)));
+                    Integer.parseInt(matcher.group(5)), matcher.group(6) != null);
         }
         catch (IllegalArgumentException ex) {
             return null;
         }
     }
 
-    /** E.g. {@code v1.b19531.k7.s3f2a1b9c.n1}: readable in {@code redis-cli}, and parsed back by {@link #parse}. */
+    /**
+     * E.g. {@code v1.b19531.k7.s3f2a1b9c.n1}, with {@code .c4} at the end for a counting filter: readable in
+     * {@code redis-cli}, and parsed back by {@link #parse}.
+     */
     String fingerprint() {
         return "v" + layoutVersion + ".b" + blockCount + ".k" + hashCount + ".s" + Integer.toHexString(seed) + ".n"
-                + shards;
+                + shards + (counting ? COUNTING_SUFFIX : "");
     }
 
     /**
@@ -78,7 +109,8 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
      * would let anyone who sees it pick keys that collide), and a {@code SCAN} pattern for the real key.
      */
     String fingerprintWithoutSeed() {
-        return "v" + layoutVersion + ".b" + blockCount + ".k" + hashCount + ".s*.n" + shards;
+        return "v" + layoutVersion + ".b" + blockCount + ".k" + hashCount + ".s*.n" + shards
+                + (counting ? COUNTING_SUFFIX : "");
     }
 
     /** Whether the bits were laid out as this version of the code lays them out. */
@@ -89,7 +121,22 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
     /** Whether a filter of {@code other}'s shape (seed aside) is what this identity stores. */
     boolean sameShape(RedisFilterIdentity other) {
         return layoutVersion == other.layoutVersion && blockCount == other.blockCount
-                && hashCount == other.hashCount && shards == other.shards;
+                && hashCount == other.hashCount && shards == other.shards && counting == other.counting;
+    }
+
+    /** {@code bloom} or {@code counting}: the {@code type} field of the metadata. */
+    String type() {
+        return counting ? "counting" : "bloom";
+    }
+
+    /** Bytes of one block in Redis: 64 of bits, or 256 of counters. */
+    int bytesPerBlock() {
+        return wordsPerBlock() * Long.BYTES;
+    }
+
+    /** 64-bit words of one block: {@link BlockedBloomLayout#BLOCK_WORDS}, or {@link CountingBlockLayout#BLOCK_WORDS}. */
+    int wordsPerBlock() {
+        return counting ? CountingBlockLayout.BLOCK_WORDS : BlockedBloomLayout.BLOCK_WORDS;
     }
 
     long blocksPerShard() {
@@ -128,6 +175,10 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
 
     /** A key's shard and its bit offsets in that shard's bitmap. */
     record KeyBits(int shard, long[] offsets) {
+    }
+
+    private static long maxBlocksPerShard(boolean counting) {
+        return counting ? MAX_COUNTING_BLOCKS_PER_SHARD : MAX_BLOCKS_PER_SHARD;
     }
 
     private static long blocksPerShard(long blockCount, int shards) {

@@ -5,27 +5,33 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What an instance last read of a stored filter: its status, the live generation (set only when every shard's
- * bitmap existed), the generation being built, and why the store is marked stale. Immutable: a check reads one
- * view throughout, however the filter changes meanwhile.
+ * bitmap existed) and which build of it is live, the generation being built, and why the store is marked stale.
+ * Immutable: a check reads one view throughout, however the filter changes meanwhile.
  */
 final class RedisFilterView {
 
     static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, null,
-            null);
+            null, null);
 
     final SharedFilterStatus status;
     final @Nullable RedisFilterIdentity live;
     final @Nullable RedisFilterIdentity next;
     final @Nullable String storeStale;
+    /**
+     * Which build of the live generation is live: its number and when it was swapped in. A rebuild of the same shape
+     * keeps the bitmap's name (and seed), so the name alone does not tell one build's bits from the next one's.
+     */
+    final @Nullable String liveBuild;
     /** Names of the live bitmaps, one per shard: computed once rather than per check. */
     final String[] liveKeys;
 
     RedisFilterView(SharedFilterStatus status, @Nullable RedisFilterIdentity live, @Nullable RedisFilterIdentity next,
-            @Nullable String storeStale, @Nullable RedisFilterKeys keys) {
+            @Nullable String storeStale, @Nullable String liveBuild, @Nullable RedisFilterKeys keys) {
         this.status = status;
         this.live = live;
         this.next = next;
         this.storeStale = storeStale;
+        this.liveBuild = (live != null) ? liveBuild : null;
         this.liveKeys = new String[(live != null && keys != null) ? live.shards() : 0];
         for (int shard = 0; shard < liveKeys.length; shard++) {
             liveKeys[shard] = keys.bits(shard, live);
@@ -34,6 +40,6 @@ final class RedisFilterView {
 
     /** The same view with another status. */
     RedisFilterView withStatus(SharedFilterStatus changed, RedisFilterKeys keys) {
-        return new RedisFilterView(changed, live, next, storeStale, keys);
+        return new RedisFilterView(changed, live, next, storeStale, liveBuild, keys);
     }
 }

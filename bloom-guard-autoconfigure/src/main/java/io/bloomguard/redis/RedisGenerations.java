@@ -60,7 +60,7 @@ final class RedisGenerations {
     long[] begin(RedisFilterIdentity target) {
         long[] staleMarks = new long[target.shards()];
         for (int shard = 0; shard < target.shards(); shard++) {
-            long lastBit = target.blocksIn(shard) * BlockedBloomLayout.BLOCK_BITS - 1;
+            long lastBit = target.blocksIn(shard) * target.bytesPerBlock() * Byte.SIZE - 1;
             List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target));
             staleMarks[shard] = (Long) commands.call(port -> port.eval(RedisScripts.BEGIN, keyNames,
                     List.of(target.fingerprint(), Long.toString(lastBit))), timeout);
@@ -81,8 +81,8 @@ final class RedisGenerations {
             String key = keys.upload(shard, target, owner);
             // Bits a failed attempt of this loader left would count as uploaded.
             commands.call(port -> port.delete(key), timeout);
-            int firstWord = Math.toIntExact(target.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_WORDS);
-            int shardWords = Math.toIntExact(target.blocksIn(shard) * BlockedBloomLayout.BLOCK_WORDS);
+            int firstWord = Math.toIntExact(target.firstBlockOf(shard) * target.wordsPerBlock());
+            int shardWords = Math.toIntExact(target.blocksIn(shard) * target.wordsPerBlock());
             for (int done = 0; done < shardWords; done += CHUNK_WORDS) {
                 int count = Math.min(CHUNK_WORDS, shardWords - done);
                 bits.copy(firstWord + done, chunk, count);
@@ -92,7 +92,8 @@ final class RedisGenerations {
                 for (int i = 0; i < count; i++) {
                     setBits[shard] += Long.bitCount(chunk[i]);
                 }
-                byte[] bytes = RedisBitmapCodec.toRedisBytes(chunk, 0, count);
+                byte[] bytes = target.counting() ? RedisCounterCodec.toRedisBytes(chunk, 0, count)
+                        : RedisBitmapCodec.toRedisBytes(chunk, 0, count);
                 long offset = (long) done * 8;
                 inFlight.add(commands.send(port -> port.setRange(key, offset, bytes)));
                 // With each chunk, not once the shard is up: a loader that dies part way (up to 512 MiB a shard
@@ -121,7 +122,13 @@ final class RedisGenerations {
      */
     boolean swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive,
             long[] staleMarks, long[] uploadedBits) {
-        if (target.shards() > 1) {
+        long[] leftToMerge = uploadedBits;
+        if (target.counting()) {
+            // Counters are added, not ORed: merged into the next generation range by range before any swap.
+            mergeCounters(target, uploadedBits);
+            leftToMerge = new long[target.shards()]; // merged and deleted: FINISH finds no upload, and ORs nothing
+        }
+        else if (target.shards() > 1) {
             // Shards are swapped one at a time: find a lost upload before any is, not after some were.
             for (int shard = 0; shard < target.shards(); shard++) {
                 String upload = keys.upload(shard, target, owner);
@@ -142,7 +149,7 @@ final class RedisGenerations {
                     Integer.toString(target.hashCount()), Integer.toString(target.seed()),
                     Integer.toString(target.layoutVersion()), Integer.toString(target.shards()),
                     Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt,
-                    Long.toString(staleMarks[shard]), Long.toString(uploadedBits[shard]));
+                    Long.toString(staleMarks[shard]), Long.toString(leftToMerge[shard]), target.type());
             long swapped = (Long) commands.call(port -> port.eval(RedisScripts.FINISH, keyNames, args), timeout);
             if (swapped == -1) {
                 throw uploadLost(shard, uploadedBits[shard], -1);
@@ -164,18 +171,35 @@ final class RedisGenerations {
         return stillStale;
     }
 
+    /** Adds each shard's uploaded counters to its next generation's; see {@link RedisCounterScripts#MERGE}. */
+    private void mergeCounters(RedisFilterIdentity target, long[] uploadedBits) {
+        RedisCounters.Caller via = RedisCounters.within(commands, timeout);
+        for (int shard = 0; shard < target.shards(); shard++) {
+            long merged = RedisCounters.merge(via, keys.next(shard, target), keys.upload(shard, target, owner),
+                    target.blocksIn(shard) * target.bytesPerBlock());
+            if (merged < 0) {
+                throw new IllegalStateException("Filter '" + filterName + "': the generation being built for shard "
+                        + shard + " is gone from Redis (flushed, evicted or deleted); it was not swapped in");
+            }
+            if (merged != uploadedBits[shard]) {
+                // Counts merged so far stay in the next generation: too high, which only keeps keys in.
+                throw uploadLost(shard, uploadedBits[shard], merged);
+            }
+        }
+    }
+
     private IllegalStateException uploadLost(int shard, long uploaded, long found) {
         return new IllegalStateException("Filter '" + filterName + "': the bits uploaded for shard " + shard + " are"
                 + " gone or incomplete in Redis (" + uploaded + " bits set uploaded, " + (found < 0 ? "fewer" : found)
                 + " found: evicted, or lost in a failover); the new generation was not swapped in");
     }
 
-    /** The bits of generation {@code live} as 64-bit words, read chunk by chunk. */
+    /** The bits (or counters) of generation {@code live} as 64-bit words, read chunk by chunk. */
     long[] download(RedisFilterIdentity live) {
-        long[] words = new long[Math.toIntExact(live.blockCount() * BlockedBloomLayout.BLOCK_WORDS)];
+        long[] words = new long[Math.toIntExact(live.blockCount() * live.wordsPerBlock())];
         for (int shard = 0; shard < live.shards(); shard++) {
-            int firstWord = Math.toIntExact(live.firstBlockOf(shard) * BlockedBloomLayout.BLOCK_WORDS);
-            int shardWords = Math.toIntExact(live.blocksIn(shard) * BlockedBloomLayout.BLOCK_WORDS);
+            int firstWord = Math.toIntExact(live.firstBlockOf(shard) * live.wordsPerBlock());
+            int shardWords = Math.toIntExact(live.blocksIn(shard) * live.wordsPerBlock());
             String key = keys.bits(shard, live);
             for (int done = 0; done < shardWords; done += CHUNK_WORDS) {
                 int count = Math.min(CHUNK_WORDS, shardWords - done);
@@ -185,7 +209,12 @@ final class RedisGenerations {
                     throw new IllegalStateException("Filter '" + filterName + "': bitmap " + key
                             + " disappeared during export");
                 }
-                RedisBitmapCodec.fromRedisBytes(bytes, words, firstWord + done);
+                if (live.counting()) {
+                    RedisCounterCodec.fromRedisBytes(bytes, words, firstWord + done);
+                }
+                else {
+                    RedisBitmapCodec.fromRedisBytes(bytes, words, firstWord + done);
+                }
             }
         }
         return words;

@@ -104,7 +104,8 @@ final class RedisScripts {
      *
      * <p>KEYS: meta, next bitmap, upload, new live bitmap, old live bitmap. ARGV: fingerprint, then the metadata
      * fields m, k, seed, layout, shards, expected-size, error-rate, loaded-at, then the stale marks {@link #BEGIN}
-     * returned, then how many bits are set in what the loader uploaded. Returns 1 when swapped, 2 when swapped
+     * returned, then how many bits are set in what the loader uploaded, then the type ({@code bloom} or
+     * {@code counting}, whose counters the loader has merged already: {@link RedisCounterScripts#MERGE}). Returns 1 when swapped, 2 when swapped
      * but still marked stale, 0 when the next generation is no longer this build's (another loader took over and
      * finished first), or -1, swapping nothing, when the upload holds fewer bits than were uploaded: evicted (it is
      * the one large key with an expiry, so a {@code volatile-*} policy takes it first), partly evicted and recreated
@@ -132,7 +133,8 @@ final class RedisScripts {
               result = 1
             end
             redis.call('HSET', KEYS[1], 'live', ARGV[1], 'state', 'ready', 'm', ARGV[2], 'k', ARGV[3], 'seed', ARGV[4],
-              'layout', ARGV[5], 'shards', ARGV[6], 'expected-size', ARGV[7], 'error-rate', ARGV[8], 'loaded-at', ARGV[9])
+              'layout', ARGV[5], 'shards', ARGV[6], 'expected-size', ARGV[7], 'error-rate', ARGV[8], 'loaded-at', ARGV[9],
+              'type', ARGV[12])
             redis.call('HINCRBY', KEYS[1], 'generation', 1)
             return result
             """);

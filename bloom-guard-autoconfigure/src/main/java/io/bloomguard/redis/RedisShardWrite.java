@@ -1,9 +1,7 @@
 package io.bloomguard.redis;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The keys one {@link RedisScripts#ADD} call writes into one shard: their bit offsets in the live generation and,
@@ -37,10 +35,15 @@ final class RedisShardWrite {
         }
     }
 
-    /** Every key of this write, once: to retry, or to keep for replay. */
-    Set<Object> allKeys() {
-        Set<Object> all = new LinkedHashSet<>(liveKeys);
-        all.addAll(nextKeys);
+    /**
+     * Every key of this write, to retry, or to keep for replay: a key put twice in the batch twice (a counting filter
+     * counts both puts), but a key in both generations once.
+     */
+    List<Object> allKeys() {
+        List<Object> all = new ArrayList<>(liveKeys);
+        List<Object> onlyInNext = new ArrayList<>(nextKeys);
+        liveKeys.forEach(onlyInNext::remove);
+        all.addAll(onlyInNext);
         return all;
     }
 

@@ -5,8 +5,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -60,7 +58,7 @@ final class FailedFilterRecovery {
     }
 
     private void schedule(Duration pause) {
-        Scheduler.INSTANCE.schedule(() -> attempt(pause), pause.toMillis(), TimeUnit.MILLISECONDS);
+        BackgroundRebuilds.EXECUTOR.schedule(() -> attempt(pause), pause.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void attempt(Duration pause) {
@@ -83,15 +81,5 @@ final class FailedFilterRecovery {
                     + " every call through and tries again in " + next.toSeconds() + " s");
             schedule(next);
         }
-    }
-
-    /** One daemon thread for every filter's recovery, made when first needed. */
-    private static final class Scheduler {
-
-        static final ScheduledExecutorService INSTANCE = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "bloom-guard-recovery");
-            thread.setDaemon(true);
-            return thread;
-        });
     }
 }

@@ -16,12 +16,33 @@ import org.jspecify.annotations.Nullable;
  * @param redisShards      Redis strings the filter is split over (redis backend; more when one would not hold it)
  * @param rebuildCron      cron expression of scheduled rebuilds, or {@code null} for none
  * @param rebuildZone      time zone of {@code rebuildCron}, or {@code null} for the JVM's
+ * @param type             bits, or counters that allow removes
+ * @param growth           what it does past its capacity
+ * @param redisNearCopy    whether each instance keeps a copy of the bits and answers the keys it holds (redis backend)
  */
 public record FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
         BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
-        int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone) {
+        int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone, FilterType type,
+        GrowthPolicy growth, boolean redisNearCopy) {
 
-    /** A filter with no scheduled rebuild. */
+    /** A filter with no near copy. */
+    public FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
+            BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
+            int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone, FilterType type,
+            GrowthPolicy growth) {
+        this(name, expectedSize, errorRate, backend, mode, onBackendFailure, onAddFailure, preloadSql, redisShards,
+                rebuildCron, rebuildZone, type, growth, false);
+    }
+
+    /** A plain filter that does not grow. */
+    public FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
+            BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
+            int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone) {
+        this(name, expectedSize, errorRate, backend, mode, onBackendFailure, onAddFailure, preloadSql, redisShards,
+                rebuildCron, rebuildZone, FilterType.BLOOM, GrowthPolicy.NONE);
+    }
+
+    /** A plain filter that does not grow, with no scheduled rebuild. */
     public FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
             BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
             int redisShards) {

@@ -25,6 +25,10 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>It answers "might contain" for every key until it is {@link FilterState#READY}: a filter that is still
  * loading, failed to load or is disabled has not seen every key, and must not be trusted to reject one.
+ *
+ * <p>Larger than one class should be: it is the one object the guard, the preload, the endpoint and user code share
+ * for a filter, and what it does holds together (each state answers every operation); the parts that stand alone,
+ * such as its recovery, its growth, its history and its writes under way, are classes of their own.
  */
 public final class NamedBloomFilter implements BloomFilter {
 
@@ -38,6 +42,8 @@ public final class NamedBloomFilter implements BloomFilter {
     private final FilterHistory history = new FilterHistory(java.time.Clock.systemUTC());
     /** For a local filter that can rebuild: how it recovers from {@code FAILED}; {@code null} otherwise. */
     private final @Nullable FailedFilterRecovery recovery;
+    /** {@code growth: rebuild}: how it grows past its capacity; {@code null} for other policies. */
+    private final @Nullable GrowthRebuilds growth;
     private final AtomicReference<FilterState> state;
 
     public NamedBloomFilter(FilterSpec spec, BloomFilter backend, FilterState initialState) {
@@ -47,6 +53,8 @@ public final class NamedBloomFilter implements BloomFilter {
         history.since(initialState);
         this.recovery = (backend instanceof RebuildableBloomFilter rebuildable && !(backend instanceof SharedBloomFilter))
                 ? new FailedFilterRecovery(this, rebuildable) : null;
+        this.growth = (spec.growth() == GrowthPolicy.REBUILD) ? new GrowthRebuilds(this,
+                (recovery != null) ? (RebuildableBloomFilter) backend : null) : null;
         if (backend instanceof SharedBloomFilter shared) {
             shared.onBuilt((startup, keys, startNanos, failure) -> history.recordLoad(startup
                     ? FilterHistory.LoadKind.PRELOAD : FilterHistory.LoadKind.REBUILD, startNanos, keys, "key source",
@@ -107,6 +115,9 @@ public final class NamedBloomFilter implements BloomFilter {
     public boolean finishLoading() {
         boolean ready = state.compareAndSet(FilterState.LOADING, FilterState.READY);
         history.since(state());
+        if (ready && growth != null) {
+            growth.keysAdded(); // the key source may hold more keys than it was sized for
+        }
         return ready;
     }
 
@@ -176,6 +187,16 @@ public final class NamedBloomFilter implements BloomFilter {
      *                               another instance is loading it), or bloom-guard is switched off
      */
     public long rebuild() {
+        return rebuild(0);
+    }
+
+    /** {@link #rebuild()} sized for {@code expectedSize} keys: how {@code growth: rebuild} grows it. */
+    long rebuildFor(long expectedSize) {
+        return rebuild(expectedSize);
+    }
+
+    /** @param expectedSize keys to size it for, or 0 to keep its size */
+    private long rebuild(long expectedSize) {
         if (state.get() == FilterState.DISABLED) {
             throw new IllegalStateException("Filter '" + name() + "' is disabled (bloom-guard.enabled=false) and"
                     + " holds no bits; there is nothing to rebuild");
@@ -190,7 +211,7 @@ public final class NamedBloomFilter implements BloomFilter {
         long start = System.nanoTime();
         long keys;
         try {
-            keys = rebuildable.rebuild();
+            keys = (expectedSize > 0) ? rebuildable.rebuild(expectedSize) : rebuildable.rebuild();
         }
         catch (RuntimeException ex) {
             history.recordLoad(FilterHistory.LoadKind.REBUILD, start, 0, "key source", String.valueOf(ex.getMessage()));
@@ -200,6 +221,9 @@ public final class NamedBloomFilter implements BloomFilter {
         if (recovery.losses() == lossesBefore) {
             state.compareAndSet(FilterState.FAILED, FilterState.READY); // it holds every key now
             history.since(state());
+        }
+        if (growth != null) {
+            growth.keysAdded(); // keys may have outgrown it again meanwhile
         }
         return keys;
     }
@@ -275,7 +299,40 @@ public final class NamedBloomFilter implements BloomFilter {
     public boolean put(Object key) {
         boolean added = backend.put(key);
         counters.puts(1); // after the backend took it: a key it refused was not put
+        if (added && growth != null) {
+            growth.keysAdded();
+        }
         return added;
+    }
+
+    /**
+     * Takes one put of a key back from a counting filter ({@code type: counting}), for a record that was deleted: a
+     * key put more times than removed is always still in. Remove only keys that were put: a key that was never put
+     * but passes the filter (a false positive) takes counts that belong to other keys, and may make one of them
+     * absent.
+     *
+     * <p>While the filter loads, a remove is left out: the preload may not have read the key yet, and then never will
+     * (its row is gone), so there would be nothing of it to take back. The key stays in as a false positive until the
+     * next rebuild. The same holds for a filter being rebuilt, whose new filter the remove does not reach.
+     *
+     * @return whether the key's counts were taken back; {@code false} when the filter certainly did not hold it (it
+     * changed nothing), while it loads, or with bloom-guard switched off
+     * @throws UnsupportedOperationException for a plain filter ({@code type: bloom}), naming the property to set
+     * @throws IllegalArgumentException      for a key of an unsupported type, in every state
+     */
+    @Override
+    public boolean remove(Object key) {
+        if (spec.type() != FilterType.COUNTING) {
+            throw new UnsupportedOperationException("Filter '" + name() + "' cannot remove keys: it is a plain Bloom"
+                    + " filter, whose bits do not record how many keys set them; declare it with"
+                    + " bloom-guard.filters." + name() + ".type: counting");
+        }
+        FilterState now = state.get();
+        if (now == FilterState.LOADING || now == FilterState.DISABLED) {
+            KeyCanonicalizer.hash(key, 0); // refused in every state, as by mightContain
+            return false;
+        }
+        return backend.remove(key);
     }
 
     /**
@@ -288,6 +345,9 @@ public final class NamedBloomFilter implements BloomFilter {
         if (keys instanceof Collection<?> collection) { // a @BloomPut result arrives as a list already
             long added = backend.putAll(collection);
             counters.puts(collection.size());
+            if (added > 0 && growth != null) {
+                growth.keysAdded();
+            }
             return added;
         }
         long added = 0;
@@ -368,9 +428,34 @@ public final class NamedBloomFilter implements BloomFilter {
         return Math.min(1.0, sizing().expectedSetBits(keys) / bits);
     }
 
+    /**
+     * Whether it holds more keys than its {@link #capacity()}: it then lets more absent keys through than its
+     * error rate. A filter that grows is over capacity only until it has grown, or when it cannot grow (no key source
+     * to rebuild from, a size beyond what its backend holds). For a shared filter, as last read.
+     */
+    public boolean overCapacity() {
+        return state.get() != FilterState.DISABLED && approximateElementCount() > capacity();
+    }
+
+    /** Whether {@code growth: rebuild} is rebuilding it larger right now. */
+    public boolean growing() {
+        return growth != null && growth.growing();
+    }
+
+    /** Keys it holds at its error rate: its expected size, larger once it has grown. */
+    @Override
+    public long capacity() {
+        return backend.capacity();
+    }
+
     @Override
     public long bitSize() {
         return backend.bitSize();
+    }
+
+    @Override
+    public long byteSize() {
+        return backend.byteSize();
     }
 
     @Override

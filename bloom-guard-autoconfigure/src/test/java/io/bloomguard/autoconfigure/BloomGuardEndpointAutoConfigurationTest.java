@@ -87,6 +87,10 @@ class BloomGuardEndpointAutoConfigurationTest {
             assertThat(users.spec().expectedSize()).isEqualTo(1000);
             assertThat(users.spec().onBackendFailure()).isEqualTo("allow");
             assertThat(users.spec().backend()).isEqualTo("local");
+            assertThat(users.spec().type()).isEqualTo("bloom");
+            assertThat(users.spec().growth()).isEqualTo("rebuild");
+            assertThat(users.capacity()).isEqualTo(1000);
+            assertThat(users.overCapacity()).isFalse();
             NamedBloomFilter filter = context.getBean(BloomFilterRegistry.class).get("users");
             assertThat(users.layout().bits()).isEqualTo(filter.bitSize()).isEqualTo(users.layout().blocks() * 512);
             assertThat(users.layout().bytes()).isEqualTo(filter.bitSize() / 8);
@@ -223,15 +227,48 @@ class BloomGuardEndpointAutoConfigurationTest {
 
     @Test
     void aFilterOverCapacityIsDegradedSayingWhatToDo() {
-        runner.run(context -> {
+        runner.withPropertyValues("bloom-guard.filters.users.growth=none").run(context -> {
             preload(context);
             NamedBloomFilter users = context.getBean(BloomFilterRegistry.class).get("users");
             users.putAll(LongStream.rangeClosed(10_001, 11_000).boxed().toList());
             Health health = health(context, "users");
             assertThat(health.getStatus()).isEqualTo(BloomFilterHealthIndicator.DEGRADED);
-            assertThat(health.getDetails()).containsEntry("state", "READY");
+            assertThat(health.getDetails()).containsEntry("state", "READY").containsEntry("capacity", 1000L);
             assertThat(reasons(health)).singleElement().asString().startsWith("over capacity: about ")
-                    .contains("sized for 1000").contains("raise expected-size");
+                    .contains("sized for 1000").contains("raise expected-size").contains("growth: rebuild");
+            FilterHeadline headline = context.getBean(BloomFiltersEndpoint.class).filters().filters().get("users");
+            assertThat(headline.overCapacity()).isTrue();
+            assertThat(headline.capacityRatio()).isGreaterThan(1.0);
+        });
+    }
+
+    /** With growth: rebuild (the default), a filter past its capacity rebuilds itself larger and is UP again. */
+    @Test
+    void aFilterThatOutgrowsItsSizeRebuildsItselfLargerAndIsHealthyAgain() {
+        runner.withBean("moreUserIds", BloomKeySource.class, () -> BloomKeySource.of("users",
+                () -> LongStream.rangeClosed(401, 1_400).boxed())).run(context -> {
+            preload(context); // 1,400 keys for 1,000: it starts growing once loaded
+            NamedBloomFilter users = context.getBean(BloomFilterRegistry.class).get("users");
+
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
+                    .until(() -> health(context, "users").getStatus().equals(Status.UP));
+            assertThat(users.capacity()).isGreaterThanOrEqualTo(2_000);
+            assertThat(users.history().lastRebuild()).isNotNull();
+            assertThat(LongStream.rangeClosed(1, 1_400)).allMatch(users::mightContain);
+            assertThat(context.getBean(BloomFiltersEndpoint.class).filters().filters().get("users").overCapacity())
+                    .isFalse();
+        });
+    }
+
+    /** A counting filter's layout: a 4-bit counter at each position, so half a byte per position. */
+    @Test
+    void aCountingFilterTakesFourBitsPerPosition() {
+        runner.withPropertyValues("bloom-guard.filters.users.type=counting").run(context -> {
+            preload(context);
+            FilterDescriptor users = context.getBean(BloomFiltersEndpoint.class).filter("users");
+            assertThat(users.spec().type()).isEqualTo("counting");
+            assertThat(users.layout().bytes()).isEqualTo(users.layout().bits() / 2);
+            assertThat(users.approximateElements()).isBetween(380L, 420L);
         });
     }
 

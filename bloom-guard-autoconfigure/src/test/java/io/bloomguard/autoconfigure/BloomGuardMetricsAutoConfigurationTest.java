@@ -55,7 +55,8 @@ class BloomGuardMetricsAutoConfigurationTest {
                 assertThat(namesOf(meters, filter)).as(filter).containsExactlyInAnyOrder("bloomguard.checks",
                         "bloomguard.false.positives", "bloomguard.shadow.rejections",
                         "bloomguard.shadow.false.negatives", "bloomguard.backend.errors", "bloomguard.puts",
-                        "bloomguard.elements", "bloomguard.capacity.ratio", "bloomguard.fill.ratio",
+                        "bloomguard.elements", "bloomguard.capacity.ratio", "bloomguard.over.capacity",
+                        "bloomguard.fill.ratio",
                         "bloomguard.fpp.expected", "bloomguard.fpp.measured", "bloomguard.fpp.configured",
                         "bloomguard.state", "bloomguard.load", "bloomguard.load.keys");
                 assertThat(meters.find("bloomguard.checks").tag("filter", filter).meters())
@@ -113,6 +114,7 @@ class BloomGuardMetricsAutoConfigurationTest {
                     .isBetween(3.0, 5.0);
             assertThat(gauge(meters, "bloomguard.capacity.ratio", "users"))
                     .isEqualTo(users.approximateElementCount() / 100.0);
+            assertThat(gauge(meters, "bloomguard.over.capacity", "users")).isZero();
             assertThat(gauge(meters, "bloomguard.fill.ratio", "users")).as("4 keys of k bits each")
                     .isEqualTo(4.0 * users.hashCount() / users.bitSize(), org.assertj.core.data.Offset.offset(
                             2.0 / users.bitSize())); // two probes may fall on one bit

@@ -51,14 +51,24 @@ class StartupFailureReportTest {
         assertThat(output).contains("bloom-guard.defaults.mode").contains("ENFORCE").contains("SHADOW").contains("OFF");
     }
 
+    @Test
+    void unknownTypeAndGrowthListTheValidOnes(CapturedOutput output) {
+        assertThatException().isThrownBy(() -> run("--bloom-guard.filters.users.type=countng"));
+        assertThat(output).contains("bloom-guard.filters.users.type").contains("countng").contains("BLOOM")
+                .contains("COUNTING");
+        assertThatException().isThrownBy(() -> run("--bloom-guard.defaults.growth=grow"));
+        assertThat(output).contains("bloom-guard.defaults.growth").contains("NONE").contains("REBUILD")
+                .contains("SCALE");
+    }
+
     /** A typo would otherwise leave the filter on its defaults without a word. */
     @Test
     void anUnknownPropertyIsReported(CapturedOutput output) {
         assertThatException().isThrownBy(() -> run("--bloom-guard.filters.users.eror-rate=0.001"));
         assertThat(output).contains("APPLICATION FAILED TO START")
                 .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001'")
-                .contains("bloom-guard.filters.<name> takes: backend, error-rate, expected-size, mode,"
-                        + " on-add-failure, on-backend-failure, preload.*, rebuild.*, redis.*")
+                .contains("bloom-guard.filters.<name> takes: backend, error-rate, expected-size, growth, mode,"
+                        + " on-add-failure, on-backend-failure, preload.*, rebuild.*, redis.*, type")
                 .contains("See docs/properties.md.");
     }
 

@@ -4,6 +4,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.domain.Page;
 import org.springframework.data.domain.Slice;
 import org.springframework.data.util.Streamable;
+import org.springframework.util.LinkedMultiValueMap;
+import org.springframework.util.MultiValueMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -13,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedList;
 import java.util.List;
@@ -64,6 +67,9 @@ class EmptyValuesTest {
         assertThat((Map<?, ?>) empty(ConcurrentHashMap.class)).isInstanceOf(ConcurrentHashMap.class).isEmpty();
         assertThat(empty(LinkedList.class)).as("a new one per call, as the method would build")
                 .isNotSameAs(empty(LinkedList.class));
+        assertThat((Set<?>) empty(HashSet.class)).isInstanceOf(HashSet.class).isEmpty();
+        assertThat((Map<?, ?>) empty(MultiValueMap.class)).isInstanceOf(LinkedMultiValueMap.class).isEmpty();
+        assertThat((List<?>) empty(PackageList.class)).as("no public constructor").isInstanceOf(PackageList.class);
         assertThat((Streamable<?>) empty(ByConstructor.class)).isInstanceOf(ByConstructor.class).isEmpty();
         assertThat((Streamable<?>) empty(ByFactory.class)).isInstanceOf(ByFactory.class).isEmpty();
         assertThat(((Mono<?>) empty(Mono.class)).blockOptional()).isEmpty();
@@ -129,6 +135,12 @@ class EmptyValuesTest {
         }
 
         NotAWrapper(String text) {
+        }
+    }
+
+    static final class PackageList extends ArrayList<String> {
+
+        PackageList() {
         }
     }
 

@@ -111,6 +111,66 @@ class RebuildableLocalFilterTest {
         }
     }
 
+    /**
+     * A counting filter rebuilds as a plain one does, and removes work on the rebuilt filter. A remove made while the
+     * rebuild runs reaches the live filter only: the new one read its keys from the source, which no longer holds the
+     * deleted row, so there is nothing of it there to take back, and taking it would take other keys' counts.
+     */
+    @Test
+    void aCountingFilterRebuildsAndRemovesFromTheRebuiltFilter() {
+        RebuildableLocalFilter filter = new RebuildableLocalFilter(SIZING, Duration.ZERO, LocalCountingFilter::create);
+        filter.keySource(source);
+        for (long id = 0; id < 1000; id++) {
+            filter.put(id);
+            rows.add(id);
+        }
+        for (long id = 0; id < 1000; id += 2) {
+            rows.remove(id);
+            assertThat(filter.remove(id)).isTrue();
+        }
+        assertThat(filter.byteSize()).isEqualTo(4 * SIZING.byteSize());
+
+        assertThat(filter.rebuild()).isEqualTo(500);
+
+        assertThat(filter.live()).isInstanceOf(LocalCountingFilter.class);
+        for (long id = 1; id < 1000; id += 2) {
+            assertThat(filter.mightContain(id)).as("kept %d", id).isTrue();
+        }
+        for (long id = 1; id < 100; id += 2) {
+            rows.remove(id);
+            assertThat(filter.remove(id)).as("remove of %d after the rebuild", id).isTrue();
+        }
+        int removedStillIn = 0;
+        for (long id = 1; id < 100; id += 2) {
+            removedStillIn += filter.mightContain(id) ? 1 : 0;
+        }
+        assertThat(removedStillIn).as("removed keys passing as false positives, of 50").isLessThanOrEqualTo(3);
+        for (long id = 101; id < 1000; id += 2) {
+            assertThat(filter.mightContain(id)).as("kept %d", id).isTrue();
+        }
+    }
+
+    /** A rebuild at another size swaps in a filter of that size, at the same error rate: how a filter grows. */
+    @Test
+    void aRebuildForMoreKeysMakesItLarger() {
+        RebuildableLocalFilter filter = new RebuildableLocalFilter(FilterSizing.of(1_000, 0.01), Duration.ZERO);
+        filter.keySource(source);
+        for (long id = 0; id < 4_000; id++) {
+            filter.put(id);
+            rows.add(id);
+        }
+        assertThat(filter.approximateElementCount()).isGreaterThan(filter.capacity());
+
+        assertThat(filter.rebuild(8_000)).isEqualTo(4_000);
+
+        assertThat(filter.sizing()).isEqualTo(FilterSizing.of(8_000, 0.01));
+        assertThat(filter.capacity()).isEqualTo(8_000);
+        assertThat(filter.approximateElementCount()).isLessThan(filter.capacity());
+        assertThat(filter.bitSize()).isEqualTo(FilterSizing.of(8_000, 0.01).bitSize());
+        filter.rebuild();
+        assertThat(filter.capacity()).as("a plain rebuild keeps the grown size").isEqualTo(8_000);
+    }
+
     @Test
     void withoutAKeySourceItRefusesToRebuildAndKeepsItsKeys() {
         RebuildableLocalFilter filter = new RebuildableLocalFilter(SIZING, Duration.ZERO);

@@ -23,6 +23,25 @@ class RedisFilterIdentityTest {
         assertThat(RedisFilterIdentity.parse(null)).isNull();
     }
 
+    /** A counting filter's identity says so: a plain and a counting filter of one size are two shapes. */
+    @Test
+    void aCountingFilterIsAnotherShapeAndTakesFourTimesTheBytes() {
+        FilterSizing sizing = FilterSizing.of(1_000_000, 0.01);
+        RedisFilterIdentity counting = RedisFilterIdentity.of(sizing, 0xcafe1234, 1, true);
+        RedisFilterIdentity plain = RedisFilterIdentity.of(sizing, 0xcafe1234, 1);
+        assertThat(counting.fingerprint()).isEqualTo(plain.fingerprint() + ".c4");
+        assertThat(counting.fingerprintWithoutSeed()).endsWith(".n1.c4");
+        assertThat(RedisFilterIdentity.parse(counting.fingerprint())).isEqualTo(counting);
+        assertThat(counting.sameShape(plain)).isFalse();
+        assertThat(counting.bytesPerBlock()).isEqualTo(4 * plain.bytesPerBlock()).isEqualTo(256);
+        // 10⁹ keys at 1%: 1.2 GB of bits fit three strings, 4.8 GB of counters need ten.
+        FilterSizing large = FilterSizing.of(1_000_000_000L, 0.01);
+        RedisFilterIdentity countingLarge = RedisFilterIdentity.of(large, 1, 1, true);
+        assertThat(RedisFilterIdentity.of(large, 1, 1).shards()).isEqualTo(3);
+        assertThat(countingLarge.shards()).isEqualTo(10);
+        assertThat(countingLarge.blocksPerShard() * countingLarge.bytesPerBlock() * 8).isLessThanOrEqualTo(1L << 32);
+    }
+
     @Test
     void filtersAboveOneRedisStringAreShardedAutomatically() {
         // 3·10⁹ keys at 1%: about 3.8 GB of bits, far above one 512 MiB string.
@@ -48,6 +67,23 @@ class RedisFilterIdentityTest {
         assertThat(identity.shardOf(1000)).isEqualTo(2);
         assertThat(RedisFilterIdentity.of(FilterSizing.of(10, 0.5), 0, 16).shards()).as("never more shards than blocks")
                 .isEqualTo(FilterSizing.of(10, 0.5).blockCount());
+    }
+
+    /** Counter p is the BITFIELD field u4 #p: the high nibble of byte p / 2 for an even p. */
+    @Test
+    void counterWordsBecomeBitfieldNibblesAndBack() {
+        long[] words = new SplittableRandom(8).longs(64).toArray();
+        byte[] bytes = RedisCounterCodec.toRedisBytes(words, 0, words.length);
+        long[] back = new long[words.length];
+        RedisCounterCodec.fromRedisBytes(bytes, back, 0);
+        assertThat(back).isEqualTo(words);
+        long[] counters = { 0x0000_0000_0000_21F3L }; // counters 0..3: 3, 15, 1, 2
+        byte[] nibbles = RedisCounterCodec.toRedisBytes(counters, 0, 1);
+        assertThat(nibbles[0]).isEqualTo((byte) 0x3F);
+        assertThat(nibbles[1]).isEqualTo((byte) 0x12);
+        assertThat(RedisCounterCodec.count(nibbles, 0)).isEqualTo(3);
+        assertThat(RedisCounterCodec.count(nibbles, 1)).isEqualTo(15);
+        assertThat(RedisCounterCodec.count(nibbles, 3)).isEqualTo(2);
     }
 
     @Test

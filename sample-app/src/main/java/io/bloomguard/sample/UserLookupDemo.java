@@ -28,7 +28,7 @@ public class UserLookupDemo {
         this.statements = statements;
     }
 
-    /** Looks up {@code count} random ids that were never seeded (above a million). */
+    /** Looks up {@code count} random ids that were never seeded (a billion and above). */
     public LookupRun absentIds(int count) {
         return run(count, () -> ThreadLocalRandom.current().nextLong(SeedData.FIRST_ABSENT_USER_ID, Long.MAX_VALUE));
     }

@@ -11,6 +11,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
 
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -94,6 +95,32 @@ class SampleApplicationTest {
         assertThat(users.expectedSize()).isEqualTo(10_000);
         assertThat(users.approximateElements()).isBetween(4_900L, 5_100L);
         assertThat(users.rejected() - rejectedBefore).isGreaterThan(900);
+    }
+
+    @Test
+    void floodLookupsAnswerAlikeAndOnlyTheGuardedOneIsRejectedByTheFilter() {
+        int absentLookups = 20;
+        for (String lookup : List.of("unguarded", "cached", "guarded")) {
+            UserJson user = http.get().uri("/flood/{lookup}/42", lookup).retrieve().body(UserJson.class);
+            assertThat(user).as(lookup).isEqualTo(new UserJson(42, "User 42", "user42@example.com"));
+
+            long rejectedBefore = filters().get("users").rejected();
+            for (int i = 0; i < absentLookups; i++) {
+                long absentId = SeedData.FIRST_ABSENT_USER_ID + 7919L * i;
+                assertThatExceptionOfType(HttpClientErrorException.NotFound.class).as(lookup)
+                        .isThrownBy(() -> http.get().uri("/flood/{lookup}/{id}", lookup, absentId).retrieve()
+                                .toBodilessEntity());
+            }
+            long rejected = filters().get("users").rejected() - rejectedBefore;
+            if (lookup.equals("guarded")) {
+                // The filter holds ~5,000 ids in room for 10,000: a false positive has probability ~3·10^-4, so
+                // three among 20 lookups ~10^-8.
+                assertThat(rejected).isGreaterThanOrEqualTo(absentLookups - 2);
+            }
+            else {
+                assertThat(rejected).as(lookup).isZero();
+            }
+        }
     }
 
     private Map<String, FilterJson> filters() {

@@ -1,0 +1,317 @@
+#!/usr/bin/env bash
+# The flood, end to end: the sample application on a throwaway PostgreSQL holding a million users, driven by wrk
+# through five ways of looking a user up, each under two loads:
+#   cases: unguarded (the repository as written), null caching (Spring Cache caching empty results too), guard
+#          local, guard redis, guard redis + near copy (skipped while the application refuses that property);
+#   loads: flood (distinct random absent ids), ordinary (random existing ids).
+# Reports requests/s, p50/p99 latency, database statements per request (pg_stat_statements) and database CPU
+# (utime + stime of the postgres processes) as a Markdown table, and writes it with a CSV under OUT.
+#
+#   benchmarks/flood.sh                          # 30 s per case and load: about 15 minutes
+#   DURATION=3 WARMUP=1 benchmarks/flood.sh      # a smoke
+#
+# Settings, from the environment:
+#   DURATION     seconds measured per case and load (30)
+#   WARMUP       seconds of the same load before each measurement, not measured (10)
+#   THREADS      wrk threads (2); CONNECTIONS: wrk connections (32)
+#   APP_HEAP     heap of the application (1g)
+#   OUT          where the results and logs go (benchmarks/target/flood)
+#
+# Needs java and the sample's jar (built here when missing). Installs Debian's postgresql, wrk, redis-server and
+# curl with apt-get when they are missing (as root, or through sudo). The database cluster lives in a temporary
+# directory on a free loopback port and is removed at the end, as are the Redis server and the application.
+set -euo pipefail
+
+DURATION=${DURATION:-30}
+WARMUP=${WARMUP:-10}
+THREADS=${THREADS:-2}
+CONNECTIONS=${CONNECTIONS:-32}
+APP_HEAP=${APP_HEAP:-1g}
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$root/benchmarks/target/flood}
+lua=$root/benchmarks/flood/random-ids.lua
+rows=1000000 # what sample-app's data-postgres.sql seeds
+
+log() { printf '%s\n' "$*" >&2; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# --- tools ---------------------------------------------------------------------------------------------------
+pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+missing=()
+command -v wrk >/dev/null || missing+=(wrk)
+command -v curl >/dev/null || missing+=(curl)
+command -v redis-server >/dev/null || missing+=(redis-server)
+[ -x "$(pg_bin)/initdb" ] || missing+=(postgresql)
+if [ ${#missing[@]} -gt 0 ]; then
+    log "Installing ${missing[*]} with apt-get"
+    if [[ " ${missing[*]} " == *" postgresql "* ]] && [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+        # Only the throwaway cluster below: no system cluster left running after the install.
+        as_root mkdir -p /etc/postgresql-common
+        echo 'create_main_cluster = false' | as_root tee /etc/postgresql-common/createcluster.conf >/dev/null
+    fi
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+PG_BIN=$(pg_bin)
+[ -e "$("$PG_BIN/pg_config" --pkglibdir 2>/dev/null || echo "$PG_BIN/../lib")/pg_stat_statements.so" ] \
+    || { log "pg_stat_statements is not installed next to $PG_BIN (Debian: postgresql-contrib)"; exit 1; }
+
+jar=$(ls "$root"/sample-app/target/bloom-guard-sample-app-*.jar 2>/dev/null | grep -v '\.original$' | head -n 1 || true)
+if [ -z "$jar" ]; then
+    log "Building the sample application"
+    (cd "$root" && ./mvnw -q -B -pl sample-app -am -DskipTests package)
+    jar=$(ls "$root"/sample-app/target/bloom-guard-sample-app-*.jar | grep -v '\.original$' | head -n 1)
+fi
+
+mkdir -p "$OUT"
+stamp=$(date +%Y%m%d-%H%M%S)
+csv=$OUT/flood-$stamp.csv
+md=$OUT/flood-$stamp.md
+work=$(mktemp -d /tmp/bloom-guard-flood.XXXXXX)
+chmod 755 "$work"
+
+# --- cleanup -------------------------------------------------------------------------------------------------
+app_pid=
+redis_pid=
+pgdir=$work/postgres
+pgdata=$pgdir/data
+stop_app() {
+    if [ -n "$app_pid" ]; then
+        kill "$app_pid" 2>/dev/null || true
+        wait "$app_pid" 2>/dev/null || true
+        app_pid=
+    fi
+}
+cleanup() {
+    set +e
+    stop_app
+    if [ -n "$redis_pid" ]; then
+        kill "$redis_pid" 2>/dev/null
+        wait "$redis_pid" 2>/dev/null
+    fi
+    [ -f "$pgdata/postmaster.pid" ] && as_pg "$PG_BIN/pg_ctl" -D "$pgdata" -m immediate stop >/dev/null 2>&1
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- PostgreSQL ----------------------------------------------------------------------------------------------
+# PostgreSQL refuses to run as root: as root, the cluster runs as Debian's postgres user.
+as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+free_port() {
+    local port
+    while :; do
+        port=$((20000 + RANDOM % 30000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return
+        fi
+    done
+}
+
+mkdir -p "$pgdir"
+[ "$(id -u)" -eq 0 ] && chown postgres: "$pgdir"
+pg_port=$(free_port)
+log "PostgreSQL ($PG_BIN) on 127.0.0.1:$pg_port, in $pgdir"
+as_pg "$PG_BIN/initdb" -D "$pgdata" -U postgres -A trust -E UTF8 --no-locale -N >"$pgdir/initdb.log" 2>&1 \
+    || { cat "$pgdir/initdb.log" >&2; exit 1; }
+# A throwaway cluster: no durability. track_utility off: statements are the queries, not BEGIN / COMMIT / SET.
+as_pg "$PG_BIN/pg_ctl" -D "$pgdata" -l "$pgdir/server.log" -w -o "-c port=$pg_port -c listen_addresses=127.0.0.1 \
+    -c unix_socket_directories=$pgdir -c shared_preload_libraries=pg_stat_statements \
+    -c pg_stat_statements.track_utility=off -c shared_buffers=256MB -c fsync=off -c synchronous_commit=off \
+    -c full_page_writes=off" start >/dev/null || { cat "$pgdir/server.log" >&2; exit 1; }
+
+psql_as() { psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pg_port" -U postgres -d "$1" -c "$2"; }
+psql_as postgres "CREATE ROLE flood LOGIN PASSWORD 'flood'"
+psql_as postgres "CREATE DATABASE flood OWNER flood"
+psql_as flood "CREATE EXTENSION pg_stat_statements"
+
+clock_ticks=$(getconf CLK_TCK)
+# CPU ticks of the postmaster and its children; a backend that ended was added to the postmaster's cutime/cstime.
+pg_cpu_ticks() {
+    local postmaster
+    postmaster=$(head -n 1 "$pgdata/postmaster.pid")
+    cat /proc/[0-9]*/stat 2>/dev/null | awk -v pm="$postmaster" '
+        { pid = $1; rest = $0; sub(/^[0-9]+ \(.*\) /, "", rest); split(rest, f, " ")
+          # f[2] ppid, f[12] utime, f[13] stime, f[14] cutime, f[15] cstime
+          if (pid == pm) total += f[12] + f[13] + f[14] + f[15]
+          else if (f[2] == pm) total += f[12] + f[13] }
+        END { printf "%d\n", total }'
+}
+app_statements() {
+    psql_as flood "SELECT coalesce(sum(s.calls), 0) FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
+                   WHERE r.rolname = 'flood'"
+}
+
+# --- the application -----------------------------------------------------------------------------------------
+app_port=
+# Ready: runners done (bloom-guard's preload, then the sample's startup report with its own lookups, which must not
+# count in the first case) and the users filter loaded.
+app_ready() {
+    curl -fs "http://127.0.0.1:$app_port/actuator/health/readiness" 2>/dev/null | grep -q '"status":"UP"' \
+        && curl -fs "http://127.0.0.1:$app_port/actuator/bloomfilters/users" 2>/dev/null | grep -q '"state":"READY"'
+}
+
+# start_app NAME ARGS...: starts the sample and waits until it is ready; fails if it exits first.
+start_app() {
+    local name=$1
+    shift
+    app_port=$(free_port)
+    POSTGRES_URL="jdbc:postgresql://127.0.0.1:$pg_port/flood" POSTGRES_USER=flood POSTGRES_PASSWORD=flood \
+        java "-Xms$APP_HEAP" "-Xmx$APP_HEAP" -jar "$jar" "--server.port=$app_port" \
+        --management.endpoint.health.probes.enabled=true "$@" >"$OUT/app-$name.log" 2>&1 &
+    app_pid=$!
+    local deadline=$((SECONDS + 300))
+    until app_ready; do
+        if ! kill -0 "$app_pid" 2>/dev/null; then
+            wait "$app_pid" 2>/dev/null || true
+            app_pid=
+            return 1
+        fi
+        if [ $SECONDS -ge $deadline ]; then
+            log "The application ($name) was not ready within 300 s: $OUT/app-$name.log"
+            exit 1
+        fi
+        sleep 0.5
+    done
+}
+
+# warm_up_app: the path every case shares (Tomcat, Hibernate, the driver) compiled before the first case is measured.
+warm_up_app() {
+    if [ "$WARMUP" -gt 0 ]; then
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s "$lua" "http://127.0.0.1:$app_port/flood/unguarded/" \
+            -- existing "$rows" 3 >/dev/null
+    fi
+}
+
+# --- measuring -----------------------------------------------------------------------------------------------
+echo "case,load,duration_s,requests,requests_per_s,p50_ms,p99_ms,found_share,db_statements,db_statements_per_request,db_cpu_s,db_cpu_us_per_request,socket_errors,guard_rejected,guard_passed,guard_skipped" >"$csv"
+field() { sed -n "s/.*[[:space:]]$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
+# The users filter's rejected, passed and skipped counters (skipped: calls it did not decide, e.g. a Redis
+# check that timed out, which then reach the database).
+guard_counters() {
+    curl -fs "http://127.0.0.1:$app_port/actuator/bloomfilters/users" \
+        | sed -n 's/.*"rejected":\([0-9]*\),"passed":\([0-9]*\),"skipped":\([0-9]*\).*/\1 \2 \3/p' | head -n 1
+}
+
+# run_case CASE PATH LOAD: one warm-up (not measured), then DURATION seconds measured.
+run_case() {
+    local case_name=$1 path=$2 load=$3
+    local url="http://127.0.0.1:$app_port$path/" ids=existing
+    [ "$load" = flood ] && ids=absent
+    log "  $case_name, $load: ${WARMUP} s warm-up, ${DURATION} s measured"
+    if [ "$WARMUP" -gt 0 ]; then
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s "$lua" "$url" -- "$ids" "$rows" 7 >/dev/null
+    fi
+    psql_as flood "SELECT pg_stat_statements_reset()" >/dev/null
+    local ticks_before ticks_after statements result guard_before guard_after
+    guard_before=$(guard_counters)
+    ticks_before=$(pg_cpu_ticks)
+    result=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$lua" "$url" -- "$ids" "$rows" 42 \
+        | tee -a "$OUT/wrk-$stamp.log" | grep '^FLOOD_RESULT')
+    ticks_after=$(pg_cpu_ticks)
+    statements=$(app_statements)
+    guard_after=$(guard_counters)
+    awk -v c="$case_name" -v l="$load" -v n="$(field requests "$result")" -v s="$(field seconds "$result")" \
+        -v p50="$(field p50_us "$result")" -v p99="$(field p99_us "$result")" -v e="$(field http_errors "$result")" \
+        -v se="$(field socket_errors "$result")" -v st="$statements" -v t=$((ticks_after - ticks_before)) \
+        -v hz="$clock_ticks" -v gb="$guard_before" -v ga="$guard_after" 'BEGIN {
+            cpu = t / hz
+            split(gb, b, " "); split(ga, a, " ")
+            printf "%s,%s,%.1f,%d,%.1f,%.2f,%.2f,%.4f,%d,%.5f,%.2f,%.1f,%d,%d,%d,%d\n", c, l, s, n, n / s, p50 / 1000,
+                p99 / 1000, (n - e) / n, st, st / n, cpu, cpu * 1e6 / n, se, a[1] - b[1], a[2] - b[2], a[3] - b[3] }' >>"$csv"
+    if [ "$load" = ordinary ] && [ "$(field http_errors "$result")" != 0 ]; then
+        log "  WARNING: $case_name answered 404 for existing ids ($(field http_errors "$result") times)"
+    fi
+}
+
+# run_cases CASE PATH: both loads.
+run_cases() {
+    run_case "$1" "$2" flood
+    run_case "$1" "$2" ordinary
+}
+
+error_rate() {
+    curl -fs "http://127.0.0.1:$app_port/actuator/bloomfilters/users" | sed -n 's/.*"configuredErrorRate":\([0-9.eE-]*\).*/\1/p' | head -n 1
+}
+
+log "Sample application, filters local"
+start_app local --spring.profiles.active=postgres \
+    || { log "The application did not start: $OUT/app-local.log"; exit 1; }
+epsilon=$(error_rate)
+# The first start seeded the tables: every case reads them frozen (no hint bits left to set on first read) and
+# from shared buffers, not only the cases that happen to run later.
+psql_as flood "VACUUM (FREEZE, ANALYZE) users"
+psql_as flood "CREATE EXTENSION pg_prewarm"
+psql_as flood "SELECT pg_prewarm('users'), pg_prewarm('users_pkey')" >/dev/null
+warm_up_app
+run_cases unguarded /flood/unguarded
+run_cases "null caching" /flood/cached
+run_cases "guard local" /flood/guarded
+stop_app
+
+redis_port=$(free_port)
+log "redis-server on 127.0.0.1:$redis_port; sample application, filters in Redis"
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no >"$work/redis.log" 2>&1 &
+redis_pid=$!
+until [ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" = PONG ]; do
+    kill -0 "$redis_pid" 2>/dev/null || { cat "$work/redis.log" >&2; exit 1; }
+    sleep 0.2
+done
+export REDIS_HOST=127.0.0.1 REDIS_PORT=$redis_port
+start_app redis --spring.profiles.active=postgres,redis \
+    || { log "The application did not start: $OUT/app-redis.log"; exit 1; }
+warm_up_app
+run_cases "guard redis" /flood/guarded
+stop_app
+
+near_copy=bloom-guard.filters.users.redis.near-copy
+log "Sample application, filters in Redis with a near copy"
+if start_app redis-near-copy --spring.profiles.active=postgres,redis "--$near_copy=true"; then
+    warm_up_app
+    run_cases "guard redis + near copy" /flood/guarded
+    stop_app
+else
+    reason=$(grep -m 1 -i 'near-copy\|near_copy' "$OUT/app-redis-near-copy.log" | cut -c 1-200 || true)
+    log "  skipped: the application refuses $near_copy=true (${reason:-see $OUT/app-redis-near-copy.log})"
+    echo "guard redis + near copy,skipped,,,,,,,,,,,,,," >>"$csv"
+fi
+
+# --- report --------------------------------------------------------------------------------------------------
+awk -F, -v eps="$epsilon" -v duration="$DURATION" -v threads="$THREADS" -v connections="$CONNECTIONS" '
+    NR == 1 { next }
+    $2 == "skipped" { skipped[++ns] = $1; next }
+    { row[++n] = $0; rps[$1 "," $2] = $5; spr[$1 "," $2] = $10; cases[$1] = 1 }
+    function ratio_line(load, c, target,   r) {
+        if (!((c "," load) in rps) || rps["unguarded," load] == 0) return
+        r = rps[c "," load] / rps["unguarded," load]
+        printf "- %s, %s: %.2f× the unguarded requests/s (target ≥ %s×: %s)\n", load, c, r, target,
+            (r >= target) ? "met" : "**not met**"
+    }
+    END {
+        printf "Sample application on PostgreSQL (%d users), wrk %d threads / %d connections, %d s per case; ", 1000000, threads, connections, duration
+        printf "filters: ε = %s, sized for 10⁶ keys.\n\n", eps
+        print "| case | load | requests/s | p50 ms | p99 ms | found | DB statements / request | DB CPU, % of a core | DB CPU µs / request | undecided by the guard |"
+        print "|---|---|---|---|---|---|---|---|---|---|"
+        for (i = 1; i <= n; i++) {
+            split(row[i], f, ",")
+            undecided = (f[1] ~ /^guard/) ? sprintf("%.2f%%", f[16] * 100 / f[4]) : "—"
+            printf "| %s | %s | %.0f | %.2f | %.2f | %.1f%% | %.4f | %.0f | %.1f | %s |\n", f[1], f[2], f[5], f[6], f[7],
+                f[8] * 100, f[10], f[11] * 100 / f[3], f[12], undecided
+        }
+        for (i = 1; i <= ns; i++) printf "| %s | skipped: the application does not accept it yet | | | | | | | | |\n", skipped[i]
+        print ""
+        for (c in cases) if (c ~ /^guard/) guarded[++ng] = c
+        for (i = 1; i <= ng; i++) for (j = i + 1; j <= ng; j++) if (guarded[j] < guarded[i]) { t = guarded[i]; guarded[i] = guarded[j]; guarded[j] = t }
+        for (i = 1; i <= ng; i++) {
+            ratio_line("flood", guarded[i], 5)
+            s = spr[guarded[i] ",flood"]
+            printf "- flood, %s: %.4f DB statements per request (target ≤ 1.3·ε = %.4f: %s)\n", guarded[i], s,
+                1.3 * eps, (s <= 1.3 * eps) ? "met" : "**not met**"
+        }
+        for (i = 1; i <= ng; i++) ratio_line("ordinary", guarded[i], 0.95)
+    }' "$csv" | tee "$md"
+log ""
+log "Written: $md, $csv (wrk output: $OUT/wrk-$stamp.log, application logs: $OUT/app-*.log)"

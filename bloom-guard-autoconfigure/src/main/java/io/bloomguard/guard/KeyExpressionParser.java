@@ -1,0 +1,192 @@
+package io.bloomguard.guard;
+
+import io.bloomguard.core.KeyCanonicalizer;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.ResolvableType;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelCompilerMode;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.ast.BeanReference;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns the {@code key} of an annotation into the {@link KeyExpression} its method computes keys with, once, at
+ * startup, after checking that it can work: that it parses, names only parameters of the method (and
+ * {@code #result}, in a put), reaches no bean, and yields keys of a type with a canonical key form.
+ *
+ * <p>A key that is a parameter or the result as it is skips SpEL. Any other expression is compiled by SpEL in its
+ * {@linkplain SpelCompilerMode#MIXED mixed} mode: once it has run often enough to know its types. Not
+ * {@code IMMEDIATE}, which fails every later call whose argument is of another class than the first call's (an
+ * interface-typed parameter, a {@code null}), where the mixed mode falls back to interpreting it.
+ */
+final class KeyExpressionParser {
+
+    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+    /**
+     * The key of {@code annotated}, from {@code expression} ({@code ""}: the method's single parameter).
+     *
+     * @param put whether the key is put (it may then use {@code #result}, and be a collection or array of keys)
+     *            rather than checked
+     * @throws InvalidBloomAnnotationException when the expression cannot work
+     */
+    KeyExpression parse(String expression, boolean put, AnnotatedMethod annotated) {
+        Method method = annotated.method();
+        int parameterCount = method.getParameterCount();
+        if (expression.isBlank()) {
+            if (parameterCount != 1) {
+                throw annotated.invalid(
+                        "no key expression, and the method has " + parameterCount + " parameters instead of one",
+                        "Say which value is the key, e.g. key = \"#p0\" or key = \"#tenant + ':' + #id\"");
+            }
+            checkParameterKeyType(0, put, annotated);
+            return KeyExpression.argument(0);
+        }
+        ClassLoader classLoader = (method.getDeclaringClass().getClassLoader() != null)
+                ? method.getDeclaringClass().getClassLoader() : ClassUtils.getDefaultClassLoader();
+        SpelExpression parsed;
+        try {
+            parsed = (SpelExpression) new SpelExpressionParser(
+                    new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader)).parseExpression(expression);
+        }
+        catch (ParseException ex) {
+            throw annotated.invalid("key expression does not parse: " + ex.getMessage(),
+                    "Write a SpEL expression over the parameters, e.g. key = \"#id\"", ex);
+        }
+        String[] names = parameterNames.getParameterNames(method);
+        Map<String, Integer> parameters = KeyEvaluationContext.parameterVariables(names, parameterCount);
+        List<String> variables = new ArrayList<>();
+        collectVariables(parsed.getAST(), variables);
+        if (containsBeanReference(parsed.getAST())) {
+            // Spring's cache annotations resolve @name; these expressions have no bean resolver, so every call
+            // would fail to compute its key.
+            throw annotated.invalid(
+                    "key expression refers to a bean (@name), which bloom-guard key expressions cannot reach",
+                    "Compute the key from the parameters, e.g. key = \"#tenant + ':' + #id\", or pass the value in");
+        }
+        boolean usesResult = false;
+        for (String variable : variables) {
+            if (variable.equals("root")) {
+                throw annotated.invalid("key expression uses #root, which here is not Spring Cache's root object"
+                        + " (#root.args, #root.method do not exist)", "Name the parameters instead: #p0, #p1, … or their names");
+            }
+            if (variable.equals("result")) {
+                if (!put) {
+                    throw annotated.invalid("#result is only known after the method ran, too late to guard it",
+                            "Compute the key from the parameters");
+                }
+                usesResult = true;
+            }
+            else if (!parameters.containsKey(variable) && !variable.equals("this")) {
+                throw annotated.invalid("key expression names #" + variable + ", which is not a parameter of the method"
+                        + (names == null ? " (parameter names are not compiled in)" : "; parameters: " + String.join(", ", names)),
+                        names == null
+                                ? "Use #p0, #p1, … or compile with -parameters (Spring Boot's Maven and Gradle plugins do)"
+                                : "Use one of the parameter names, #p0, #p1, …" + (put ? " or #result" : ""));
+            }
+        }
+        boolean keyIsOneVariable = parsed.getAST() instanceof VariableReference && variables.size() == 1;
+        if (keyIsOneVariable && parameters.containsKey(variables.get(0)) && !usesResult) {
+            int index = parameters.get(variables.get(0));
+            checkParameterKeyType(index, put, annotated);
+            return KeyExpression.argument(index);
+        }
+        if (usesResult) {
+            checkResultKeyType(keyIsOneVariable, annotated);
+            if (keyIsOneVariable) {
+                return KeyExpression.result();
+            }
+        }
+        // A guard's key over a null argument is no key: SpEL would make "acme:" + null the text "acme:null", which
+        // no record has, while the query finds the rows whose column IS NULL. (A put's key is merely useless then.)
+        int[] nullMeansNoKey = put ? new int[0] : variables.stream().filter(parameters::containsKey)
+                .mapToInt(parameters::get).distinct().toArray();
+        return KeyExpression.spel(parsed, parameters, KeyEvaluationContext.tools(classLoader), usesResult, nullMeansNoKey);
+    }
+
+    /** A key that is a parameter as it is must have a type with a canonical form (or one that may hold it). */
+    private static void checkParameterKeyType(int index, boolean put, AnnotatedMethod annotated) {
+        ResolvableType parameter = annotated.parameterType(index);
+        Class<?> type = parameter.resolve(annotated.method().getParameterTypes()[index]);
+        String what = "the key is the parameter";
+        if (put && (type.isArray() || Iterable.class.isAssignableFrom(type))) {
+            what = "the keys are the elements of the parameter";
+            // A put takes a collection or array of keys, one key per element (a guard checks one key).
+            ResolvableType element = type.isArray() ? parameter.getComponentType() : parameter.as(Iterable.class).getGeneric(0);
+            type = ClassUtils.resolvePrimitiveIfNecessary(element.resolve(Object.class));
+        }
+        if (!KeyCanonicalizer.isSupportedType(type) && !KeyCanonicalizer.mayHoldSupportedType(type)) {
+            throw annotated.invalid(what + " of type " + type.getTypeName() + ", which has no canonical key form",
+                    "Pass a whole number, String, UUID or enum, or add key = \"...\" that yields one (e.g. \"#p0.id\")");
+        }
+    }
+
+    /**
+     * A key read from the result needs a result that holds it once the method returns, or a promise bloom-guard
+     * can watch deliver it ({@link DeferredPuts}); {@code keyIsResult} when the expression is {@code #result}
+     * itself, which must then be a key, or keys.
+     */
+    private static void checkResultKeyType(boolean keyIsResult, AnnotatedMethod annotated) {
+        ResolvableType returned = annotated.returnType();
+        Class<?> type = annotated.returnClass();
+        if (type == void.class || type == Void.class) {
+            throw annotated.invalid("the key uses #result, but the method returns nothing",
+                    "Return the saved entity or its key, or compute the key from the parameters");
+        }
+        String what = "the method's result";
+        DeferredPuts.Kind kind = DeferredPuts.kindOf(type);
+        if (kind == DeferredPuts.Kind.UNWATCHABLE) {
+            throw annotated.invalid("the key uses #result, which would be the " + type.getSimpleName()
+                            + " itself, and bloom-guard cannot watch a " + type.getSimpleName() + " for the value it delivers",
+                    "Return a CompletableFuture, a Mono or a Flux (#result is then its value), or compute the key from"
+                            + " the parameters");
+        }
+        if (kind.deferred()) {
+            // Mono<T>, Flux<T>, CompletionStage<T>, CompletableFuture<T>: #result is a T.
+            String promise = type.getSimpleName();
+            type = returned.getGeneric(0).resolve(Object.class);
+            what = (kind == DeferredPuts.Kind.FLUX) ? "each element of the Flux" : "the value of the " + promise;
+            if (type == Void.class) {
+                throw annotated.invalid("the key uses #result, but the method's " + promise + "<Void> delivers no value",
+                        "Deliver the saved entity or its key, or compute the key from the parameters");
+            }
+        }
+        if (keyIsResult && !KeyCanonicalizer.isSupportedType(type) && !KeyCanonicalizer.mayHoldSupportedType(type)
+                && !Iterable.class.isAssignableFrom(type) && !type.isArray()) {
+            throw annotated.invalid("the key is " + what + ", of type " + type.getTypeName()
+                    + ", which has no canonical key form", "Name the key inside the result, e.g. key = \"#result.id\"");
+        }
+    }
+
+    private static boolean containsBeanReference(SpelNode node) {
+        if (node instanceof BeanReference) {
+            return true;
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            if (containsBeanReference(node.getChild(i))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void collectVariables(SpelNode node, List<String> into) {
+        if (node instanceof VariableReference) {
+            into.add(node.toStringAST().substring(1));
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            collectVariables(node.getChild(i), into);
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.bloomguard.redis;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Sets keys' bits in Redis: one {@link RedisScripts#ADD} per shard ({@link RedisCounterScripts#ADD}, which increments
+ * counters, for a counting filter), all sent before any reply is awaited, into the live generation and, while one is
+ * being built, into the next one too, so that the swap loses none. A script that
+ * finds the generations changed since this instance last looked writes nothing; the writer reads the stored state
+ * again and retries those keys, up to {@value #WRITE_ATTEMPTS} attempts. The keys are set in the
+ * {@link RedisNearCopy} of the live generation as they are sent, so that this instance answers them at once.
+ *
+ * <p>Usage: {@code Written written = writer.write(keys); if (!written.unwritten().isEmpty()) ...}
+ */
+final class RedisBitWriter {
+
+    private static final int WRITE_ATTEMPTS = 3;
+
+    private final RedisFilterKeys keys;
+    private final RedisStoredState state;
+    private final RedisFilterCommands commands;
+    private final RedisNearCopy nearCopy;
+
+    RedisBitWriter(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands,
+            RedisNearCopy nearCopy) {
+        this.keys = keys;
+        this.state = state;
+        this.commands = commands;
+        this.nearCopy = nearCopy;
+    }
+
+    /**
+     * Writes the keys.
+     *
+     * @throws RedisUnavailableException when Redis does not take them (some may be written)
+     */
+    Written write(List<Object> toWrite) {
+        List<Object> remaining = toWrite;
+        long changed = 0;
+        List<Object> unwritten = new ArrayList<>();
+        for (int attempt = 1; ; attempt++) {
+            RedisFilterView current = state.view();
+            if (current.live == null && current.next == null) {
+                unwritten.addAll(remaining);
+                return new Written(changed, unwritten);
+            }
+            Map<Integer, RedisShardWrite> writes = new LinkedHashMap<>();
+            for (Object key : remaining) {
+                if (current.live != null) {
+                    RedisFilterIdentity.KeyBits located = current.live.locate(key);
+                    writes.computeIfAbsent(located.shard(), this::shardWrite).addLive(key, located.offsets());
+                }
+                if (current.next != null) {
+                    RedisFilterIdentity.KeyBits located = current.next.locate(key);
+                    writes.computeIfAbsent(located.shard(), this::shardWrite).addNext(key, located.offsets());
+                }
+            }
+            // Before Redis has them: a local bit only ever lets a call through (see RedisNearCopy), and this
+            // instance's next check of the key needs no round trip.
+            nearCopy.learnKeys(current, remaining);
+            Map<RedisShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
+            LuaScript add = RedisCounterScripts.addFor(current);
+            for (RedisShardWrite shardWrite : writes.values()) {
+                replies.put(shardWrite, commands.send(port -> port.eval(add,
+                        shardWrite.keys(current), shardWrite.args(current))));
+            }
+            // A list, not a set: a counting filter counts a key put twice in one batch twice.
+            List<Object> retry = new ArrayList<>();
+            for (Map.Entry<RedisShardWrite, CompletableFuture<Object>> reply : replies.entrySet()) {
+                long answer = (Long) commands.await(reply.getValue());
+                if (answer == -2) {
+                    retry.addAll(reply.getKey().allKeys());
+                }
+                else if (answer == -1) {
+                    unwritten.addAll(reply.getKey().allKeys());
+                    state.bitmapMissing(current);
+                }
+                else {
+                    changed += answer;
+                }
+            }
+            if (retry.isEmpty()) {
+                return new Written(changed, unwritten);
+            }
+            if (attempt == WRITE_ATTEMPTS) {
+                unwritten.addAll(retry);
+                return new Written(changed, unwritten);
+            }
+            state.refresh(); // a generation started or was swapped since this instance last looked
+            remaining = new ArrayList<>(retry);
+        }
+    }
+
+    private RedisShardWrite shardWrite(int shard) {
+        return new RedisShardWrite(shard, keys);
+    }
+
+    /**
+     * What a write did.
+     *
+     * @param changed   keys that changed a bitmap: certainly new
+     * @param unwritten keys not written: no bitmap to write them to, or the generations kept changing
+     */
+    record Written(long changed, List<Object> unwritten) {
+    }
+}

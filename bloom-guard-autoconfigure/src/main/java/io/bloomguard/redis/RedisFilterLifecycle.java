@@ -1,0 +1,181 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.SharedBloomFilter.StartOutcome;
+import io.bloomguard.core.SharedFilterStatus;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One filter's life on this instance: it joins the shared filter (checks its access, reads the stored state, loads
+ * it or follows the loader), then maintains it every refresh interval on the backend's thread (reads the stored
+ * state, has the near copy follow it, reads the fill, delivers what it owes Redis, rebuilds it when it is gone or
+ * stale), and at close makes the last attempt to deliver. It also says what the filter's {@link #status()} is, from
+ * all of that.
+ *
+ * <p>Usage: {@code StartOutcome outcome = lifecycle.join(feed); ... lifecycle.maintain(); ... lifecycle.close(last);}
+ */
+final class RedisFilterLifecycle {
+
+    /** The filter's own log, whatever part of it speaks: where users set its level. */
+    private static final Log logger = LogFactory.getLog(RedisBloomFilter.class);
+
+    private final String name;
+    private final Duration refreshInterval;
+    private final RedisAccessState access;
+    private final RedisAccessCheck accessCheck;
+    private final RedisFilterCommands commands;
+    private final RedisStoredState state;
+    private final RedisNearCopy nearCopy;
+    private final RedisOutageBuffer outage;
+    private final RedisFilterLoader loader;
+    private final RedisFillEstimate fill;
+    private final ScheduledExecutorService scheduler;
+    /** Has the recovery probe call {@link #maintain()} as soon as Redis answers again. */
+    private final Runnable waitForRedis;
+    private volatile @Nullable ScheduledFuture<?> maintenance;
+    /** Set when the start could not reach Redis: until it has, the filter is {@code UNREACHABLE}. */
+    private volatile boolean unreachableAtStart;
+
+    RedisFilterLifecycle(String name, Duration refreshInterval, RedisAccessState access, RedisAccessCheck accessCheck,
+            RedisFilterCommands commands, RedisStoredState state, RedisNearCopy nearCopy, RedisOutageBuffer outage,
+            RedisFilterLoader loader, RedisFillEstimate fill, ScheduledExecutorService scheduler,
+            Runnable waitForRedis) {
+        this.name = name;
+        this.refreshInterval = refreshInterval;
+        this.access = access;
+        this.accessCheck = accessCheck;
+        this.commands = commands;
+        this.state = state;
+        this.nearCopy = nearCopy;
+        this.outage = outage;
+        this.loader = loader;
+        this.fill = fill;
+        this.scheduler = scheduler;
+        this.waitForRedis = waitForRedis;
+    }
+
+    /** Joins the shared filter: with a key source this instance may load it, without one it only follows. */
+    StartOutcome join(@Nullable KeyFeed keys) {
+        loader.join(keys);
+        try {
+            verifyAccess();
+            state.refresh();
+            StartOutcome outcome = switch (state.view().status) {
+                case READY -> StartOutcome.ALREADY_LOADED;
+                case MISMATCHED -> StartOutcome.MISMATCHED;
+                default -> (keys != null) ? loader.loadAtStart() : waitForALoader();
+            };
+            nearCopy.follow(state.view()); // starts reading the copy now, not one refresh interval later
+            return outcome;
+        }
+        catch (RedisAccessDeniedException ex) {
+            return StartOutcome.ACCESS_DENIED; // logged, with what to fix, by the access state
+        }
+        catch (RedisUnavailableException ex) {
+            access.failed(ex); // the outage this filter is in: its end is logged
+            unreachableAtStart = true;
+            logger.error("Filter '" + name + "' cannot reach Redis at startup (" + ex.getMessage() + "): it is"
+                    + " UNREACHABLE, passes calls through, and holds the application's readiness at REFUSING_TRAFFIC"
+                    + " until it has joined the shared filter; it keeps trying every " + refreshInterval
+                    + ". Check that Redis (every node, for a cluster) is running and reachable from this host at"
+                    + " spring.data.redis.host/port (or url, sentinel.nodes, cluster.nodes)");
+            return StartOutcome.UNREACHABLE;
+        }
+        finally {
+            scheduleMaintenance();
+        }
+    }
+
+    private StartOutcome waitForALoader() {
+        logger.warn("Filter '" + name + "' is not loaded in Redis, and this instance has no key source for it, so it"
+                + " will not load it (it could only load it empty): calls pass through until an instance with a key"
+                + " source has loaded it. If the filter is meant to start empty and be filled by puts alone, declare"
+                + " a BloomKeySource for it that yields no keys");
+        return StartOutcome.WAITING_FOR_A_LOADER;
+    }
+
+    private void scheduleMaintenance() {
+        long every = refreshInterval.toMillis();
+        try {
+            maintenance = scheduler.scheduleWithFixedDelay(this::maintain, every, every, TimeUnit.MILLISECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // The backend was closed while this filter was starting (the application is shutting down).
+            logger.debug("Filter '" + name + "': not scheduling maintenance, the backend is closed");
+        }
+    }
+
+    /** Reads the stored state, replays buffered adds, and (re)builds the filter when it is gone or stale. */
+    void maintain() {
+        if (outage.closed()) {
+            return;
+        }
+        try {
+            if (access.unverified()) {
+                verifyAccess(); // throws while Redis refuses a command
+            }
+            state.refresh();
+            nearCopy.follow(state.view());
+            fill.refreshIfDue();
+            outage.deliver();
+            loader.buildIfNeeded();
+        }
+        catch (RedisAccessDeniedException ex) {
+            logger.debug("Filter '" + name + "': Redis still refuses access", ex);
+        }
+        catch (RedisUnavailableException ex) {
+            if (!outage.owesNothing()) {
+                waitForRedis.run();
+            }
+            logger.debug("Filter '" + name + "': Redis unavailable during maintenance", ex);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Filter '" + name + "': maintenance failed", ex);
+        }
+    }
+
+    /** Runs the {@link RedisAccessCheck}; throws {@link RedisAccessDeniedException} while Redis refuses a command. */
+    private void verifyAccess() {
+        // Past the breaker, within one command timeout: a breaker opened by the refusals would hold the check back.
+        accessCheck.verify(commands.pastBreaker());
+    }
+
+    /** See {@link RedisBloomFilter#status()}. */
+    SharedFilterStatus status() {
+        if (access.denied() != null) {
+            return SharedFilterStatus.ACCESS_DENIED;
+        }
+        RedisFilterView view = state.view();
+        if (unreachableAtStart && view == RedisFilterView.NOT_STARTED) {
+            return SharedFilterStatus.UNREACHABLE;
+        }
+        if (view.status == SharedFilterStatus.READY && outage.incomplete()) {
+            return SharedFilterStatus.STALE;
+        }
+        return view.status;
+    }
+
+    /**
+     * Stops the maintenance, then makes the last attempt to deliver what the filter owes Redis, within
+     * {@code lastAttempt}; closing again does nothing. See {@link RedisBloomFilter#close()}.
+     */
+    void close(RedisCommands lastAttempt) {
+        if (!outage.close()) {
+            return;
+        }
+        ScheduledFuture<?> task = maintenance;
+        if (task != null) {
+            task.cancel(false);
+        }
+        nearCopy.close();
+        commands.within(lastAttempt, outage::deliverOwed);
+    }
+}

@@ -1,0 +1,291 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.BlockedBloomLayout;
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.SharedFilterDetails;
+import io.bloomguard.local.LocalBloomFilter;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * This instance's copy of the live generation's bits: a key the copy holds is answered "might contain" with no round
+ * trip; a key it lacks is checked in Redis exactly as without a copy. The copy never decides a rejection.
+ *
+ * <p>Why it cannot cause a false negative: within one build of a generation, bits are only ever set, so every bit
+ * of the copy is set in Redis too, and the copy only ever says "present". A copy that lags behind Redis lacks bits,
+ * which costs a round trip and nothing else. The one bit that may be set here first is an add's own (see
+ * {@link #learnKeys}): set before Redis has it, or even if Redis never takes it, it lets calls for that key
+ * through, which is what a failed add does anyway (the filter is not trusted until the add is delivered).
+ *
+ * <p>How it keeps up with Redis:
+ * <ul>
+ * <li>when this instance sees another build go live (at its refresh), the copy of the old one is dropped at once
+ * (its bits may hold keys the rebuild left out) and the new one is read whole in the background, in chunks of
+ * {@value #CHUNK_WORDS} words (1 MiB); until that read is done, checks go to Redis;</li>
+ * <li>the 64-byte block every check reads from Redis is merged in, and a key a batch check finds in Redis is set,
+ * so a key added by another instance costs this one a single round trip, the first time it is checked here;</li>
+ * <li>keys this instance adds are set as they are sent;</li>
+ * <li>the whole bitmap is read again every {@value #REFRESHES_PER_READ} refresh intervals (10 minutes by default):
+ * a filter's size in bytes per period, per instance, for keys added elsewhere and not checked here yet.</li>
+ * </ul>
+ *
+ * <p>Usage: {@code if (nearCopy.holds(view, key)) return true; ...; nearCopy.learnBlock(view, block, bytes);}
+ */
+final class RedisNearCopy {
+
+    /** The filter's own log, whatever part of it speaks: where users set its level. */
+    private static final Log logger = LogFactory.getLog(RedisBloomFilter.class);
+
+    /** Refresh intervals between two whole reads of a build the copy already holds. */
+    static final int REFRESHES_PER_READ = 600;
+
+    /** Words per {@code GETRANGE} of a whole read: 1 MiB, short enough not to hold up Redis's other clients. */
+    static final int CHUNK_WORDS = 1 << 17;
+
+    private static final int BLOCK_WORDS = BlockedBloomLayout.BLOCK_WORDS;
+
+    private final boolean enabled;
+    private final String name;
+    private final FilterSizing sizing;
+    private final RedisFilterIdentity configured;
+    private final RedisFilterCommands commands;
+    private final Executor reads;
+    private final long readEveryNanos;
+    /** The copy of the build this instance last saw go live; {@code null} while there is none, or when off. */
+    private volatile @Nullable Copy copy;
+    private volatile boolean closed;
+    private final AtomicBoolean reading = new AtomicBoolean();
+    private final LongAdder answeredHere = new LongAdder();
+    private final LongAdder sentToRedis = new LongAdder();
+
+    /**
+     * @param enabled    whether the filter keeps a copy; when not, every method does nothing and no copy is held
+     * @param configured the shape this instance is configured for: a copy is held only of a live generation of that
+     *                   shape, the one the startup heap check counted
+     * @param reads      where whole reads run, away from the maintenance thread the backend's filters share
+     */
+    RedisNearCopy(boolean enabled, String name, FilterSizing sizing, RedisFilterIdentity configured,
+            RedisFilterCommands commands, Executor reads, Duration refreshInterval) {
+        if (enabled && sizing.blockCount() > LocalBloomFilter.MAX_BLOCKS) {
+            throw new IllegalArgumentException("Filter '" + name + "': a near copy is held in the heap, which takes"
+                    + " at most " + LocalBloomFilter.MAX_BLOCKS + " blocks (16 GiB); " + sizing + " needs "
+                    + sizing.blockCount());
+        }
+        this.enabled = enabled;
+        this.name = name;
+        this.sizing = sizing;
+        this.configured = configured;
+        this.commands = commands;
+        this.reads = reads;
+        this.readEveryNanos = refreshInterval.multipliedBy(REFRESHES_PER_READ).toNanos();
+    }
+
+    /**
+     * Whether the copy holds {@code key} for the build {@code view} shows live: then it "might be contained", with no
+     * round trip. {@code false} sends the check to Redis, as does a copy still being read or of another build.
+     */
+    boolean holds(RedisFilterView view, Object key) {
+        if (!enabled) {
+            return false;
+        }
+        Copy current = answeringFor(view);
+        if (current != null && current.bits.mightContain(key)) {
+            answeredHere.increment();
+            return true;
+        }
+        sentToRedis.increment();
+        return false;
+    }
+
+    /** {@link #holds} for each key; all {@code false} while the copy does not answer for {@code view}. */
+    boolean[] holdsAll(RedisFilterView view, List<?> keys) {
+        if (!enabled) {
+            return new boolean[keys.size()];
+        }
+        Copy current = answeringFor(view);
+        if (current == null) {
+            sentToRedis.add(keys.size());
+            return new boolean[keys.size()];
+        }
+        boolean[] held = current.bits.mightContainAll(keys);
+        long here = 0;
+        for (boolean hit : held) {
+            here += hit ? 1 : 0;
+        }
+        answeredHere.add(here);
+        sentToRedis.add(keys.size() - here);
+        return held;
+    }
+
+    /** Merges block {@code block} (numbered across all shards) as a check read it from the bitmap of {@code view}. */
+    void learnBlock(RedisFilterView view, long block, byte[] bytes) {
+        Copy current = following(view);
+        if (current != null) {
+            long[] words = new long[BLOCK_WORDS];
+            RedisBitmapCodec.fromRedisBytes(bytes, words, 0);
+            current.bits.mergeWords(Math.toIntExact(block * BLOCK_WORDS), words, BLOCK_WORDS);
+        }
+    }
+
+    /**
+     * Sets the bits of keys that Redis holds for {@code view}'s build, or that this instance is adding to it: set
+     * before Redis has them, they only let calls for those keys through (see the class comment).
+     */
+    void learnKeys(RedisFilterView view, Iterable<?> keys) {
+        Copy current = following(view);
+        if (current != null) {
+            for (Object key : keys) {
+                current.bits.put(key);
+            }
+        }
+    }
+
+    /**
+     * For the maintenance task, after each refresh of {@code view}: starts a copy of a build that went live (dropping
+     * the old one), or reads the held one again when it is due.
+     */
+    void follow(RedisFilterView view) {
+        if (!enabled || closed) {
+            return;
+        }
+        RedisFilterIdentity live = view.live;
+        Copy current = copy;
+        if (live == null || view.liveBuild == null || !live.sameShape(configured)) {
+            copy = null; // nothing live, or a shape this instance did not size its heap for (MISMATCHED)
+            return;
+        }
+        if (current == null || !current.follows(view)) {
+            copy = null; // unreachable before the new one is allocated: the heap holds one copy, not two
+            current = new Copy(view, LocalBloomFilter.create(live.sizing(sizing), live.seed()));
+            copy = current; // before the read: adds and blocks checked meanwhile go in too
+        }
+        if (System.nanoTime() - current.nextRead >= 0) {
+            startRead(view, current);
+        }
+    }
+
+    /** Drops the copy: the filter is closed. */
+    void close() {
+        closed = true;
+        copy = null;
+    }
+
+    /** What the endpoint shows; {@code null} when the filter keeps no copy. */
+    SharedFilterDetails.@Nullable NearCopy details() {
+        if (!enabled) {
+            return null;
+        }
+        Copy current = copy;
+        return new SharedFilterDetails.NearCopy(
+                (current != null) ? current.identity.fingerprintWithoutSeed() + "#" + current.buildNumber : null,
+                current != null && current.answering, (current != null) ? current.lastRead : null,
+                answeredHere.sum(), sentToRedis.sum());
+    }
+
+    private @Nullable Copy answeringFor(RedisFilterView view) {
+        Copy current = copy;
+        return (current != null && current.answering && current.follows(view)) ? current : null;
+    }
+
+    /** The copy of {@code view}'s build, read whole yet or not. */
+    private @Nullable Copy following(RedisFilterView view) {
+        Copy current = copy;
+        return (current != null && current.follows(view)) ? current : null;
+    }
+
+    private void startRead(RedisFilterView view, Copy target) {
+        if (!reading.compareAndSet(false, true)) {
+            return; // one read at a time; a read of an older build stops at its next chunk
+        }
+        try {
+            reads.execute(() -> {
+                try {
+                    read(view, target);
+                }
+                finally {
+                    reading.set(false);
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            reading.set(false); // the backend is closing
+        }
+    }
+
+    /** Reads the bitmaps of {@code view}'s build whole into {@code target}, a chunk at a time. */
+    private void read(RedisFilterView view, Copy target) {
+        long start = System.nanoTime();
+        RedisFilterIdentity live = target.identity;
+        long[] words = new long[(int) Math.min(CHUNK_WORDS, live.blocksPerShard() * BLOCK_WORDS)];
+        long bytesRead = 0;
+        try {
+            for (int shard = 0; shard < live.shards(); shard++) {
+                String bitmap = view.liveKeys[shard];
+                int firstWord = Math.toIntExact(live.firstBlockOf(shard) * BLOCK_WORDS);
+                int shardWords = Math.toIntExact(live.blocksIn(shard) * BLOCK_WORDS);
+                for (int done = 0; done < shardWords; done += words.length) {
+                    if (copy != target) {
+                        return; // another build went live, or the filter closed
+                    }
+                    int count = Math.min(words.length, shardWords - done);
+                    long from = (long) done * 8;
+                    byte[] bytes = commands.call(port -> port.getRange(bitmap, from, from + count * 8L - 1));
+                    if (bytes.length != count * 8) {
+                        return; // the bitmap is gone: the next refresh sees it
+                    }
+                    RedisBitmapCodec.fromRedisBytes(bytes, words, 0);
+                    target.bits.mergeWords(firstWord + done, words, count);
+                    bytesRead += bytes.length;
+                }
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Filter '" + name + "': reading the near copy failed; trying again at the next refresh", ex);
+            return;
+        }
+        boolean first = !target.answering;
+        target.lastRead = Instant.now();
+        target.nextRead = System.nanoTime() + readEveryNanos;
+        target.answering = true;
+        if (first) {
+            logger.info("Filter '" + name + "': near copy of " + live.fingerprintWithoutSeed() + "#"
+                    + target.buildNumber + " read (" + bytesRead / 1024 + " KiB in "
+                    + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms); keys it holds are answered"
+                    + " here from now on");
+        }
+    }
+
+    /** The copy of one build of the live generation. */
+    private static final class Copy {
+
+        final RedisFilterIdentity identity;
+        final String build;
+        final String buildNumber;
+        final LocalBloomFilter bits;
+        /** Set once it was read whole: from then on it answers. */
+        volatile boolean answering;
+        volatile @Nullable Instant lastRead;
+        volatile long nextRead = System.nanoTime();
+
+        Copy(RedisFilterView view, LocalBloomFilter bits) {
+            this.identity = view.live;
+            this.build = view.liveBuild;
+            this.buildNumber = build.substring(0, Math.max(0, build.indexOf('@')));
+            this.bits = bits;
+        }
+
+        /** Whether it is a copy of the build {@code view} shows live. */
+        boolean follows(RedisFilterView view) {
+            return build.equals(view.liveBuild) && identity.equals(view.live);
+        }
+    }
+}

@@ -1,0 +1,296 @@
+package io.bloomguard.redis;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Adds on their way to Redis, and what this instance owes it when they cannot get there: an add is written at once;
+ * one that cannot be (Redis does not answer, no bitmap yet) is buffered in {@link PendingAdds} and replayed by the
+ * maintenance task, and a loss (adds dropped past the buffer's bound, a key that could not be computed) is covered
+ * by a {@linkplain RedisStaleMarks stale mark} for every instance. While any of it is owed this instance does not
+ * reject with the filter. Once closed, nothing replays a buffer: {@link #deliverOwed()} is the last attempt, and
+ * adds from then on are written at once or covered by a stale mark.
+ *
+ * <p>Usage: {@code outage.putAll(keys); ... outage.deliver(); ... if (outage.close()) outage.deliverOwed();}
+ */
+final class RedisOutageBuffer {
+
+    /** The filter's own log, whatever part of it speaks: where users set its level. */
+    private static final Log logger = LogFactory.getLog(RedisBloomFilter.class);
+
+    private static final int REPLAY_BATCH = 10_000;
+
+    private final String name;
+    private final UnwritableAdds unwritableAdds;
+    private final PendingAdds pending;
+    private final RedisStaleMarks marks;
+    private final RedisStoredState state;
+    private final RedisBitWriter writer;
+    private final RedisFilterCommands commands;
+    private final RedisAccessState access;
+    /** Has the recovery probe call for delivery as soon as Redis answers again. */
+    private final Runnable waitForRedis;
+    /** Set once by {@link #close()}: nothing replays buffered adds from then on. */
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    RedisOutageBuffer(String name, UnwritableAdds unwritableAdds, PendingAdds pending, RedisStaleMarks marks,
+            RedisStoredState state, RedisBitWriter writer, RedisFilterCommands commands, RedisAccessState access,
+            Runnable waitForRedis) {
+        this.name = name;
+        this.unwritableAdds = unwritableAdds;
+        this.pending = pending;
+        this.marks = marks;
+        this.state = state;
+        this.writer = writer;
+        this.commands = commands;
+        this.access = access;
+        this.waitForRedis = waitForRedis;
+    }
+
+    /** See {@link RedisBloomFilter#putAll}. */
+    long putAll(Iterable<?> added) {
+        List<Object> list = new ArrayList<>();
+        added.forEach(list::add);
+        if (list.isEmpty()) {
+            return 0;
+        }
+        if (closed.get()) {
+            return commands.lastAttempt(() -> putAfterClose(list));
+        }
+        RedisAccessDeniedException denied = access.denied();
+        if (denied != null) {
+            // Not buffered: no replay would reach Redis until its configuration is fixed, and meanwhile the other
+            // instances would reject these records. The caller learns it now.
+            throw denied.again();
+        }
+        if (state.view() == RedisFilterView.NOT_STARTED && unwritableAdds == UnwritableAdds.BUFFER) {
+            buffer(list);
+            return list.size();
+        }
+        try {
+            if (state.view() == RedisFilterView.NOT_STARTED) {
+                state.refresh(); // FAIL: the key must reach Redis now, so learn where it goes
+            }
+            RedisBitWriter.Written result = writer.write(list);
+            if (!result.unwritten().isEmpty()) {
+                buffer(result.unwritten()); // no bitmap to write to (no instance rejects with it) or churn: replayed
+            }
+            return result.changed() + result.unwritten().size();
+        }
+        catch (RedisUnavailableException ex) {
+            if (unwritableAdds == UnwritableAdds.FAIL) {
+                throw new RedisUnavailableException("Filter '" + name + "' could not write " + adds(list.size())
+                        + " to Redis (" + ex.getMessage() + "), and on-add-failure is fail: the write must not"
+                        + " succeed without its key", ex);
+            }
+            buffer(list);
+            waitForRedis.run();
+            logger.debug("Filter '" + name + "': buffered " + list.size() + " adds while Redis is unavailable", ex);
+            return list.size();
+        }
+    }
+
+    private void buffer(List<Object> keys) {
+        pending.addAll(keys);
+        if (closed.get()) {
+            // Closed while this put ran: the last attempt may have looked at the buffer before these keys were in.
+            commands.lastAttempt(this::deliverOwed);
+        }
+    }
+
+    /** Runs as a last attempt of its own: nothing would replay a buffer. */
+    private long putAfterClose(List<Object> keys) {
+        String why;
+        try {
+            RedisFilterView current = state.view();
+            if (current.live == null && current.next == null) {
+                state.refresh();
+            }
+            RedisBitWriter.Written result = writer.write(keys);
+            if (result.unwritten().isEmpty()) {
+                return result.changed();
+            }
+            why = "no bitmap in Redis to write them to";
+        }
+        catch (RedisUnavailableException ex) {
+            why = ex.getMessage();
+        }
+        try {
+            marks.send("an instance could not write " + adds(keys.size()) + " put after it closed");
+        }
+        catch (RedisUnavailableException ex) {
+            throw new RedisUnavailableException("Filter '" + name + "' is closed, and Redis took neither the "
+                    + adds(keys.size()) + " put after it closed (" + why + ") nor a stale mark (" + ex.getMessage()
+                    + "): they are not in the filter", ex);
+        }
+        logger.warn("Filter '" + name + "' is closed and could not write " + adds(keys.size()) + " put after it"
+                + " closed (" + why + "); marked the filter stale in Redis instead, so that no instance rejects with it"
+                + " until it has been rebuilt from its key source");
+        return keys.size();
+    }
+
+    /** See {@link RedisBloomFilter#markIncomplete}. */
+    void markIncomplete(String reason) {
+        marks.owe(reason);
+        if (access.denied() != null && !closed.get()) {
+            return; // owed until Redis allows it; the refusal is logged once, not once per lost key
+        }
+        if (closed.get()) {
+            // Nothing will send it later: one last attempt.
+            try {
+                commands.lastAttempt(this::sendOwedStaleMark);
+            }
+            catch (RedisUnavailableException ex) {
+                logger.error("Filter '" + name + "' misses a key, and this instance, closed already, could not mark it"
+                        + " stale in Redis (" + ex.getMessage() + "): the other instances may reject its record until"
+                        + " the filter is rebuilt");
+            }
+            return;
+        }
+        try {
+            sendOwedStaleMark();
+        }
+        catch (RedisUnavailableException ex) {
+            waitForRedis.run();
+            logger.warn("Filter '" + name + "' misses a key, but Redis is unavailable (" + ex.getMessage() + "): this"
+                    + " instance does not reject with it meanwhile, and marks it stale in Redis, for every instance,"
+                    + " once Redis answers again");
+        }
+    }
+
+    /**
+     * Sends an owed stale mark and replays buffered adds.
+     *
+     * @throws RedisUnavailableException when Redis does not take them: they stay owed
+     */
+    void deliver() {
+        sendOwedStaleMark();
+        replayPending();
+    }
+
+    private void sendOwedStaleMark() {
+        RedisStaleMarks.Owed owed = marks.owed();
+        if (owed == null) {
+            return;
+        }
+        marks.send(owed.reason());
+        state.refresh(); // before the owed mark is let go: until this view shows the mark, status() must show it
+        marks.delivered(owed); // a key lost meanwhile is owed still: its mark may come after a rebuild
+    }
+
+    private void replayPending() {
+        if (marks.unmarkedDrops()) {
+            // Keys were dropped since the last mark: nobody may trust the stored filter until it is rebuilt.
+            marks.send("adds lost by an instance while Redis was unavailable");
+            state.refresh();
+        }
+        while (!pending.isEmpty()) {
+            // The batch counts as pending (so the filter is not READY) until its script has run.
+            List<Object> batch = pending.drain(REPLAY_BATCH);
+            if (batch.isEmpty()) {
+                return;
+            }
+            RedisBitWriter.Written result;
+            try {
+                result = writer.write(batch);
+            }
+            catch (RuntimeException ex) {
+                pending.putBack(batch);
+                throw ex;
+            }
+            pending.written(batch.size() - result.unwritten().size());
+            if (!result.unwritten().isEmpty()) {
+                pending.putBack(result.unwritten());
+                return; // no bitmap to write to yet: the rebuild will take them
+            }
+            logger.info("Filter '" + name + "': replayed " + batch.size() + " adds that could not be written when made"
+                    + " (Redis unavailable, or no bitmap to write to)");
+        }
+    }
+
+    /** Stops the replays; {@code true} for the call that closed it. */
+    boolean close() {
+        return closed.compareAndSet(false, true);
+    }
+
+    boolean closed() {
+        return closed.get();
+    }
+
+    /**
+     * The last attempt of a closed filter, run {@linkplain RedisFilterCommands#within within} one: writes the buffered
+     * adds and sends an owed stale mark; marks the filter stale for what it could not write; logs what reached Redis
+     * neither way.
+     */
+    void deliverOwed() {
+        if (owesNothing()) {
+            return;
+        }
+        String failure = null;
+        try {
+            state.refresh();
+            deliver();
+        }
+        catch (RuntimeException ex) {
+            failure = ex.getMessage();
+        }
+        if (owesNothing()) {
+            return;
+        }
+        String owed = describeOwed();
+        String why = (failure != null) ? failure : "no bitmap in Redis to write them to";
+        try {
+            marks.send("an instance closed before it could write " + owed);
+            logger.warn("Filter '" + name + "': could not write " + owed + " to Redis before this instance closed ("
+                    + why + "); marked the filter stale in Redis instead, so that no instance rejects with it until"
+                    + " it has been rebuilt from its key source");
+        }
+        catch (RuntimeException ex) {
+            logger.error("Filter '" + name + "': lost " + owed + " when this instance closed: Redis took neither"
+                    + " them (" + why + ") nor a stale mark (" + ex.getMessage() + "). The other instances may reject"
+                    + " the records they belong to until the filter is rebuilt: once Redis is reachable, call"
+                    + " rebuild() on an instance with a key source");
+        }
+    }
+
+    /** Whether this instance owes Redis nothing: no buffered add, no unmarked drop, no stale mark. */
+    boolean owesNothing() {
+        return pending.isEmpty() && !marks.unmarkedDrops() && marks.owed() == null;
+    }
+
+    /**
+     * Whether this instance knows of keys the stored filter may lack: buffered adds, dropped adds no rebuild has made
+     * up for, or a stale mark it owes. It does not reject with the filter meanwhile.
+     */
+    boolean incomplete() {
+        return !pending.isEmpty() || pending.overflowed() || marks.owed() != null;
+    }
+
+    /** Adds waiting for replay. */
+    int pendingAdds() {
+        return pending.size();
+    }
+
+    private String describeOwed() {
+        List<String> parts = new ArrayList<>();
+        if (!pending.isEmpty()) {
+            parts.add(adds(pending.size()));
+        }
+        if (marks.unmarkedDrops()) {
+            parts.add(adds(marks.unmarkedDropCount()) + " dropped past pending-adds-limit");
+        }
+        RedisStaleMarks.Owed mark = marks.owed();
+        if (mark != null) {
+            parts.add("a stale mark (" + mark.reason() + ")");
+        }
+        return String.join(" and ", parts);
+    }
+
+    private static String adds(long count) {
+        return (count == 1) ? "1 add" : count + " adds";
+    }
+}

@@ -1,0 +1,159 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.SharedFilterDetails;
+import io.bloomguard.core.SharedFilterStatus;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What this instance last read of its filter in Redis, as one {@link RedisFilterView}: the metadata of shard 0, and
+ * whether the live generation's bitmaps all exist. {@link #refresh()} reads it again; a check or an add that finds a
+ * bitmap gone says so at once with {@link #bitmapMissing}. Each change of status is logged once.
+ *
+ * <p>Usage: {@code state.refresh(); RedisFilterIdentity live = state.view().live;}
+ */
+final class RedisStoredState {
+
+    /** The filter's own log, whatever part of it speaks: where users set its level. */
+    private static final Log logger = LogFactory.getLog(RedisBloomFilter.class);
+
+    private final String name;
+    private final FilterSizing sizing;
+    private final RedisFilterIdentity configured;
+    private final RedisFilterKeys keys;
+    private final RedisFilterCommands commands;
+    private final RedisStaleMarks marks;
+    private volatile RedisFilterView view = RedisFilterView.NOT_STARTED;
+
+    RedisStoredState(String name, FilterSizing sizing, RedisFilterIdentity configured, RedisFilterKeys keys,
+            RedisFilterCommands commands, RedisStaleMarks marks) {
+        this.name = name;
+        this.sizing = sizing;
+        this.configured = configured;
+        this.keys = keys;
+        this.commands = commands;
+        this.marks = marks;
+    }
+
+    /** The last view read: immutable, so that one check or add works with one view however the filter changes. */
+    RedisFilterView view() {
+        return view;
+    }
+
+    /** Reads the metadata of shard 0 and whether the live bitmaps exist. */
+    void refresh() {
+        // Taken before the read: a mark sent before it is in what it reads.
+        RedisStaleMarks.Sent mark = marks.lastSent();
+        Map<String, String> meta = commands.call(port -> port.hashGetAll(keys.meta(0)));
+        RedisFilterIdentity live = RedisFilterIdentity.parse(meta.get("live"));
+        RedisFilterIdentity next = RedisFilterIdentity.parse(meta.get("next"));
+        if (live != null && !live.readable()) {
+            live = null; // written by a version with another layout: this one can neither read nor add
+        }
+        if (next != null && !next.readable()) {
+            next = null;
+        }
+        String stale = meta.get("stale");
+        if (mark != null && stale == null && live != null) {
+            // Only a rebuild that began after the mark clears it (or the store was wiped and built again since):
+            // it read the key source after the adds the mark was for were lost, so they are in.
+            marks.madeUpFor(mark, mark.drops());
+        }
+        SharedFilterStatus status;
+        if (live != null && !allExist(live)) {
+            live = null;
+        }
+        if (live == null) {
+            status = (next != null) ? SharedFilterStatus.LOADING : SharedFilterStatus.MISSING;
+        }
+        else if (!live.sameShape(configured)) {
+            status = SharedFilterStatus.MISMATCHED;
+        }
+        else if (stale != null) {
+            status = SharedFilterStatus.STALE;
+        }
+        else {
+            status = SharedFilterStatus.READY;
+        }
+        RedisFilterView previous = view;
+        String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
+        RedisFilterView updated = new RedisFilterView(status, live, next, stale, liveBuild, keys);
+        view = updated;
+        reportChange(previous, updated, meta);
+    }
+
+    /**
+     * A command found the live bitmap gone (flushed, evicted or deleted) while this instance read {@code seen}: the
+     * filter is {@code MISSING} from now on, unless a refresh has read another view since.
+     */
+    void bitmapMissing(RedisFilterView seen) {
+        if (view == seen && seen.status == SharedFilterStatus.READY) {
+            RedisFilterView missing = seen.withStatus(SharedFilterStatus.MISSING, keys);
+            view = missing;
+            reportChange(seen, missing, Map.of());
+        }
+    }
+
+    /** What an operator may see of the stored filter, as last read: never the seed. */
+    SharedFilterDetails details(boolean checksBreakerOpen, boolean commandsBreakerOpen,
+            SharedFilterDetails.@Nullable NearCopy nearCopy) {
+        RedisFilterIdentity live = view.live;
+        List<String> liveKeys = new ArrayList<>();
+        if (live != null) {
+            for (int shard = 0; shard < live.shards(); shard++) {
+                liveKeys.add(keys.bitsWithoutSeed(shard, live));
+            }
+        }
+        return new SharedFilterDetails((live != null) ? live.fingerprintWithoutSeed() : null, liveKeys,
+                checksBreakerOpen, commandsBreakerOpen, configured.shards(), nearCopy);
+    }
+
+    private boolean allExist(RedisFilterIdentity live) {
+        List<CompletableFuture<Long>> replies = new ArrayList<>();
+        for (int shard = 0; shard < live.shards(); shard++) {
+            String bitmap = keys.bits(shard, live);
+            replies.add(commands.send(port -> port.exists(bitmap)));
+        }
+        boolean all = true;
+        for (CompletableFuture<Long> reply : replies) {
+            all &= commands.await(reply) == 1L;
+        }
+        return all;
+    }
+
+    private void reportChange(RedisFilterView previous, RedisFilterView updated, Map<String, String> meta) {
+        if (previous.status == updated.status) {
+            return;
+        }
+        switch (updated.status) {
+            case MISMATCHED -> logger.warn("Filter '" + name + "': the filter stored in Redis ("
+                    + String.valueOf(meta.get("live")).replaceFirst("\\.s-?[0-9a-f]+", ".s*") // never the seed
+                    + ", expected-size " + meta.get("expected-size") + ", error-rate " + meta.get("error-rate")
+                    + ") does not match this instance's configuration (" + configured.fingerprintWithoutSeed()
+                    + ", expected-size " + sizing.expectedSize() + ", error-rate " + sizing.errorRate()
+                    + "); calls pass through until it is rebuilt with this configuration");
+            case MISSING -> {
+                if (previous.status != SharedFilterStatus.NOT_STARTED) {
+                    logger.warn("Filter '" + name + "': its bitmap is gone from Redis (flushed, evicted or deleted);"
+                            + " calls pass through until it is rebuilt from its key source");
+                }
+            }
+            case STALE -> logger.warn("Filter '" + name + "' is marked stale in Redis (" + updated.storeStale
+                    + "); calls pass through until it is rebuilt");
+            case READY -> {
+                if (previous.status != SharedFilterStatus.NOT_STARTED) {
+                    logger.info("Filter '" + name + "' is ready (generation " + meta.get("generation") + ")");
+                }
+            }
+            default -> {
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.bloomguard.autoconfigure;
+
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.ScalableSizing;
+import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.local.LocalCountingFilter;
+import io.bloomguard.local.RebuildableLocalFilter;
+import io.bloomguard.local.ScalableLocalFilter;
+import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterType;
+import io.bloomguard.registry.GrowthPolicy;
+import io.bloomguard.registry.NamedBloomFilter;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code type} and {@code growth}: inherited and overridden as every filter property, and refused where not built. */
+class FilterTypeAndGrowthPropertiesTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(BloomGuardAutoConfiguration.class));
+
+    @Test
+    void aFilterIsAPlainBloomFilterThatRebuildsToGrowUnlessConfiguredOtherwise() {
+        runner.withPropertyValues("bloom-guard.filters.users.expected-size=1000").run(context -> {
+            NamedBloomFilter users = context.getBean(BloomFilterRegistry.class).get("users");
+            assertThat(users.spec().type()).isEqualTo(FilterType.BLOOM);
+            assertThat(users.spec().growth()).isEqualTo(GrowthPolicy.REBUILD);
+            assertThat(live(users)).isInstanceOf(LocalBloomFilter.class);
+        });
+    }
+
+    @Test
+    void typeAndGrowthAreInheritedAndOverridden() {
+        runner.withPropertyValues("bloom-guard.defaults.type=counting", "bloom-guard.defaults.growth=none",
+                "bloom-guard.filters.sessions.expected-size=1000",
+                "bloom-guard.filters.ids.expected-size=1000", "bloom-guard.filters.ids.type=bloom",
+                "bloom-guard.filters.ids.growth=scale").run(context -> {
+                    BloomFilterRegistry registry = context.getBean(BloomFilterRegistry.class);
+                    NamedBloomFilter sessions = registry.get("sessions");
+                    assertThat(sessions.spec().type()).isEqualTo(FilterType.COUNTING);
+                    assertThat(sessions.spec().growth()).isEqualTo(GrowthPolicy.NONE);
+                    assertThat(live(sessions)).isInstanceOf(LocalCountingFilter.class);
+                    assertThat(sessions.byteSize()).isEqualTo(4 * FilterSizing.of(1000, 0.01).byteSize());
+                    NamedBloomFilter ids = registry.get("ids");
+                    assertThat(ids.spec().type()).isEqualTo(FilterType.BLOOM);
+                    assertThat(ids.spec().growth()).isEqualTo(GrowthPolicy.SCALE);
+                    assertThat(live(ids)).isInstanceOf(ScalableLocalFilter.class);
+                    assertThat(ids.sizing()).isEqualTo(ScalableSizing.of(1000, 0.01).layer(0));
+                    assertThat(ids.capacity()).isEqualTo(1000);
+                });
+    }
+
+    @Test
+    void aScalableFilterOnRedisFailsStartupNamingTheProperty() {
+        assertInvalid("bloom-guard.filters.users.growth", "scale", "growth: scale is not supported on redis yet",
+                "bloom-guard.defaults.backend=redis", "bloom-guard.filters.users.growth=scale");
+    }
+
+    @Test
+    void aCountingFilterThatScalesFailsStartupSayingWhy() {
+        assertInvalid("bloom-guard.defaults.growth", "scale", "a counting filter cannot grow by layers",
+                "bloom-guard.defaults.growth=scale", "bloom-guard.filters.users.type=counting");
+    }
+
+    /** A counting filter needs four times the memory: the heap check counts it. */
+    @Test
+    void aCountingFilterTooLargeForTheHeapFailsStartup() {
+        long heap = Runtime.getRuntime().maxMemory();
+        long perMillion = FilterSizing.of(1_000_000, 0.01).byteSize();
+        long fitsAsBits = (long) (0.5 * heap / perMillion * 1_000_000); // half the heap as bits, twice it as counters
+        runner.withPropertyValues("bloom-guard.filters.users.expected-size=" + fitsAsBits,
+                "bloom-guard.filters.users.type=counting").run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("bloom-guard.filters.users.expected-size")
+                            .contains("more than the heap");
+                });
+    }
+
+    private void assertInvalid(String property, String value, String allowed, String... properties) {
+        runner.withPropertyValues(properties).run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+            assertThat(analysis).as("failure analysis").isNotNull();
+            assertThat(analysis.getDescription()).contains("Invalid value '" + value + "' for property " + property)
+                    .contains(allowed);
+            assertThat(analysis.getAction()).contains("Update " + property);
+        });
+    }
+
+    private static Object live(NamedBloomFilter filter) {
+        return ((RebuildableLocalFilter) filter.backend()).live();
+    }
+}

@@ -1,0 +1,88 @@
+package io.bloomguard.autoconfigure;
+
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.registry.FilterSpec;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code bloom-guard.filters.<name>.redis.near-copy}: bound per filter, and counted in the startup heap check. */
+class NearCopyPropertyTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(BloomGuardAutoConfiguration.class));
+
+    @Test
+    void aRedisFilterKeepsANearCopyWhenAskedAndALocalOneIgnoresIt() {
+        BloomGuardProperties properties = new Binder(new MapConfigurationPropertySource(Map.of(
+                "bloom-guard.filters.users.backend", "redis",
+                "bloom-guard.filters.users.redis.near-copy", "true",
+                "bloom-guard.filters.orders.backend", "redis",
+                "bloom-guard.filters.items.redis.near-copy", "true")))
+                .bind("bloom-guard", BloomGuardProperties.class).get();
+        List<FilterSpec> specs = FilterSpecResolver.resolve(properties);
+        assertThat(specs).filteredOn(spec -> spec.name().equals("users")).singleElement()
+                .extracting(FilterSpec::redisNearCopy).isEqualTo(true);
+        assertThat(specs).filteredOn(spec -> spec.name().equals("orders")).singleElement()
+                .as("off unless asked for").extracting(FilterSpec::redisNearCopy).isEqualTo(false);
+        assertThat(specs).filteredOn(spec -> spec.name().equals("items")).singleElement()
+                .as("a local filter").extracting(FilterSpec::redisNearCopy).isEqualTo(false);
+    }
+
+    @Test
+    void aRedisFilterWhoseNearCopyAndRebuildDoNotFitTheHeapTogetherFailsStartup() {
+        // About 60% of the heap: alone it fits, with its near copy beside a rebuild it needs 120%.
+        long heap = Runtime.getRuntime().maxMemory();
+        long expectedSize = (long) (0.6 * heap / FilterSizing.of(1_000_000, 0.01).byteSize() * 1_000_000);
+        runner.withPropertyValues("bloom-guard.filters.users.backend=redis",
+                "bloom-guard.filters.users.expected-size=" + expectedSize,
+                "bloom-guard.filters.users.redis.near-copy=true").run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription())
+                            .contains("for property bloom-guard.filters.users.expected-size")
+                            .contains("twice (its near copy, and the bits of a rebuild)")
+                            .contains("turn redis.near-copy off");
+                });
+    }
+
+    @Test
+    void nearCopiesCountWithTheLocalFiltersInTheHeapTheyShare() {
+        // Each about 35% of the heap: a local filter and two near copies stay, and a redis filter is built beside them.
+        long heap = Runtime.getRuntime().maxMemory();
+        long expectedSize = (long) (0.35 * heap / FilterSizing.of(1_000_000, 0.01).byteSize() * 1_000_000);
+        long each = FilterSizing.of(expectedSize, 0.01).byteSize() >> 20;
+        runner.withPropertyValues("bloom-guard.filters.a.expected-size=" + expectedSize,
+                "bloom-guard.filters.b.expected-size=" + expectedSize, "bloom-guard.filters.b.backend=redis",
+                "bloom-guard.filters.b.redis.near-copy=true").run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("for property bloom-guard.filters")
+                            .contains("the local filters a (" + each + " MiB) and the near copies of b (" + each
+                                    + " MiB) and the largest redis filter while it is built, b (" + each + " MiB), need ")
+                            .contains("MiB together, more than the heap")
+                            .contains("turn a redis.near-copy off");
+                });
+    }
+
+    @Test
+    void aNearCopyLargerThanAJavaArrayFailsStartup() {
+        runner.withPropertyValues("bloom-guard.filters.users.backend=redis",
+                "bloom-guard.filters.users.expected-size=20000000000",
+                "bloom-guard.filters.users.redis.near-copy=true").run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription())
+                            .contains("Invalid value 'true' for property bloom-guard.filters.users.redis.near-copy")
+                            .contains("at most 16 GiB");
+                });
+    }
+}
