@@ -7,6 +7,7 @@ import io.bloomguard.redis.RedisBloomFilter;
 import io.bloomguard.redis.RedisBreakerSettings;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.redis.UnwritableAdds;
+import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
