@@ -4,6 +4,7 @@ import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -103,6 +104,12 @@ final class RedisCommands {
         catch (ExecutionException ex) {
             failed();
             throw outcomes.failed(unavailable(ex.getCause(), wait));
+        }
+        catch (CancellationException ex) {
+            // Lettuce cancels the commands in flight when their connection is closed or reset, as a killed
+            // server's is: as much a failure as an error reply, never an exception of its own for the caller.
+            failed();
+            throw outcomes.failed(unavailable(ex, wait));
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
