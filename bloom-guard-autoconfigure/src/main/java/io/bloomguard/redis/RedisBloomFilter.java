@@ -4,6 +4,7 @@ import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
 import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
@@ -80,7 +81,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         PendingAdds pending = new PendingAdds(settings.pendingAddsLimit());
         RedisStaleMarks marks = new RedisStaleMarks(keys, commands, pending);
         this.state = new RedisStoredState(name, sizing, configured, keys, commands, marks);
-        this.nearCopy = new RedisNearCopy(nearCopy, name, sizing, configured, commands, backend.builders(),
+        this.nearCopy = new RedisNearCopy(nearCopy, name, sizing, commands, backend.builders(),
                 settings.refreshInterval());
         this.reader = new RedisBitReader(state, commands, this.nearCopy);
         this.removal = new RedisCounterRemoval(keys, state, commands);
@@ -149,6 +150,19 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         return loader.rebuild();
     }
 
+    /**
+     * Rebuilds it from the key source sized for {@code expectedSize} keys at the same error rate, as
+     * {@code growth: rebuild} does once it is nearly full. Every instance configured for this filter recognises the
+     * larger generation by its metadata and uses it; later rebuilds keep that size.
+     *
+     * @throws IllegalArgumentException    when a filter of that size cannot be built
+     * @throws RebuildInProgressException as {@link #rebuild()}
+     */
+    @Override
+    public long rebuild(long expectedSize) {
+        return loader.rebuild(expectedSize);
+    }
+
     @Override
     public void onBuilt(BuildListener listener) {
         loader.onBuilt(listener);
@@ -166,11 +180,12 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     /** The stored bits with their size and seed, for a local filter or another store. */
     public FilterSnapshot exportSnapshot() {
-        RedisFilterIdentity live = state.view().live;
+        RedisFilterView view = state.view();
+        RedisFilterIdentity live = view.live;
         if (live == null) {
             throw new IllegalStateException("Filter '" + name + "' has no complete bitmap in Redis (" + status() + ")");
         }
-        return loader.export(live);
+        return loader.export(live, (view.liveSizing != null) ? view.liveSizing : live.sizing(sizing));
     }
 
     @Override
@@ -290,22 +305,24 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     @Override
     public long bitSize() {
-        return sizing.bitSize();
+        return sizing().bitSize();
     }
 
     @Override
     public long byteSize() {
-        return configured.blockCount() * configured.bytesPerBlock();
+        return sizing().blockCount() * configured.bytesPerBlock();
     }
 
     @Override
     public int hashCount() {
-        return sizing.hashCount();
+        return sizing().hashCount();
     }
 
+    /** The live generation's size (the configured one, or the one it grew to) once known; until then the configured. */
     @Override
     public FilterSizing sizing() {
-        return sizing;
+        FilterSizing live = state.view().liveSizing;
+        return (live != null) ? live : sizing;
     }
 
     /** Seed of the stored filter once known; until then the seed this instance would create it with. */

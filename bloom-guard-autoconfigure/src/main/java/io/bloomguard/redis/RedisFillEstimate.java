@@ -53,7 +53,7 @@ final class RedisFillEstimate {
             setBits += live.counting() ? Math.max(0, RedisCounters.nonZero(commands::call, bitmap,
                     live.blocksIn(shard) * live.bytesPerBlock())) : commands.call(port -> port.bitCount(bitmap));
         }
-        FilterSizing stored = live.sizing(sizing);
+        FilterSizing stored = (current.liveSizing != null) ? current.liveSizing : live.sizing(sizing);
         double estimate = stored.estimateKeys(setBits);
         long count = Double.isInfinite(estimate) ? Long.MAX_VALUE : Math.round(estimate);
         double fpp = Double.isInfinite(estimate) ? 1.0 : stored.falsePositiveProbability(estimate);

@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
 import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.SharedBloomFilter.BuildListener;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
@@ -102,6 +103,29 @@ final class RedisFilterLoader {
 
     /** See {@link RedisBloomFilter#rebuild()}. */
     long rebuild() {
+        lockForRebuild();
+        return buildHoldingLock("rebuild", configuredTarget(state.view()), this::readKeySource);
+    }
+
+    /**
+     * See {@link RedisBloomFilter#rebuild(long)}: the new generation is sized for {@code expectedSize} keys at the
+     * configured error rate, on as many shards as configured (more if one Redis string would not hold a shard), with
+     * the stored seed. Its metadata records that size, which tells the other instances it is this filter grown.
+     */
+    long rebuild(long expectedSize) {
+        if (expectedSize <= sizing.expectedSize()) {
+            return rebuild(); // never smaller than configured: the other instances would not recognise it
+        }
+        FilterSizing grown = FilterSizing.of(expectedSize, sizing.errorRate());
+        lockForRebuild();
+        RedisFilterIdentity live = state.view().live;
+        int seed = (live != null) ? live.seed() : configured.seed();
+        Target target = new Target(RedisFilterIdentity.of(grown, seed, configured.shards(), configured.counting()),
+                grown);
+        return buildHoldingLock("growth", target, this::readKeySource);
+    }
+
+    private void lockForRebuild() {
         if (!joined) {
             throw new IllegalStateException("Filter '" + name + "' has not started yet (it is handed its key source"
                     + " when the application starts); rebuild it once it has");
@@ -112,10 +136,9 @@ final class RedisFilterLoader {
         }
         state.refresh();
         if (!lock.tryLock()) {
-            throw new IllegalStateException("Filter '" + name + "' is being loaded by another instance; try again when"
-                    + " it is done");
+            throw new RebuildInProgressException("Filter '" + name + "' is being loaded by another instance; try"
+                    + " again when it is done");
         }
-        return buildHoldingLock("rebuild", configuredTarget(state.view()), this::readKeySource);
     }
 
     /** See {@link RedisBloomFilter#importSnapshot}. */
@@ -123,20 +146,20 @@ final class RedisFilterLoader {
         refuseSnapshotsOfCounters();
         state.refresh();
         if (!lock.tryLock()) {
-            throw new IllegalStateException("Filter '" + name + "' is being loaded by another instance");
+            throw new RebuildInProgressException("Filter '" + name + "' is being loaded by another instance");
         }
-        RedisFilterIdentity target = RedisFilterIdentity.of(snapshot.sizing(), snapshot.seed(), configured.shards(),
-                false);
+        Target target = new Target(RedisFilterIdentity.of(snapshot.sizing(), snapshot.seed(), configured.shards(),
+                false), snapshot.sizing());
         // The snapshot's own words are uploaded: no second copy of a possibly large array.
         long[] words = snapshot.words();
         buildHoldingLock("import", target, unused -> new Built(snapshot.sizing(),
                 (from, into, count) -> System.arraycopy(words, from, into, 0, count), 0));
     }
 
-    /** The bits of generation {@code live} with their size and seed. */
-    FilterSnapshot export(RedisFilterIdentity live) {
+    /** The bits of generation {@code live}, of size {@code liveSizing}, with their size and seed. */
+    FilterSnapshot export(RedisFilterIdentity live, FilterSizing liveSizing) {
         refuseSnapshotsOfCounters();
-        return new FilterSnapshot(live.layoutVersion(), live.sizing(sizing), live.seed(), generations.download(live));
+        return new FilterSnapshot(live.layoutVersion(), liveSizing, live.seed(), generations.download(live));
     }
 
     /** Snapshots hold bits: a counting filter moves between backends by a rebuild from its key source. */
@@ -195,41 +218,45 @@ final class RedisFilterLoader {
         return needed;
     }
 
-    /** The configured shape, keeping the stored seed when the stored filter (or a build under way) has that shape. */
-    private RedisFilterIdentity configuredTarget(RedisFilterView current) {
-        if (current.live != null && current.live.sameShape(configured)) {
-            return current.live;
+    /**
+     * The stored filter's shape when this instance can use it (the configured one, or the one it grew to: a rebuild
+     * keeps the size a filter grew to), else the configured shape, keeping the stored seed when a build under way has
+     * that shape.
+     */
+    private Target configuredTarget(RedisFilterView current) {
+        if (current.live != null && current.liveSizing != null) {
+            return new Target(current.live, current.liveSizing);
         }
         if (current.next != null && current.next.sameShape(configured)) {
-            return current.next;
+            return new Target(current.next, current.next.sizing(sizing));
         }
-        return configured;
+        return new Target(configured, sizing);
     }
 
     /** Reads the key source into a local bit (or counter) array of the target's size and seed. */
-    private Built readKeySource(RedisFilterIdentity target) {
+    private Built readKeySource(Target target) {
         KeyFeed source = feed;
         if (source == null) {
             throw new IllegalStateException("Filter '" + name + "' has no key source on this instance");
         }
-        if (target.counting()) {
-            LocalCountingFilter counters = LocalCountingFilter.create(target.sizing(sizing), target.seed());
+        if (target.identity.counting()) {
+            LocalCountingFilter counters = LocalCountingFilter.create(target.sizing, target.identity.seed());
             long keys = source.feed(counters::putAll);
             return new Built(counters.sizing(), counters::copyCounterWords, keys);
         }
-        LocalBloomFilter bits = LocalBloomFilter.create(target.sizing(sizing), target.seed());
+        LocalBloomFilter bits = LocalBloomFilter.create(target.sizing, target.identity.seed());
         long keys = source.feed(bits::putAll);
         return new Built(bits.sizing(), bits::copyWords, keys);
     }
 
     /**
-     * Builds generation {@code target} while holding the lock: announces it (from then on every add reaches
+     * Builds generation {@code goal} while holding the lock: announces it (from then on every add reaches
      * it), waits the grace period, builds the bits in this JVM (from the key source, or a snapshot), uploads
      * them and swaps them in, shard 0 last so that instances see the new generation only once every shard has
      * it. At {@link #STARTUP} the building and upload wait for those of the backend's other filters.
      */
-    private long buildHoldingLock(String reason, RedisFilterIdentity target,
-            Function<RedisFilterIdentity, Built> build) {
+    private long buildHoldingLock(String reason, Target goal, Function<Target, Built> build) {
+        RedisFilterIdentity target = goal.identity;
         building.set(true);
         long renewEvery = Math.max(1, settings.lockTtl().toMillis() / 3);
         ScheduledFuture<?> renewal = backend.scheduler().scheduleWithFixedDelay(lock::renew, renewEvery, renewEvery,
@@ -255,7 +282,7 @@ final class RedisFilterLoader {
             Built built;
             long[] uploadedBits;
             try {
-                built = build.apply(target);
+                built = build.apply(goal);
                 uploadedBits = generations.upload(target, built.words);
             }
             finally {
@@ -306,6 +333,10 @@ final class RedisFilterLoader {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted", ex);
         }
+    }
+
+    /** A generation to build: where its bits go, and the size (keys at the error rate) they are built for. */
+    private record Target(RedisFilterIdentity identity, FilterSizing sizing) {
     }
 
     /**

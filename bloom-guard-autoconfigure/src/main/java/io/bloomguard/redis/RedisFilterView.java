@@ -1,20 +1,28 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedFilterStatus;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What an instance last read of a stored filter: its status, the live generation (set only when every shard's
- * bitmap existed) and which build of it is live, the generation being built, and why the store is marked stale.
+ * bitmap existed) and which build of it is live, the size it holds keys at when this instance can use it, the
+ * generation being built, and why the store is marked stale.
  * Immutable: a check reads one view throughout, however the filter changes meanwhile.
  */
 final class RedisFilterView {
 
     static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, null,
-            null, null);
+            null, null, null);
 
     final SharedFilterStatus status;
     final @Nullable RedisFilterIdentity live;
+    /**
+     * The live generation's size, with the keys it holds at the error rate: the configured size, or the larger one it
+     * grew to ({@code growth: rebuild}). {@code null} when there is no live generation, or one of another shape
+     * ({@code MISMATCHED}).
+     */
+    final @Nullable FilterSizing liveSizing;
     final @Nullable RedisFilterIdentity next;
     final @Nullable String storeStale;
     /**
@@ -25,10 +33,12 @@ final class RedisFilterView {
     /** Names of the live bitmaps, one per shard: computed once rather than per check. */
     final String[] liveKeys;
 
-    RedisFilterView(SharedFilterStatus status, @Nullable RedisFilterIdentity live, @Nullable RedisFilterIdentity next,
-            @Nullable String storeStale, @Nullable String liveBuild, @Nullable RedisFilterKeys keys) {
+    RedisFilterView(SharedFilterStatus status, @Nullable RedisFilterIdentity live, @Nullable FilterSizing liveSizing,
+            @Nullable RedisFilterIdentity next, @Nullable String storeStale, @Nullable String liveBuild,
+            @Nullable RedisFilterKeys keys) {
         this.status = status;
         this.live = live;
+        this.liveSizing = (live != null) ? liveSizing : null;
         this.next = next;
         this.storeStale = storeStale;
         this.liveBuild = (live != null) ? liveBuild : null;
@@ -40,6 +50,6 @@ final class RedisFilterView {
 
     /** The same view with another status. */
     RedisFilterView withStatus(SharedFilterStatus changed, RedisFilterKeys keys) {
-        return new RedisFilterView(changed, live, next, storeStale, liveBuild, keys);
+        return new RedisFilterView(changed, live, liveSizing, next, storeStale, liveBuild, keys);
     }
 }

@@ -55,8 +55,6 @@ final class RedisNearCopy {
 
     private final boolean enabled;
     private final String name;
-    private final FilterSizing sizing;
-    private final RedisFilterIdentity configured;
     private final RedisFilterCommands commands;
     private final Executor reads;
     private final long readEveryNanos;
@@ -69,12 +67,12 @@ final class RedisNearCopy {
 
     /**
      * @param enabled    whether the filter keeps a copy; when not, every method does nothing and no copy is held
-     * @param configured the shape this instance is configured for: a copy is held only of a live generation of that
-     *                   shape, the one the startup heap check counted
+     * @param sizing     the configured size, which the startup heap check counted; a copy is held of a live
+     *                   generation of that size, or of the size it grew to ({@code growth: rebuild})
      * @param reads      where whole reads run, away from the maintenance thread the backend's filters share
      */
-    RedisNearCopy(boolean enabled, String name, FilterSizing sizing, RedisFilterIdentity configured,
-            RedisFilterCommands commands, Executor reads, Duration refreshInterval) {
+    RedisNearCopy(boolean enabled, String name, FilterSizing sizing, RedisFilterCommands commands, Executor reads,
+            Duration refreshInterval) {
         if (enabled && sizing.blockCount() > LocalBloomFilter.MAX_BLOCKS) {
             throw new IllegalArgumentException("Filter '" + name + "': a near copy is held in the heap, which takes"
                     + " at most " + LocalBloomFilter.MAX_BLOCKS + " blocks (16 GiB); " + sizing + " needs "
@@ -82,8 +80,6 @@ final class RedisNearCopy {
         }
         this.enabled = enabled;
         this.name = name;
-        this.sizing = sizing;
-        this.configured = configured;
         this.commands = commands;
         this.reads = reads;
         this.readEveryNanos = refreshInterval.multipliedBy(REFRESHES_PER_READ).toNanos();
@@ -159,13 +155,16 @@ final class RedisNearCopy {
         }
         RedisFilterIdentity live = view.live;
         Copy current = copy;
-        if (live == null || view.liveBuild == null || !live.sameShape(configured)) {
-            copy = null; // nothing live, or a shape this instance did not size its heap for (MISMATCHED)
+        FilterSizing liveSizing = view.liveSizing;
+        if (live == null || view.liveBuild == null || liveSizing == null
+                || liveSizing.blockCount() > LocalBloomFilter.MAX_BLOCKS) {
+            // Nothing live, a shape this instance cannot use (MISMATCHED), or one grown past what a heap holds.
+            copy = null;
             return;
         }
         if (current == null || !current.follows(view)) {
             copy = null; // unreachable before the new one is allocated: the heap holds one copy, not two
-            current = new Copy(view, LocalBloomFilter.create(live.sizing(sizing), live.seed()));
+            current = new Copy(view, LocalBloomFilter.create(liveSizing, live.seed()));
             copy = current; // before the read: adds and blocks checked meanwhile go in too
         }
         if (System.nanoTime() - current.nextRead >= 0) {

@@ -31,6 +31,8 @@ final class RedisStoredState {
     private final RedisFilterCommands commands;
     private final RedisStaleMarks marks;
     private volatile RedisFilterView view = RedisFilterView.NOT_STARTED;
+    /** The last size a grown filter was found to have: worked out once, not at every refresh. */
+    private volatile @Nullable FilterSizing lastGrown;
 
     RedisStoredState(String name, FilterSizing sizing, RedisFilterIdentity configured, RedisFilterKeys keys,
             RedisFilterCommands commands, RedisStaleMarks marks) {
@@ -70,10 +72,12 @@ final class RedisStoredState {
         if (live != null && !allExist(live)) {
             live = null;
         }
+        FilterSizing liveSizing = (live != null) ? usableSizing(live, meta.get("expected-size"), meta.get("error-rate"))
+                : null;
         if (live == null) {
             status = (next != null) ? SharedFilterStatus.LOADING : SharedFilterStatus.MISSING;
         }
-        else if (!live.sameShape(configured)) {
+        else if (liveSizing == null) {
             status = SharedFilterStatus.MISMATCHED;
         }
         else if (stale != null) {
@@ -84,9 +88,47 @@ final class RedisStoredState {
         }
         RedisFilterView previous = view;
         String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
-        RedisFilterView updated = new RedisFilterView(status, live, next, stale, liveBuild, keys);
+        RedisFilterView updated = new RedisFilterView(status, live, liveSizing, next, stale, liveBuild, keys);
         view = updated;
         reportChange(previous, updated, meta);
+    }
+
+    /**
+     * The size {@code live} holds keys at, if this instance can use it: the configured shape, or the shape
+     * {@code growth: rebuild} gave it (sized for more keys at the configured error rate, on as many shards as
+     * configured). The metadata's expected size and error rate must give that shape exactly, so a filter stored with
+     * another configuration is still a mismatch. {@code null} when this instance cannot use it.
+     */
+    private @Nullable FilterSizing usableSizing(RedisFilterIdentity live, @Nullable String storedSize,
+            @Nullable String storedRate) {
+        if (live.sameShape(configured)) {
+            return live.sizing(sizing);
+        }
+        long capacity;
+        double errorRate;
+        try {
+            capacity = Long.parseLong(String.valueOf(storedSize));
+            errorRate = Double.parseDouble(String.valueOf(storedRate));
+        }
+        catch (NumberFormatException ex) {
+            return null;
+        }
+        if (capacity <= sizing.expectedSize() || errorRate != sizing.errorRate()) {
+            return null;
+        }
+        FilterSizing grown = lastGrown;
+        if (grown == null || grown.expectedSize() != capacity) {
+            try {
+                grown = FilterSizing.of(capacity, errorRate);
+            }
+            catch (IllegalArgumentException ex) {
+                return null;
+            }
+            lastGrown = grown;
+        }
+        RedisFilterIdentity grownShape = RedisFilterIdentity.of(grown, live.seed(), configured.shards(),
+                configured.counting());
+        return grownShape.sameShape(live) ? grown : null;
     }
 
     /**

@@ -1,5 +1,8 @@
 package io.bloomguard.registry;
 
+import io.bloomguard.core.CountingBlockLayout;
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.RebuildableBloomFilter;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -7,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 /**
  * {@code growth: rebuild}: once a filter's estimated keys reach {@value #THRESHOLD} of its capacity, it is rebuilt in
@@ -19,8 +23,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the keys: the filter then rebuilds again only once its keys have doubled again, so the key source is read once per
  * doubling; memory grows in step with the keys.
  *
- * <p>A filter with no key source (filled by puts alone) cannot be rebuilt without emptying it, and a shared filter
- * cannot change its size yet: either reports being over capacity instead, and the log says why once.
+ * <p>A shared filter grows the same way: the instance that sees it pass 90% on a put rebuilds it under the load lock,
+ * and every other instance recognises the larger generation by its metadata. An instance that finds another one
+ * building it leaves the growth to that one.
+ *
+ * <p>A filter with no key source (filled by puts alone) cannot be rebuilt without emptying it: it reports being over
+ * capacity instead, and the log says why once. Nor does it grow when the heap has no room for the larger filter beside
+ * the live one (a shared filter's bits are built in this JVM too): it says so, and tries again after a pause.
  */
 final class GrowthRebuilds {
 
@@ -36,7 +45,7 @@ final class GrowthRebuilds {
     private static final Duration RETRY_PAUSE = Duration.ofMinutes(1);
 
     private final NamedBloomFilter filter;
-    /** A local filter that can rebuild at another size; {@code null} for one that cannot. */
+    /** A filter that can rebuild at another size (local or shared); {@code null} for one that cannot. */
     private final @Nullable RebuildableBloomFilter backend;
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean warned = new AtomicBoolean();
@@ -45,9 +54,17 @@ final class GrowthRebuilds {
     /** Set once the filter cannot be built any larger. */
     private volatile boolean stopped;
 
+    /** Bytes of heap free now: {@link #heapFree()}, or what a test says. */
+    private final LongSupplier heapFree;
+
     GrowthRebuilds(NamedBloomFilter filter, @Nullable RebuildableBloomFilter backend) {
+        this(filter, backend, GrowthRebuilds::heapFree);
+    }
+
+    GrowthRebuilds(NamedBloomFilter filter, @Nullable RebuildableBloomFilter backend, LongSupplier heapFree) {
         this.filter = filter;
         this.backend = backend;
+        this.heapFree = heapFree;
     }
 
     /** Keys went in (a put that changed the filter, a load, a rebuild): starts a rebuild if one is due. */
@@ -64,8 +81,7 @@ final class GrowthRebuilds {
             if (warned.compareAndSet(false, true)) {
                 logger.warn("Filter '" + filter.name() + "' holds about " + elements + " keys, " + percent(elements,
                         capacity) + " of the " + capacity + " it is sized for, and growth: rebuild cannot rebuild it"
-                        + " larger: " + (backend == null ? "a " + filter.spec().backend().name().toLowerCase(
-                                java.util.Locale.ROOT) + " filter cannot grow yet"
+                        + " larger: " + (backend == null ? "it cannot be rebuilt"
                                 : "it has no key source (declare preload.sql or a BloomKeySource bean for it)")
                         + ". Past its capacity it reports being over capacity and lets more absent keys through than"
                         + " error-rate; raise expected-size");
@@ -89,24 +105,47 @@ final class GrowthRebuilds {
     private void grow() {
         long capacity = filter.capacity();
         long elements = filter.approximateElementCount();
-        long target = (elements > Long.MAX_VALUE / FACTOR) ? Long.MAX_VALUE : elements * FACTOR;
         try {
+            if (backend != null) {
+                // Read afresh: a shared filter's last estimate may be some refreshes old, and keys keep coming.
+                elements = Math.max(elements, backend.approximateElementCount());
+            }
+            long target = (elements > Long.MAX_VALUE / FACTOR) ? Long.MAX_VALUE : elements * FACTOR;
+            if (elements < THRESHOLD * capacity) {
+                return; // it grew meanwhile (another instance grew a shared filter)
+            }
+            long needed = bytesFor(target);
+            long free = heapFree.getAsLong();
+            if (needed > free) {
+                pause();
+                logger.warn("Filter '" + filter.name() + "' holds about " + elements + " keys, " + percent(elements,
+                        capacity) + " of the " + capacity + " it is sized for, and cannot grow now: a filter for "
+                        + target + " keys needs " + mebibytes(needed) + " MiB of heap beside the live one, and "
+                        + mebibytes(free) + " MiB are free. It tries again in " + RETRY_PAUSE.toSeconds() + " s;"
+                        + " give the JVM more memory, or raise expected-size");
+                return;
+            }
             long keys = filter.rebuildFor(target);
             retryAt = 0;
             logger.info("Filter '" + filter.name() + "' held about " + elements + " keys, " + percent(elements,
                     capacity) + " of the " + capacity + " it was sized for: rebuilt from its key source (" + keys
                     + " keys) for " + target + " keys");
         }
+        catch (RebuildInProgressException ex) {
+            pause(); // another instance is building the shared filter: when it is done, it may well be larger
+            logger.debug("Filter '" + filter.name() + "': another instance is building it; growth waits", ex);
+        }
         catch (RuntimeException ex) {
-            if (ex.getCause() instanceof IllegalArgumentException tooLarge) {
+            IllegalArgumentException tooLarge = (ex instanceof IllegalArgumentException own) ? own
+                    : (ex.getCause() instanceof IllegalArgumentException cause) ? cause : null;
+            if (tooLarge != null) {
                 stopped = true;
                 logger.warn("Filter '" + filter.name() + "' cannot grow past " + capacity + " keys (" + tooLarge
                         .getMessage() + "): it reports being over capacity, and lets more absent keys through than"
                         + " error-rate");
             }
             else {
-                long next = System.nanoTime() + RETRY_PAUSE.toNanos();
-                retryAt = (next == 0) ? 1 : next;
+                pause();
                 logger.warn("Filter '" + filter.name() + "' could not grow (" + ex.getMessage() + "); the first put"
                         + " after " + RETRY_PAUSE.toSeconds() + " s tries again");
             }
@@ -115,6 +154,30 @@ final class GrowthRebuilds {
             running.set(false);
         }
         keysAdded(); // keys came faster than the rebuild took them in
+    }
+
+    private void pause() {
+        long next = System.nanoTime() + RETRY_PAUSE.toNanos();
+        retryAt = (next == 0) ? 1 : next;
+    }
+
+    /** Bytes of a filter of this one's type and error rate, sized for {@code keys}. */
+    private long bytesFor(long keys) {
+        FilterSizing sizing = FilterSizing.of(keys, filter.spec().errorRate());
+        return (filter.spec().type() == FilterType.COUNTING) ? CountingBlockLayout.byteSize(sizing) : sizing.byteSize();
+    }
+
+    /**
+     * Heap not in use now, garbage not yet collected counted as used: a heap full of garbage may refuse a growth that
+     * would have fitted, which the next try after the pause takes.
+     */
+    private static long heapFree() {
+        Runtime runtime = Runtime.getRuntime();
+        return runtime.maxMemory() - (runtime.totalMemory() - runtime.freeMemory());
+    }
+
+    private static long mebibytes(long bytes) {
+        return bytes >> 20;
     }
 
     private static String percent(long part, long whole) {

@@ -54,7 +54,7 @@ public final class NamedBloomFilter implements BloomFilter {
         this.recovery = (backend instanceof RebuildableBloomFilter rebuildable && !(backend instanceof SharedBloomFilter))
                 ? new FailedFilterRecovery(this, rebuildable) : null;
         this.growth = (spec.growth() == GrowthPolicy.REBUILD) ? new GrowthRebuilds(this,
-                (recovery != null) ? (RebuildableBloomFilter) backend : null) : null;
+                (backend instanceof RebuildableBloomFilter rebuildable) ? rebuildable : null) : null;
         if (backend instanceof SharedBloomFilter shared) {
             shared.onBuilt((startup, keys, startNanos, failure) -> history.recordLoad(startup
                     ? FilterHistory.LoadKind.PRELOAD : FilterHistory.LoadKind.REBUILD, startNanos, keys, "key source",
@@ -202,7 +202,8 @@ public final class NamedBloomFilter implements BloomFilter {
                     + " holds no bits; there is nothing to rebuild");
         }
         if (backend instanceof SharedBloomFilter shared) {
-            return shared.rebuild(); // recorded in the history as the backend reports its builds
+            // Recorded in the history as the backend reports its builds.
+            return (expectedSize > 0) ? shared.rebuild(expectedSize) : shared.rebuild();
         }
         if (!(backend instanceof RebuildableBloomFilter rebuildable) || recovery == null) {
             throw new UnsupportedOperationException("Filter '" + name() + "' cannot be rebuilt: " + backend);

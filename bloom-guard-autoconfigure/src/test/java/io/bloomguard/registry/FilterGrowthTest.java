@@ -91,6 +91,26 @@ class FilterGrowthTest {
         assertThat(filter.history().lastRebuild()).isNull();
     }
 
+    /** With no room in the heap for the larger filter beside the live one, it stays as it is rather than fail. */
+    @Test
+    void withNoRoomInTheHeapItDoesNotGrowAndReportsBeingOverCapacity() {
+        NamedBloomFilter filter = filter(FilterType.BLOOM, GrowthPolicy.NONE);
+        filter.keySource(source);
+        filter.finishLoading();
+        GrowthRebuilds growth = new GrowthRebuilds(filter, (RebuildableLocalFilter) filter.backend(),
+                () -> FilterSizing.of(2 * N, ERROR_RATE).byteSize() - 1);
+        fill(filter, 2 * N);
+
+        growth.keysAdded();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !growth.growing());
+
+        assertThat(filter.history().lastRebuild()).as("no rebuild").isNull();
+        assertThat(filter.capacity()).isEqualTo(N);
+        assertThat(filter.overCapacity()).isTrue();
+        growth.keysAdded();
+        assertThat(growth.growing()).as("not tried again before the pause is over").isFalse();
+    }
+
     /** A counting filter grows the same way, and is still a counting filter afterwards. */
     @Test
     void aCountingFilterGrowsAndStillRemoves() {
