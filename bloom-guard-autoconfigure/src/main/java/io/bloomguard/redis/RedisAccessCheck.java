@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Tries every command of {@link RedisAcl#COMMANDS} once, on scratch keys of the filter (under its prefix and hash
+ * Tries every command of {@link RedisAcl#COMMANDS} the filter sends once ({@code BITFIELD} only for a counting filter,
+ * the only kind that sends it), on scratch keys of the filter (under its prefix and hash
  * tag), so that a user who may not run one of them is found when the filter starts, naming each command it may
  * not run, rather than when that command is first needed (a check, a rebuild, the first script after a Redis
  * restart). It is one script: Redis checks the commands a script runs against the user as it checks the user's own,
@@ -41,7 +42,9 @@ final class RedisAccessCheck {
             try('getbit', 'GETBIT', KEYS[1], 0)
             try('bitcount', 'BITCOUNT', KEYS[1])
             try('bitop', 'BITOP', 'OR', KEYS[1], KEYS[1])
-            try('bitfield', 'BITFIELD', KEYS[1], 'OVERFLOW', 'SAT', 'INCRBY', 'u4', 0, 0)
+            if ARGV[1] == 'counting' then
+              try('bitfield', 'BITFIELD', KEYS[1], 'OVERFLOW', 'SAT', 'INCRBY', 'u4', 0, 0)
+            end
             try('exists', 'EXISTS', KEYS[1])
             try('pexpire', 'PEXPIRE', KEYS[1], 60000)
             try('rename', 'RENAME', KEYS[1], KEYS[2])
@@ -62,13 +65,16 @@ final class RedisAccessCheck {
     private final LuaScript script;
     private final Duration timeout;
     private final RedisAccessState access;
+    /** {@code counting} for a counting filter, whose scripts run {@code BITFIELD}; {@code bloom} for a plain one. */
+    private final String type;
 
-    RedisAccessCheck(RedisFilterKeys keys, Duration timeout, RedisAccessState access) {
+    RedisAccessCheck(RedisFilterKeys keys, Duration timeout, RedisAccessState access, boolean counting) {
         this.keys = List.of(keys.accessCheck(1), keys.accessCheck(2), keys.accessCheck(3));
         this.script = LuaScript.of("access-check", LuaScript.Result.BULK,
                 SCRIPT_SOURCE + "-- " + UUID.randomUUID() + "\n");
         this.timeout = timeout;
         this.access = access;
+        this.type = counting ? "counting" : "bloom";
     }
 
     /**
@@ -93,7 +99,7 @@ final class RedisAccessCheck {
     private List<RedisDenial> run(RedisCommands via) {
         byte[] refused;
         try {
-            refused = (byte[]) via.call(port -> port.eval(script, keys, List.of()), timeout);
+            refused = (byte[]) via.call(port -> port.eval(script, keys, List.of(type)), timeout);
         }
         catch (RedisUnavailableException ex) {
             // The credentials (met when connecting), EVALSHA or EVAL themselves, or the keys the script declares.

@@ -18,10 +18,15 @@ public record RedisAcl(String keyPrefix) {
     /**
      * Every command the backend sends, in alphabetical order. {@code EVAL} is needed besides {@code EVALSHA}: a
      * server that does not have a script yet (after a restart, a failover or {@code SCRIPT FLUSH}) is sent its source.
+     * {@code BITFIELD} is sent only for counting filters ({@code type: counting}): a user with no counting filter
+     * may go without it, and the startup check does not ask for it.
      */
     public static final List<String> COMMANDS = List.of("bitcount", "bitfield", "bitop", "del", "eval", "evalsha", "exists",
             "get", "getbit", "getrange", "hdel", "hget", "hgetall", "hincrby", "hset", "pexpire", "rename", "set",
             "setbit", "setrange");
+
+    /** The commands of {@link #COMMANDS} that only a counting filter sends. */
+    public static final List<String> COUNTING_ONLY = List.of("bitfield");
 
     /** The key pattern the user needs: {@code ~<prefix>*}. */
     public String keyPattern() {

@@ -104,7 +104,10 @@ class RedisAccessIT {
     void aUserMissingOneCommandIsRefusedAtStartNamingIt(String missing) {
         grant(ACL.rules().replace(" +" + missing + " ", " ").replaceAll(" \\+" + missing + "$", ""));
         try (TestRedisBackend instance = TestRedisBackend.as(server, USER, PASSWORD, TestRedisBackend.FAST)) {
-            RedisBloomFilter filter = instance.backend.create("without-" + missing, SIZING, 1, 1);
+            // Only a counting filter sends BITFIELD, and only it is refused without it.
+            RedisBloomFilter filter = RedisAcl.COUNTING_ONLY.contains(missing)
+                    ? instance.backend.createCounting("without-" + missing, SIZING, 1, 1)
+                    : instance.backend.create("without-" + missing, SIZING, 1, 1);
             assertThat(filter.start(RecordingKeyFeed.of(longs(0, 100)))).isEqualTo(StartOutcome.ACCESS_DENIED);
             assertThat(filter.status()).isEqualTo(SharedFilterStatus.ACCESS_DENIED);
             RedisAccessDeniedException refused = filter.accessDenied();
@@ -119,6 +122,20 @@ class RedisAccessIT {
                     .isInstanceOf(RedisAccessDeniedException.class);
             assertThat(filter.pendingAdds()).isZero();
             assertThat(filter.trustedToReject()).isFalse();
+        }
+    }
+
+    /** An ACL written before counting filters existed, without BITFIELD, still serves plain filters. */
+    @Test
+    void aPlainFilterNeedsNoBitfield() {
+        grant(ACL.rules().replace(" +bitfield ", " "));
+        try (TestRedisBackend instance = TestRedisBackend.as(server, USER, PASSWORD, TestRedisBackend.FAST)) {
+            RedisBloomFilter filter = instance.backend.create("plain-without-bitfield", SIZING, 1, 1);
+            assertThat(filter.start(RecordingKeyFeed.of(longs(0, 100)))).isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(filter.put(5000L)).isTrue();
+            assertThat(filter.mightContain(5000L)).isTrue();
+            assertThat(filter.mightContain(987_654_321L)).isFalse();
+            assertThat(filter.status()).isEqualTo(SharedFilterStatus.READY);
         }
     }
 
