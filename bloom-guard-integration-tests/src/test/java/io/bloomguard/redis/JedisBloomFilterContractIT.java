@@ -43,6 +43,15 @@ class JedisBloomFilterContractIT extends BloomFilterContractTest {
         server.close();
     }
 
+    /**
+     * A quarter of the keys: the Lettuce suite proves the layout at full size;
+     * this one proves the adapter over Jedis.
+     */
+    @Override
+    protected int scaleDown() {
+        return 4;
+    }
+
     @Override
     protected BloomFilter createFilter(FilterSizing sizing, int seed) {
         RedisBloomFilter filter = backend.create("jedis-contract-" + names.incrementAndGet(), sizing, seed, 1);

@@ -34,6 +34,15 @@ class RedisClusterBloomFilterContractIT extends BloomFilterContractTest {
         redis.close();
     }
 
+    /**
+     * A quarter of the keys: the single-server suite proves the layout at full size;
+     * this one proves the shards over a cluster.
+     */
+    @Override
+    protected int scaleDown() {
+        return 4;
+    }
+
     @Override
     protected BloomFilter createFilter(FilterSizing sizing, int seed) {
         int shards = (int) Math.min(3, sizing.blockCount());

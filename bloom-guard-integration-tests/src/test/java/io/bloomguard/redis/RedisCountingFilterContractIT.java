@@ -31,6 +31,15 @@ class RedisCountingFilterContractIT extends BloomFilterContractTest {
         server.close();
     }
 
+    /**
+     * A quarter of the keys: the local counting suite proves the counters' layout at full size;
+     * this one proves them in Redis.
+     */
+    @Override
+    protected int scaleDown() {
+        return 4;
+    }
+
     @Override
     protected BloomFilter createFilter(FilterSizing sizing, int seed) {
         RedisBloomFilter filter = redis.backend.createCounting("counting-contract-" + names.incrementAndGet(), sizing,

@@ -38,6 +38,15 @@ class RedisNearCopyContractIT extends BloomFilterContractTest {
         server.close();
     }
 
+    /**
+     * A quarter of the keys: the plain Redis suite proves the layout at full size;
+     * this one proves the near copy beside it.
+     */
+    @Override
+    protected int scaleDown() {
+        return 4;
+    }
+
     @Override
     protected BloomFilter createFilter(FilterSizing sizing, int seed) {
         RedisBloomFilter filter = redis.backend.create("near-contract-" + names.incrementAndGet(), sizing, seed, 1,

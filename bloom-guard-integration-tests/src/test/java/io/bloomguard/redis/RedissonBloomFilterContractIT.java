@@ -44,6 +44,15 @@ class RedissonBloomFilterContractIT extends BloomFilterContractTest {
         server.close();
     }
 
+    /**
+     * A quarter of the keys: the Lettuce suite proves the layout at full size;
+     * this one proves the adapter over Redisson.
+     */
+    @Override
+    protected int scaleDown() {
+        return 4;
+    }
+
     @Override
     protected BloomFilter createFilter(FilterSizing sizing, int seed) {
         RedisBloomFilter filter = backend.create("redisson-contract-" + names.incrementAndGet(), sizing, seed, 1);
