@@ -6,6 +6,7 @@ import io.bloomguard.core.SharedFilterStatus;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.NestedExceptionUtils;
 
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
@@ -82,7 +83,8 @@ final class RedisFilterLifecycle {
         catch (RedisUnavailableException ex) {
             access.failed(ex); // the outage this filter is in: its end is logged
             unreachableAtStart = true;
-            logger.error("Filter '" + name + "' cannot reach Redis at startup (" + ex.getMessage() + "): it is"
+            logger.error("Filter '" + name + "' cannot reach Redis at startup (" + ex.getMessage() + rootCause(ex)
+                    + "): it is"
                     + " UNREACHABLE, passes calls through, and holds the application's readiness at REFUSING_TRAFFIC"
                     + " until it has joined the shared filter; it keeps trying every " + refreshInterval
                     + ". Check that Redis (every node, for a cluster) is running and reachable from this host at"
@@ -92,6 +94,13 @@ final class RedisFilterLifecycle {
         finally {
             scheduleMaintenance();
         }
+    }
+
+    /** What the client itself reported, when it is not already in the message: refused, timed out, a handshake error. */
+    private static String rootCause(RedisUnavailableException ex) {
+        Throwable root = NestedExceptionUtils.getMostSpecificCause(ex);
+        return (root == ex || root.getMessage() == null || String.valueOf(ex.getMessage()).contains(root.getMessage()))
+                ? "" : "; " + root;
     }
 
     private StartOutcome waitForALoader() {

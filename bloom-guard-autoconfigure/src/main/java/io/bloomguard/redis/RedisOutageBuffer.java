@@ -36,6 +36,8 @@ final class RedisOutageBuffer {
     private final Runnable waitForRedis;
     /** Set once by {@link #close()}: nothing replays buffered adds from then on. */
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Held while a stale mark is sent: see {@link #sendOwedStaleMark()}. */
+    private final Object staleMarkSending = new Object();
 
     RedisOutageBuffer(String name, UnwritableAdds unwritableAdds, PendingAdds pending, RedisStaleMarks marks,
             RedisStoredState state, RedisBitWriter writer, RedisFilterCommands commands, RedisAccessState access,
@@ -172,14 +174,20 @@ final class RedisOutageBuffer {
         replayPending();
     }
 
+    /**
+     * One thread at a time (the write that lost a key, and the maintenance): a mark sent twice would reach Redis
+     * after the rebuild it started had begun, and leave the rebuilt filter stale, to be rebuilt once more.
+     */
     private void sendOwedStaleMark() {
-        RedisStaleMarks.Owed owed = marks.owed();
-        if (owed == null) {
-            return;
+        synchronized (staleMarkSending) {
+            RedisStaleMarks.Owed owed = marks.owed();
+            if (owed == null) {
+                return;
+            }
+            marks.send(owed.reason());
+            state.refresh(); // before the owed mark is let go: until this view shows the mark, status() must show it
+            marks.delivered(owed); // a key lost meanwhile is owed still: its mark may come after a rebuild
         }
-        marks.send(owed.reason());
-        state.refresh(); // before the owed mark is let go: until this view shows the mark, status() must show it
-        marks.delivered(owed); // a key lost meanwhile is owed still: its mark may come after a rebuild
     }
 
     private void replayPending() {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What this instance last read of its filter in Redis, as one {@link RedisFilterView}: the metadata of shard 0, and
@@ -31,6 +32,9 @@ final class RedisStoredState {
     private final RedisFilterCommands commands;
     private final RedisStaleMarks marks;
     private volatile RedisFilterView view = RedisFilterView.NOT_STARTED;
+    private final AtomicLong refreshesBegun = new AtomicLong();
+    /** The number of the refresh whose view is published. Guarded by this. */
+    private long lastPublished;
     /** The last size a grown filter was found to have: worked out once, not at every refresh. */
     private volatile @Nullable FilterSizing lastGrown;
 
@@ -49,8 +53,13 @@ final class RedisStoredState {
         return view;
     }
 
-    /** Reads the metadata of shard 0 and whether the live bitmaps exist. */
+    /**
+     * Reads the metadata of shard 0 and whether the live bitmaps exist. Refreshes run on several threads (maintenance,
+     * a build, a check that found a bitmap gone): of two that overlap, the one begun last is what the view shows, so
+     * that an older read (a filter still stale, say) never replaces what a newer one saw (the rebuild that ended it).
+     */
     void refresh() {
+        long ticket = refreshesBegun.incrementAndGet();
         // Taken before the read: a mark sent before it is in what it reads.
         RedisStaleMarks.Sent mark = marks.lastSent();
         Map<String, String> meta = commands.call(port -> port.hashGetAll(keys.meta(0)));
@@ -86,10 +95,17 @@ final class RedisStoredState {
         else {
             status = SharedFilterStatus.READY;
         }
-        RedisFilterView previous = view;
         String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
         RedisFilterView updated = new RedisFilterView(status, live, liveSizing, next, stale, liveBuild, keys);
-        view = updated;
+        RedisFilterView previous;
+        synchronized (this) {
+            if (ticket < lastPublished) {
+                return; // a refresh begun after this one, so reading Redis as it is now or later, was published
+            }
+            lastPublished = ticket;
+            previous = view;
+            view = updated;
+        }
         reportChange(previous, updated, meta);
     }
 
@@ -136,11 +152,14 @@ final class RedisStoredState {
      * filter is {@code MISSING} from now on, unless a refresh has read another view since.
      */
     void bitmapMissing(RedisFilterView seen) {
-        if (view == seen && seen.status == SharedFilterStatus.READY) {
-            RedisFilterView missing = seen.withStatus(SharedFilterStatus.MISSING, keys);
+        RedisFilterView missing = seen.withStatus(SharedFilterStatus.MISSING, keys);
+        synchronized (this) {
+            if (view != seen || seen.status != SharedFilterStatus.READY) {
+                return;
+            }
             view = missing;
-            reportChange(seen, missing, Map.of());
         }
+        reportChange(seen, missing, Map.of());
     }
 
     /** What an operator may see of the stored filter, as last read: never the seed. */
