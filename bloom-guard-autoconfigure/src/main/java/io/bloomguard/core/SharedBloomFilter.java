@@ -112,6 +112,14 @@ public interface SharedBloomFilter extends RebuildableBloomFilter, AutoCloseable
         void checked(long nanos);
     }
 
+    /**
+     * Tells {@code listener}, on a background thread, each time this instance has read the filter's fill from the store
+     * again ({@link #lastEstimate()}): keys added by other instances show there, not in this instance's puts.
+     * Replaces the one before; the listener must not block.
+     */
+    default void onFillRead(Runnable listener) {
+    }
+
     /** Tells {@code listener} of every build of the stored filter this instance makes from now on. */
     default void onBuilt(BuildListener listener) {
     }

@@ -168,6 +168,12 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         loader.onBuilt(listener);
     }
 
+    /** Told after each read of the fill by the maintenance, every ten {@code refresh-interval}s. */
+    @Override
+    public void onFillRead(Runnable listener) {
+        fill.onRead(listener);
+    }
+
     /**
      * Replaces the stored filter with the given bits (from {@link LocalBloomFilter#exportSnapshot()} or another
      * filter's {@link #exportSnapshot()}), as a rebuild does: adds made meanwhile are kept.

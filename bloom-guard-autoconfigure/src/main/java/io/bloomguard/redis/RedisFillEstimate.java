@@ -26,6 +26,7 @@ final class RedisFillEstimate {
     private volatile FillEstimate last = FillEstimate.UNKNOWN;
     private volatile boolean lastReadFailed;
     private volatile long nextRead = System.nanoTime();
+    private volatile Runnable listener = () -> { };
 
     RedisFillEstimate(Duration refreshInterval, FilterSizing sizing, RedisStoredState state,
             RedisFilterCommands commands) {
@@ -78,6 +79,12 @@ final class RedisFillEstimate {
             lastReadFailed = true;
             throw ex;
         }
+        listener.run();
+    }
+
+    /** See {@link RedisBloomFilter#onFillRead}. */
+    void onRead(Runnable listener) {
+        this.listener = listener;
     }
 
     /** Reads it at the next refresh: the filter changed (it was loaded, rebuilt, or Redis is back). */

@@ -116,9 +116,20 @@ final class RedisFilterLoader {
         if (expectedSize <= sizing.expectedSize()) {
             return rebuild(); // never smaller than configured: the other instances would not recognise it
         }
-        FilterSizing grown = FilterSizing.of(expectedSize, sizing.errorRate());
         lockForRebuild();
-        RedisFilterIdentity live = state.view().live;
+        RedisFilterView current = state.view();
+        // Another instance may have grown it since this one decided to: never build it smaller than it is.
+        long capacity = (current.liveSizing != null) ? Math.max(expectedSize, current.liveSizing.expectedSize())
+                : expectedSize;
+        FilterSizing grown;
+        try {
+            grown = FilterSizing.of(capacity, sizing.errorRate());
+        }
+        catch (IllegalArgumentException ex) {
+            lock.release();
+            throw ex;
+        }
+        RedisFilterIdentity live = current.live;
         int seed = (live != null) ? live.seed() : configured.seed();
         Target target = new Target(RedisFilterIdentity.of(grown, seed, configured.shards(), configured.counting()),
                 grown);

@@ -4,6 +4,7 @@ import io.bloomguard.core.CountingBlockLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.RebuildableBloomFilter;
+import io.bloomguard.core.SharedBloomFilter;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -23,8 +24,9 @@ import java.util.function.LongSupplier;
  * the keys: the filter then rebuilds again only once its keys have doubled again, so the key source is read once per
  * doubling; memory grows in step with the keys.
  *
- * <p>A shared filter grows the same way: the instance that sees it pass 90% on a put rebuilds it under the load lock,
- * and every other instance recognises the larger generation by its metadata. An instance that finds another one
+ * <p>A shared filter grows the same way: the instance that sees it pass 90%, on a put or when it reads the stored fill
+ * again (keys put by other instances), rebuilds it under the load lock, and every other instance recognises the larger
+ * generation by its metadata. An instance that finds another one
  * building it leaves the growth to that one.
  *
  * <p>A filter with no key source (filled by puts alone) cannot be rebuilt without emptying it: it reports being over
@@ -67,7 +69,10 @@ final class GrowthRebuilds {
         this.heapFree = heapFree;
     }
 
-    /** Keys went in (a put that changed the filter, a load, a rebuild): starts a rebuild if one is due. */
+    /**
+     * Keys went in (a put that changed the filter, a load, a rebuild, a shared filter's fill read again): starts a
+     * rebuild if one is due.
+     */
     void keysAdded() {
         if (running.get() || stopped || filter.state() != FilterState.READY) {
             return;
@@ -75,6 +80,14 @@ final class GrowthRebuilds {
         long capacity = filter.capacity();
         long elements = filter.approximateElementCount();
         if (elements < THRESHOLD * capacity) {
+            return;
+        }
+        if (backend instanceof SharedBloomFilter && !backend.hasKeySource()) {
+            if (warned.compareAndSet(false, true)) {
+                logger.info("Filter '" + filter.name() + "' holds about " + elements + " keys, " + percent(elements,
+                        capacity) + " of the " + capacity + " it is sized for: an instance with a key source grows it;"
+                        + " this one has none");
+            }
             return;
         }
         if (backend == null || !backend.hasKeySource()) {

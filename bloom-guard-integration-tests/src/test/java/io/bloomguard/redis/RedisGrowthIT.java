@@ -114,8 +114,38 @@ class RedisGrowthIT {
         }
     }
 
+    /**
+     * The writes come from an instance with no key source (a worker): it cannot rebuild the filter, but the instance
+     * that has the key source sees the fill in Redis and grows it, without a put of its own.
+     */
+    @Test
+    void keysPutByAnInstanceWithoutAKeySourceAreGrownByOneThatHasIt() {
+        try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
+                TestRedisBackend b = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
+            RedisBloomFilter ownerBackend = a.backend.create("grown-elsewhere", SIZING, 1, 1);
+            NamedBloomFilter owner = filter(ownerBackend);
+            RedisBloomFilter workerBackend = b.backend.create("grown-elsewhere", SIZING, 1, 1);
+            NamedBloomFilter worker = filter(workerBackend);
+            commit(N / 2);
+            assertThat(ownerBackend.start(RecordingKeyFeed.reading(this::rowsNow))).isEqualTo(StartOutcome.LOADED_HERE);
+            owner.finishLoading();
+            assertThat(workerBackend.follow()).isEqualTo(StartOutcome.ALREADY_LOADED);
+            worker.finishLoading();
+
+            putNew(worker, 2 * N);
+
+            await("grown by the instance with the key source").atMost(Duration.ofSeconds(30))
+                .until(() -> !owner.growing() && owner.capacity() >= rows.size());
+            assertThat(owner.history().lastRebuild()).isNotNull();
+            assertThat(worker.history().lastRebuild()).as("the worker built nothing").isNull();
+            await("the worker reads the larger generation").atMost(Duration.ofSeconds(5))
+                .until(() -> worker.capacity() == owner.capacity() && worker.state() == FilterState.READY);
+            assertThat(workerBackend.mightContainAll(List.copyOf(rows))).as("every row").containsOnly(true);
+        }
+    }
+
     private NamedBloomFilter filter(RedisBloomFilter backend) {
-        return new NamedBloomFilter(new FilterSpec("grown", N, ERROR_RATE, BackendType.REDIS, GuardMode.ENFORCE,
+        return new NamedBloomFilter(new FilterSpec(backend.name(), N, ERROR_RATE, BackendType.REDIS, GuardMode.ENFORCE,
                 BackendFailurePolicy.ALLOW, AddFailurePolicy.BUFFER, null, 1, null, null, FilterType.BLOOM,
                 GrowthPolicy.REBUILD), backend, FilterState.LOADING);
     }
