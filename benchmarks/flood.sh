@@ -2,17 +2,24 @@
 # The flood, end to end: the sample application on a throwaway PostgreSQL holding a million users, driven by wrk
 # through five ways of looking a user up, each under two loads:
 #   cases: unguarded (the repository as written), null caching (Spring Cache caching empty results too), guard
-#          local, guard redis, guard redis + near copy (skipped while the application refuses that property);
+#          local, guard redis, guard redis + near copy (skipped while the application refuses that property), and
+#          no lookup (404 at once: what the web stack alone costs, the ceiling of any guard);
 #   loads: flood (distinct random absent ids), ordinary (random existing ids).
 # Reports requests/s, p50/p99 latency, database statements per request (pg_stat_statements) and database CPU
 # (utime + stime of the postgres processes) as a Markdown table, and writes it with a CSV under OUT.
 #
-#   benchmarks/flood.sh                          # 30 s per case and load: about 15 minutes
+# Each application (filters local, in Redis, in Redis with a near copy) is started once and measures its cases beside
+# an unguarded baseline of its own, in a palindrome per load (local: unguarded, null caching, guard, guard, null
+# caching, unguarded): every case is measured twice, symmetrically around the middle, so that a host that speeds up or
+# slows down over the minutes (JIT, caches, other tenants) weighs on each case alike. A case's figures are the two
+# runs together; each guard case is compared with the unguarded baseline of its own application.
+#
+#   benchmarks/flood.sh                          # 2 × 20 s per case and load: about 15 minutes
 #   DURATION=3 WARMUP=1 benchmarks/flood.sh      # a smoke
 #
 # Settings, from the environment:
-#   DURATION     seconds measured per case and load (30)
-#   WARMUP       seconds of the same load before each measurement, not measured (10)
+#   DURATION     seconds measured per run of a case and load; each is run twice (20)
+#   WARMUP       seconds of the same load before each measurement, not measured (5)
 #   THREADS      wrk threads (2); CONNECTIONS: wrk connections (32)
 #   APP_HEAP     heap of the application (1g)
 #   OUT          where the results and logs go (benchmarks/target/flood)
@@ -22,8 +29,8 @@
 # directory on a free loopback port and is removed at the end, as are the Redis server and the application.
 set -euo pipefail
 
-DURATION=${DURATION:-30}
-WARMUP=${WARMUP:-10}
+DURATION=${DURATION:-20}
+WARMUP=${WARMUP:-5}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 APP_HEAP=${APP_HEAP:-1g}
@@ -187,7 +194,7 @@ warm_up_app() {
 }
 
 # --- measuring -----------------------------------------------------------------------------------------------
-echo "case,load,duration_s,requests,requests_per_s,p50_ms,p99_ms,found_share,db_statements,db_statements_per_request,db_cpu_s,db_cpu_us_per_request,socket_errors,guard_rejected,guard_passed,guard_skipped" >"$csv"
+echo "app,case,load,duration_s,requests,requests_per_s,p50_ms,p99_ms,found_share,db_statements,db_statements_per_request,db_cpu_s,db_cpu_us_per_request,socket_errors,guard_rejected,guard_passed,guard_skipped" >"$csv"
 field() { sed -n "s/.*[[:space:]]$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 # The users filter's rejected, passed and skipped counters (skipped: calls it did not decide, e.g. a Redis
 # check that timed out, which then reach the database).
@@ -196,8 +203,10 @@ guard_counters() {
         | sed -n 's/.*"rejected":\([0-9]*\),"passed":\([0-9]*\),"skipped":\([0-9]*\).*/\1 \2 \3/p' | head -n 1
 }
 
-# run_case CASE PATH LOAD: one warm-up (not measured), then DURATION seconds measured.
+# run_case APP CASE PATH LOAD: one warm-up (not measured), then DURATION seconds measured.
 run_case() {
+    local app_name=$1
+    shift
     local case_name=$1 path=$2 load=$3
     local url="http://127.0.0.1:$app_port$path/" ids=existing
     [ "$load" = flood ] && ids=absent
@@ -214,23 +223,29 @@ run_case() {
     ticks_after=$(pg_cpu_ticks)
     statements=$(app_statements)
     guard_after=$(guard_counters)
-    awk -v c="$case_name" -v l="$load" -v n="$(field requests "$result")" -v s="$(field seconds "$result")" \
+    awk -v app="$app_name" -v c="$case_name" -v l="$load" -v n="$(field requests "$result")" -v s="$(field seconds "$result")" \
         -v p50="$(field p50_us "$result")" -v p99="$(field p99_us "$result")" -v e="$(field http_errors "$result")" \
         -v se="$(field socket_errors "$result")" -v st="$statements" -v t=$((ticks_after - ticks_before)) \
         -v hz="$clock_ticks" -v gb="$guard_before" -v ga="$guard_after" 'BEGIN {
             cpu = t / hz
             split(gb, b, " "); split(ga, a, " ")
-            printf "%s,%s,%.1f,%d,%.1f,%.2f,%.2f,%.4f,%d,%.5f,%.2f,%.1f,%d,%d,%d,%d\n", c, l, s, n, n / s, p50 / 1000,
+            printf "%s,%s,%s,%.1f,%d,%.1f,%.2f,%.2f,%.4f,%d,%.5f,%.2f,%.1f,%d,%d,%d,%d\n", app, c, l, s, n, n / s, p50 / 1000,
                 p99 / 1000, (n - e) / n, st, st / n, cpu, cpu * 1e6 / n, se, a[1] - b[1], a[2] - b[2], a[3] - b[3] }' >>"$csv"
-    if [ "$load" = ordinary ] && [ "$(field http_errors "$result")" != 0 ]; then
+    if [ "$load" = ordinary ] && [ "$path" != /flood/nothing ] && [ "$(field http_errors "$result")" != 0 ]; then
         log "  WARNING: $case_name answered 404 for existing ids ($(field http_errors "$result") times)"
     fi
 }
 
-# run_cases CASE PATH: both loads.
-run_cases() {
-    run_case "$1" "$2" flood
-    run_case "$1" "$2" ordinary
+# run_palindrome APP CASE PATH [CASE PATH ...]: for each load, the cases in order and then in reverse, so that each
+# is measured twice, symmetrically around the middle of the sequence.
+run_palindrome() {
+    local app_name=$1 load i
+    shift
+    local -a pairs=("$@")
+    for load in flood ordinary; do
+        for ((i = 0; i < ${#pairs[@]}; i += 2)); do run_case "$app_name" "${pairs[i]}" "${pairs[i + 1]}" "$load"; done
+        for ((i = ${#pairs[@]} - 2; i >= 0; i -= 2)); do run_case "$app_name" "${pairs[i]}" "${pairs[i + 1]}" "$load"; done
+    done
 }
 
 error_rate() {
@@ -247,9 +262,8 @@ psql_as flood "VACUUM (FREEZE, ANALYZE) users"
 psql_as flood "CREATE EXTENSION pg_prewarm"
 psql_as flood "SELECT pg_prewarm('users'), pg_prewarm('users_pkey')" >/dev/null
 warm_up_app
-run_cases unguarded /flood/unguarded
-run_cases "null caching" /flood/cached
-run_cases "guard local" /flood/guarded
+run_palindrome local unguarded /flood/unguarded "null caching" /flood/cached "guard local" /flood/guarded \
+    "no lookup (web stack alone)" /flood/nothing
 stop_app
 
 redis_port=$(free_port)
@@ -264,54 +278,101 @@ export REDIS_HOST=127.0.0.1 REDIS_PORT=$redis_port
 start_app redis --spring.profiles.active=postgres,redis \
     || { log "The application did not start: $OUT/app-redis.log"; exit 1; }
 warm_up_app
-run_cases "guard redis" /flood/guarded
+run_palindrome redis unguarded /flood/unguarded "guard redis" /flood/guarded
 stop_app
 
 near_copy=bloom-guard.filters.users.redis.near-copy
 log "Sample application, filters in Redis with a near copy"
 if start_app redis-near-copy --spring.profiles.active=postgres,redis "--$near_copy=true"; then
     warm_up_app
-    run_cases "guard redis + near copy" /flood/guarded
+    run_palindrome redis-near-copy unguarded /flood/unguarded "guard redis + near copy" /flood/guarded
     stop_app
 else
     reason=$(grep -m 1 -i 'near-copy\|near_copy' "$OUT/app-redis-near-copy.log" | cut -c 1-200 || true)
     log "  skipped: the application refuses $near_copy=true (${reason:-see $OUT/app-redis-near-copy.log})"
-    echo "guard redis + near copy,skipped,,,,,,,,,,,,,," >>"$csv"
+    echo "redis-near-copy,guard redis + near copy,skipped,,,,,,,,,,,,,," >>"$csv"
 fi
 
 # --- report --------------------------------------------------------------------------------------------------
+# Columns: 1 app, 2 case, 3 load, 4 duration_s, 5 requests, 6 requests_per_s, 7 p50_ms, 8 p99_ms, 9 found_share,
+# 10 db_statements, 11 db_statements_per_request, 12 db_cpu_s, 13 db_cpu_us_per_request, 14 socket_errors,
+# 15 guard_rejected, 16 guard_passed, 17 guard_skipped. A case's runs are added up (p50 and p99: their mean).
 awk -F, -v eps="$epsilon" -v duration="$DURATION" -v threads="$THREADS" -v connections="$CONNECTIONS" '
     NR == 1 { next }
-    $2 == "skipped" { skipped[++ns] = $1; next }
-    { row[++n] = $0; rps[$1 "," $2] = $5; spr[$1 "," $2] = $10; cases[$1] = 1 }
-    function ratio_line(load, c, target,   r) {
-        if (!((c "," load) in rps) || rps["unguarded," load] == 0) return
-        r = rps[c "," load] / rps["unguarded," load]
-        printf "- %s, %s: %.2f× the unguarded requests/s (target ≥ %s×: %s)\n", load, c, r, target,
+    $3 == "skipped" { skipped[++ns] = $2; next }
+    {
+        k = $1 SUBSEP $2 SUBSEP $3
+        if (!(k in runs)) { order[++n] = k }
+        runs[k]++; secs[k] += $4; reqs[k] += $5; p50[k] += $7; p99[k] += $8; found[k] += $9 * $5
+        stmts[k] += $10; cpu[k] += $12; skip[k] += $17
+    }
+    function ratio_line(app, c, load, target,   base, r) {
+        base = app SUBSEP "unguarded" SUBSEP load
+        if (!(base in reqs) || reqs[base] == 0) return
+        r = (reqs[app SUBSEP c SUBSEP load] / secs[app SUBSEP c SUBSEP load]) / (reqs[base] / secs[base])
+        printf "- %s, %s: %.2f× the unguarded requests/s of its application (target ≥ %s×: %s)\n", load, c, r, target,
             (r >= target) ? "met" : "**not met**"
     }
     END {
-        printf "Sample application on PostgreSQL (%d users), wrk %d threads / %d connections, %d s per case; ", 1000000, threads, connections, duration
+        printf "Sample application on PostgreSQL (%d users), wrk %d threads / %d connections, 2 × %d s per case and load; ", 1000000, threads, connections, duration
         printf "filters: ε = %s, sized for 10⁶ keys.\n\n", eps
-        print "| case | load | requests/s | p50 ms | p99 ms | found | DB statements / request | DB CPU, % of a core | DB CPU µs / request | undecided by the guard |"
-        print "|---|---|---|---|---|---|---|---|---|---|"
+        print "| application | case | load | requests/s | p50 ms | p99 ms | found | DB statements / request | DB CPU, % of a core | DB CPU µs / request | undecided by the guard |"
+        print "|---|---|---|---|---|---|---|---|---|---|---|"
         for (i = 1; i <= n; i++) {
-            split(row[i], f, ",")
-            undecided = (f[1] ~ /^guard/) ? sprintf("%.2f%%", f[16] * 100 / f[4]) : "—"
-            printf "| %s | %s | %.0f | %.2f | %.2f | %.1f%% | %.4f | %.0f | %.1f | %s |\n", f[1], f[2], f[5], f[6], f[7],
-                f[8] * 100, f[10], f[11] * 100 / f[3], f[12], undecided
+            k = order[i]; split(k, f, SUBSEP)
+            undecided = (f[2] ~ /^guard/) ? sprintf("%.2f%%", skip[k] * 100 / reqs[k]) : "—"
+            printf "| %s | %s | %s | %.0f | %.2f | %.2f | %.1f%% | %.4f | %.0f | %.1f | %s |\n", f[1], f[2], f[3],
+                reqs[k] / secs[k], p50[k] / runs[k], p99[k] / runs[k], found[k] * 100 / reqs[k], stmts[k] / reqs[k],
+                cpu[k] * 100 / secs[k], cpu[k] * 1e6 / reqs[k], undecided
         }
-        for (i = 1; i <= ns; i++) printf "| %s | skipped: the application does not accept it yet | | | | | | | | |\n", skipped[i]
+        for (i = 1; i <= ns; i++) printf "| | %s | skipped: the application does not accept it yet | | | | | | | | |\n", skipped[i]
         print ""
-        for (c in cases) if (c ~ /^guard/) guarded[++ng] = c
-        for (i = 1; i <= ng; i++) for (j = i + 1; j <= ng; j++) if (guarded[j] < guarded[i]) { t = guarded[i]; guarded[i] = guarded[j]; guarded[j] = t }
-        for (i = 1; i <= ng; i++) {
-            ratio_line("flood", guarded[i], 5)
-            s = spr[guarded[i] ",flood"]
-            printf "- flood, %s: %.4f DB statements per request (target ≤ 1.3·ε = %.4f: %s)\n", guarded[i], s,
-                1.3 * eps, (s <= 1.3 * eps) ? "met" : "**not met**"
+        for (i = 1; i <= n; i++) {
+            split(order[i], f, SUBSEP)
+            if (f[2] !~ /^guard/ || f[3] != "flood") continue
+            ratio_line(f[1], f[2], "flood", 5)
+            s = stmts[order[i]] / reqs[order[i]]
+            printf "- flood, %s: %.4f DB statements per request (target ≤ 1.3·ε = %.4f: %s)\n", f[2], s, 1.3 * eps,
+                (s <= 1.3 * eps) ? "met" : "**not met**"
         }
-        for (i = 1; i <= ng; i++) ratio_line("ordinary", guarded[i], 0.95)
+        for (i = 1; i <= n; i++) {
+            split(order[i], f, SUBSEP)
+            if (f[2] ~ /^guard/ && f[3] == "ordinary") ratio_line(f[1], f[2], "ordinary", 0.95)
+        }
     }' "$csv" | tee "$md"
+
+# A bar chart of the table's requests/s, one bar per application and case, flood and ordinary traffic side by side.
+svg=$OUT/flood-$stamp.svg
+awk -F, '
+    NR == 1 || $3 == "skipped" { next }
+    {
+        k = $1 " · " $2
+        if (!(k in seen)) { seen[k] = 1; label[++n] = k }
+        reqs[k, $3] += $5; secs[k, $3] += $4
+    }
+    END {
+        for (i = 1; i <= n; i++) for (l = 1; l <= 2; l++) {
+            load = (l == 1) ? "flood" : "ordinary"
+            rate[i, l] = (secs[label[i], load] > 0) ? reqs[label[i], load] / secs[label[i], load] : 0
+            if (rate[i, l] > top) top = rate[i, l]
+        }
+        left = 330; width = 420; row = 34; height = 70 + n * row
+        printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n", left + width + 90, height
+        printf "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+        printf "<text x=\"10\" y=\"20\" font-size=\"14\">Requests/s by application and case (flood.sh)</text>\n"
+        printf "<rect x=\"%d\" y=\"30\" width=\"12\" height=\"12\" fill=\"#c0392b\"/><text x=\"%d\" y=\"41\">flood of absent ids</text>\n", left, left + 16
+        printf "<rect x=\"%d\" y=\"30\" width=\"12\" height=\"12\" fill=\"#2980b9\"/><text x=\"%d\" y=\"41\">existing ids</text>\n", left + 170, left + 186
+        for (i = 1; i <= n; i++) {
+            y = 55 + (i - 1) * row
+            printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 8, y + 18, label[i]
+            for (l = 1; l <= 2; l++) {
+                w = (top > 0) ? rate[i, l] * width / top : 0
+                printf "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"13\" fill=\"%s\"/>", left, y + (l - 1) * 14, w, (l == 1) ? "#c0392b" : "#2980b9"
+                printf "<text x=\"%.1f\" y=\"%d\">%.0f</text>\n", left + w + 4, y + (l - 1) * 14 + 11, rate[i, l]
+            }
+        }
+        print "</svg>"
+    }' "$csv" >"$svg"
+
 log ""
-log "Written: $md, $csv (wrk output: $OUT/wrk-$stamp.log, application logs: $OUT/app-*.log)"
+log "Written: $md, $csv, $svg (wrk output: $OUT/wrk-$stamp.log, application logs: $OUT/app-*.log)"
