@@ -353,8 +353,13 @@ class RedisGuardedApplicationIT {
         assertThat(instance.getBean(Lookups.class).fragile(1L)).as("customer 1 exists and is found").isPresent();
     }
 
+    /**
+     * An instance configured for a larger size than the stored filter passes calls through until it rebuilds it at its
+     * size; the other instances then take the larger filter for theirs grown ({@code growth: rebuild} builds the same
+     * shape) and keep rejecting with it.
+     */
     @Test
-    void anInstanceConfiguredForAnotherSizePassesCallsThroughUntilItRebuilds() {
+    void anInstanceConfiguredForALargerSizePassesCallsThroughUntilItRebuildsThenEveryInstanceUsesIt() {
         ConfigurableApplicationContext first = start(true, Map.of());
         ConfigurableApplicationContext resized = start(false,
                 Map.of("bloom-guard.filters.customers.expected-size", "50000"));
@@ -371,10 +376,17 @@ class RedisGuardedApplicationIT {
         assertThat(customers.rebuild()).isEqualTo(1000);
         assertThat(customers.state()).isEqualTo(FilterState.READY);
         assertThat(repository(resized).findById(42L)).isPresent();
-        await("the first instance sees the stored filter rebuilt for another size").atMost(Duration.ofSeconds(5))
+        await("the first instance reads the stored filter rebuilt larger").atMost(Duration.ofSeconds(5))
             .pollInterval(Duration.ofMillis(10))
-            .until(() -> filter(first, "customers").state() == FilterState.MISMATCHED);
+            .until(() -> filter(first, "customers").capacity() == 50_000);
+        assertThat(filter(first, "customers").state()).as("its own filter, grown: not a mismatch")
+            .isEqualTo(FilterState.READY);
         assertThat(repository(first).findById(42L)).isPresent();
+        Statistics firstStatistics = statistics(first);
+        long queries = firstStatistics.getPrepareStatementCount();
+        assertThat(repository(first).findById(ABSENT)).isEmpty();
+        assertThat(firstStatistics.getPrepareStatementCount()).as("rejected with the larger filter: no query")
+            .isEqualTo(queries);
     }
 
     @Test

@@ -238,8 +238,12 @@ class RedisSharedFilterIT {
         }
     }
 
+    /**
+     * An instance configured for more keys than the stored filter holds reports the mismatch, writes in the stored
+     * layout, and rebuilds it at its own size; the instance configured for fewer then takes it for its own, grown.
+     */
     @Test
-    void anInstanceConfiguredForAnotherSizeReportsTheMismatchAndWritesInTheStoredLayoutUntilItRebuilds() {
+    void anInstanceConfiguredForMoreKeysReportsTheMismatchAndWritesInTheStoredLayoutUntilItRebuilds() {
         FilterSizing small = FilterSizing.of(10_000, 0.01);
         FilterSizing large = FilterSizing.of(50_000, 0.01);
         RecordingKeyFeed feedA = RecordingKeyFeed.of(longs(0, 10_000));
@@ -268,10 +272,17 @@ class RedisSharedFilterIT {
             assertThat(filterB.status()).isEqualTo(SharedFilterStatus.READY);
             assertThat(filterB.trustedToReject()).isTrue();
             filterA.refresh();
-            assertThat(filterA.status()).isEqualTo(SharedFilterStatus.MISMATCHED);
-            assertThat(filterA.trustedToReject()).isFalse();
+            // B's filter is A's built for more keys, as growth: rebuild builds it: A uses it, at its larger size.
+            assertThat(filterA.status()).isEqualTo(SharedFilterStatus.READY);
+            assertThat(filterA.capacity()).isEqualTo(50_000);
+            assertThat(filterA.mightContainAll(keysB)).containsOnly(true);
             assertThat(filterB.mightContainAll(keysB)).containsOnly(true);
             assertThat(server.command("HGET", "bloom-guard:{m}:meta", "expected-size")).isEqualTo("50000");
+
+            assertThat(filterA.rebuild()).as("A's rebuild keeps the larger size").isEqualTo(10_000);
+            filterB.refresh();
+            assertThat(filterB.status()).isEqualTo(SharedFilterStatus.READY);
+            assertThat(filterB.capacity()).isEqualTo(50_000);
         }
     }
 
