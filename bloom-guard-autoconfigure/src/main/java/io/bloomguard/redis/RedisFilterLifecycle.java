@@ -28,6 +28,9 @@ final class RedisFilterLifecycle {
     /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisBloomFilter.class);
 
+    /** A failure to reach Redis at startup this quick is tried once more: see {@link #verifyAccessAtStart()}. */
+    private static final Duration FAST_FAILURE = Duration.ofMillis(500);
+
     private final String name;
     private final Duration refreshInterval;
     private final RedisAccessState access;
@@ -67,7 +70,7 @@ final class RedisFilterLifecycle {
     StartOutcome join(@Nullable KeyFeed keys) {
         loader.join(keys);
         try {
-            verifyAccess();
+            verifyAccessAtStart();
             state.refresh();
             StartOutcome outcome = switch (state.view().status) {
                 case READY -> StartOutcome.ALREADY_LOADED;
@@ -148,6 +151,29 @@ final class RedisFilterLifecycle {
         }
         catch (RuntimeException ex) {
             logger.warn("Filter '" + name + "': maintenance failed", ex);
+        }
+    }
+
+    /**
+     * {@link #verifyAccess()}, once more when the first attempt failed at once without a refusal: under load, a
+     * connection whose handshake Redis refused (a wrong password) has been seen to fail without Redis's answer among its
+     * causes. The second attempt finds the refusal by name, so that the application does not start with it, or fails
+     * again. A failure that took its time (a timeout: Redis not reachable) is not tried again here.
+     */
+    private void verifyAccessAtStart() {
+        long start = System.nanoTime();
+        try {
+            verifyAccess();
+        }
+        catch (RedisAccessDeniedException ex) {
+            throw ex;
+        }
+        catch (RedisUnavailableException ex) {
+            if (System.nanoTime() - start > FAST_FAILURE.toNanos()) {
+                throw ex;
+            }
+            logger.debug("Filter '" + name + "': first attempt to reach Redis failed at once; trying once more", ex);
+            verifyAccess();
         }
     }
 
