@@ -25,6 +25,10 @@ import java.util.function.Function;
  * snapshot. The bits are built in this JVM, from the key source this instance joined with, and
  * {@link RedisGenerations} moves them in; a build that fails is tried again after a {@link BuildBackoff}.
  *
+ * <p>It runs past 300 lines because its five ways in (the load at startup, a rebuild, a growth, a takeover, an
+ * import) share one lock-and-build sequence whose steps must keep their order; the Redis side of each step is
+ * {@link RedisLoadLock}'s and {@link RedisGenerations}'.
+ *
  * <p>Usage: {@code loader.join(feed); ... StartOutcome outcome = loader.loadAtStart(); ... loader.buildIfNeeded();}
  */
 final class RedisFilterLoader {
