@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What this instance last read of its filter in Redis, as one {@link RedisFilterView}: the metadata of shard 0, and
@@ -32,9 +31,6 @@ final class RedisStoredState {
     private final RedisFilterCommands commands;
     private final RedisStaleMarks marks;
     private volatile RedisFilterView view = RedisFilterView.NOT_STARTED;
-    private final AtomicLong refreshesBegun = new AtomicLong();
-    /** The number of the refresh whose view is published. Guarded by this. */
-    private long lastPublished;
     /** The last size a grown filter was found to have: worked out once, not at every refresh. */
     private volatile @Nullable FilterSizing lastGrown;
 
@@ -53,13 +49,8 @@ final class RedisStoredState {
         return view;
     }
 
-    /**
-     * Reads the metadata of shard 0 and whether the live bitmaps exist. Refreshes run on several threads (maintenance,
-     * a build, a check that found a bitmap gone): of two that overlap, the one begun last is what the view shows, so
-     * that an older read (a filter still stale, say) never replaces what a newer one saw (the rebuild that ended it).
-     */
+    /** Reads the metadata of shard 0 and whether the live bitmaps exist. */
     void refresh() {
-        long ticket = refreshesBegun.incrementAndGet();
         // Taken before the read: a mark sent before it is in what it reads.
         RedisStaleMarks.Sent mark = marks.lastSent();
         Map<String, String> meta = commands.call(port -> port.hashGetAll(keys.meta(0)));
@@ -96,16 +87,9 @@ final class RedisStoredState {
             status = SharedFilterStatus.READY;
         }
         String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
+        RedisFilterView previous = view;
         RedisFilterView updated = new RedisFilterView(status, live, liveSizing, next, stale, liveBuild, keys);
-        RedisFilterView previous;
-        synchronized (this) {
-            if (ticket < lastPublished) {
-                return; // a refresh begun after this one, so reading Redis as it is now or later, was published
-            }
-            lastPublished = ticket;
-            previous = view;
-            view = updated;
-        }
+        view = updated;
         reportChange(previous, updated, meta);
     }
 
@@ -152,14 +136,11 @@ final class RedisStoredState {
      * filter is {@code MISSING} from now on, unless a refresh has read another view since.
      */
     void bitmapMissing(RedisFilterView seen) {
-        RedisFilterView missing = seen.withStatus(SharedFilterStatus.MISSING, keys);
-        synchronized (this) {
-            if (view != seen || seen.status != SharedFilterStatus.READY) {
-                return;
-            }
+        if (view == seen && seen.status == SharedFilterStatus.READY) {
+            RedisFilterView missing = seen.withStatus(SharedFilterStatus.MISSING, keys);
             view = missing;
+            reportChange(seen, missing, Map.of());
         }
-        reportChange(seen, missing, Map.of());
     }
 
     /** What an operator may see of the stored filter, as last read: never the seed. */
