@@ -92,8 +92,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                 backend);
         this.fill = new RedisFillEstimate(settings.refreshInterval(), sizing, state, commands);
         this.lifecycle = new RedisFilterLifecycle(name, settings.refreshInterval(), access,
-                new RedisAccessCheck(keys, settings.commandTimeout(), access, counting), commands, state, this.nearCopy, outage,
-                loader, fill, backend.scheduler(), waitForRedis);
+                new RedisAccessCheck(keys, settings.commandTimeout(), access, counting), commands, state,
+                this.nearCopy, outage, loader, fill, backend.scheduler(), waitForRedis);
     }
 
     public String name() {

@@ -86,8 +86,8 @@ final class RedisStoredState {
         else {
             status = SharedFilterStatus.READY;
         }
-        String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
         RedisFilterView previous = view;
+        String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
         RedisFilterView updated = new RedisFilterView(status, live, liveSizing, next, stale, liveBuild, keys);
         view = updated;
         reportChange(previous, updated, meta);

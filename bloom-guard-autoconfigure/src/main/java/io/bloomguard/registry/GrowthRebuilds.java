@@ -26,8 +26,7 @@ import java.util.function.LongSupplier;
  *
  * <p>A shared filter grows the same way: the instance that sees it pass 90%, on a put or when it reads the stored fill
  * again (keys put by other instances), rebuilds it under the load lock, and every other instance recognises the larger
- * generation by its metadata. An instance that finds another one
- * building it leaves the growth to that one.
+ * generation by its metadata. An instance that finds another one building it leaves the growth to that one.
  *
  * <p>A filter with no key source (filled by puts alone) cannot be rebuilt without emptying it: it reports being over
  * capacity instead, and the log says why once. Nor does it grow when the heap has no room for the larger filter beside
@@ -67,6 +66,9 @@ final class GrowthRebuilds {
         this.filter = filter;
         this.backend = backend;
         this.heapFree = heapFree;
+        if (backend instanceof SharedBloomFilter shared) {
+            shared.onFillRead(this::keysAdded); // keys put by other instances, with no key source maybe
+        }
     }
 
     /**
@@ -123,10 +125,10 @@ final class GrowthRebuilds {
                 // Read afresh: a shared filter's last estimate may be some refreshes old, and keys keep coming.
                 elements = Math.max(elements, backend.approximateElementCount());
             }
-            long target = (elements > Long.MAX_VALUE / FACTOR) ? Long.MAX_VALUE : elements * FACTOR;
             if (elements < THRESHOLD * capacity) {
                 return; // it grew meanwhile (another instance grew a shared filter)
             }
+            long target = (elements > Long.MAX_VALUE / FACTOR) ? Long.MAX_VALUE : elements * FACTOR;
             long needed = bytesFor(target);
             long free = heapFree.getAsLong();
             if (needed > free) {

@@ -55,9 +55,6 @@ public final class NamedBloomFilter implements BloomFilter {
                 ? new FailedFilterRecovery(this, rebuildable) : null;
         this.growth = (spec.growth() == GrowthPolicy.REBUILD) ? new GrowthRebuilds(this,
                 (backend instanceof RebuildableBloomFilter rebuildable) ? rebuildable : null) : null;
-        if (backend instanceof SharedBloomFilter shared && growth != null) {
-            shared.onFillRead(growth::keysAdded); // keys put by other instances, with no key source maybe
-        }
         if (backend instanceof SharedBloomFilter shared) {
             shared.onBuilt((startup, keys, startNanos, failure) -> history.recordLoad(startup
                     ? FilterHistory.LoadKind.PRELOAD : FilterHistory.LoadKind.REBUILD, startNanos, keys, "key source",
