@@ -66,6 +66,10 @@ final class BloomFilterRegistryFactory {
                 }
                 UnwritableAdds unwritableAdds = (spec.onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL
                         : UnwritableAdds.BUFFER;
+                if (spec.growth() == GrowthPolicy.SCALE) {
+                    yield backend.createScalable(spec.name(),
+                            ScalableSizing.of(spec.expectedSize(), spec.errorRate()).layer(0), unwritableAdds);
+                }
                 yield (spec.type() == FilterType.COUNTING)
                         ? backend.createCounting(spec.name(), sizing, spec.redisShards(), unwritableAdds)
                         : backend.create(spec.name(), sizing, spec.redisShards(), unwritableAdds, spec.redisNearCopy());
@@ -73,7 +77,7 @@ final class BloomFilterRegistryFactory {
         };
     }
 
-    /** Counting + scale and anything on redis but a plain filter were refused when the spec was resolved. */
+    /** Counting + scale was refused when the spec was resolved. */
     private static RebuildableLocalFilter localFilter(FilterSpec spec, FilterSizing sizing) {
         if (spec.growth() == GrowthPolicy.SCALE) {
             return new RebuildableLocalFilter(ScalableSizing.of(spec.expectedSize(), spec.errorRate()).layer(0),

@@ -7,6 +7,7 @@ import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.local.LocalCountingFilter;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisBreakerSettings;
+import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterType;
@@ -86,6 +87,9 @@ final class FilterSpecResolver {
                                 + " keys at error rate " + errorRate + " need " + sizing.byteSize() / (1L << 30)
                                 + " GiB; set it to false, lower expected-size or raise error-rate");
             }
+            if (backend == BackendType.REDIS && growth == GrowthPolicy.SCALE) {
+                checkRedisLayers(prefix, shards, nearCopy, allocated, expectedSize, errorRate);
+            }
             long heap = Runtime.getRuntime().maxMemory();
             // A redis filter is built in this JVM before it is uploaded, so it needs the heap too, beside its near
             // copy if it keeps one. A switched-off filter allocates nothing, and must not stop an application that
@@ -119,20 +123,39 @@ final class FilterSpecResolver {
     }
 
     /**
-     * Refuses what is not built yet (scalable filters on redis) and what cannot be (a counting filter
-     * that grows by layers: a remove could not tell which layer holds the key's counts), naming the property set.
+     * Refuses what cannot be (a counting filter that grows by layers: a remove could not tell which layer holds the
+     * key's counts), naming the property set.
      */
     private static void checkTypeAndGrowth(String name, String prefix, FilterProperties filter,
             BackendType backend, FilterType type, GrowthPolicy growth) {
         String growthProperty = (filter.getGrowth() != null) ? prefix + ".growth" : "bloom-guard.defaults.growth";
-        if (backend == BackendType.REDIS && growth == GrowthPolicy.SCALE) {
-            throw new InvalidBloomGuardPropertyException(growthProperty, "scale", "growth: scale is not supported on"
-                    + " redis yet: use growth: none or rebuild, or backend: local for filter '" + name + "'");
-        }
         if (type == FilterType.COUNTING && growth == GrowthPolicy.SCALE) {
             throw new InvalidBloomGuardPropertyException(growthProperty, "scale", "a counting filter cannot grow by"
                     + " layers, because a remove could not tell which layer holds the key's counts: use growth:"
                     + " rebuild or none for filter '" + name + "', or type: bloom");
+        }
+    }
+
+    /**
+     * A redis filter that grows by layers keeps every layer in its hash slot, each layer one Redis string, and no near
+     * copy (which would hold layer 0 only).
+     */
+    private static void checkRedisLayers(String prefix, int shards, boolean nearCopy, FilterSizing firstLayer,
+            long expectedSize, double errorRate) {
+        if (shards != 1) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".redis.shards", shards, "a filter that grows by"
+                    + " layers (growth: scale) keeps its layers in one hash slot, so it is not split: set it to 1, or"
+                    + " use growth: rebuild");
+        }
+        if (nearCopy) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".redis.near-copy", true, "no near copy is kept of"
+                    + " a filter that grows by layers (growth: scale): set it to false, or use growth: rebuild");
+        }
+        if (firstLayer.blockCount() > RedisFilterBackend.MAX_BLOCKS_PER_KEY) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".expected-size", expectedSize, "a filter that grows"
+                    + " by layers (growth: scale) keeps each layer in one Redis string of at most 512 MiB, and its"
+                    + " first layer for " + expectedSize + " keys at error rate " + errorRate + " needs "
+                    + firstLayer.byteSize() / (1 << 20) + " MiB; lower it, or use growth: rebuild with redis.shards");
         }
     }
 

@@ -91,8 +91,11 @@ public final class LettuceRedisPort implements RedisPort {
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
         byte[][] keyBytes = keys.stream().map(LettuceRedisPort::bytes).toArray(byte[][]::new);
         byte[][] argBytes = args.stream().map(LettuceRedisPort::bytes).toArray(byte[][]::new);
-        ScriptOutputType output = (script.result() == LuaScript.Result.INTEGER) ? ScriptOutputType.INTEGER
-                : ScriptOutputType.VALUE;
+        ScriptOutputType output = switch (script.result()) {
+            case INTEGER -> ScriptOutputType.INTEGER;
+            case BULK -> ScriptOutputType.VALUE;
+            case LIST -> ScriptOutputType.MULTI;
+        };
         CompletionStage<Object> bySha = commands.evalsha(script.sha1(), output, keyBytes, argBytes);
         return bySha.toCompletableFuture().handle((result, failure) -> {
             if (failure == null) {

@@ -20,7 +20,9 @@ record LuaScript(String name, String source, Result result, String sha1) {
         /** An integer reply, as a {@code Long}. */
         INTEGER,
         /** A bulk string reply, as {@code byte[]}. */
-        BULK
+        BULK,
+        /** An array of bulk strings, as a {@code List} of {@code byte[]}. */
+        LIST
     }
 
     static LuaScript of(String name, Result result, String source) {

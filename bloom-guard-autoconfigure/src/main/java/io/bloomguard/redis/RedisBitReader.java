@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * Checks keys against the live generation: one {@code GETRANGE} of the key's block per key (64 bytes of bits, or 256
@@ -21,6 +22,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>With a {@link RedisNearCopy}, a key the copy holds is answered at once, and only the keys it lacks are checked
  * in Redis, whose answer alone decides; what Redis answered is merged into the copy.
+ *
+ * <p>A filter that grows by layers ({@link RedisLayers}) is checked with one {@link RedisLayerScripts#CHECK} per key,
+ * which reads every layer's block.
  *
  * <p>Usage: {@code boolean maybe = reader.mightContain(42L);}
  */
@@ -38,6 +42,21 @@ final class RedisBitReader {
     }
 
     boolean mightContain(Object key) {
+        RedisFilterView current = state.view();
+        if (current.live != null && current.live.layered()) {
+            LayerCheck layered = new LayerCheck(current, key);
+            if (layered.layers == null) {
+                return true;
+            }
+            long start = System.nanoTime();
+            CompletableFuture<Object> reply = commands.sendCheck(layered::send);
+            try {
+                return layered.answer(commands.awaitCheck(reply));
+            }
+            finally {
+                checkLatency.checked(System.nanoTime() - start);
+            }
+        }
         BlockCheck check = blockCheck(key);
         if (check == null) {
             return true;
@@ -55,19 +74,30 @@ final class RedisBitReader {
     }
 
     CompletableFuture<Boolean> mightContainAsync(Object key) {
+        RedisFilterView current = state.view();
+        if (current.live != null && current.live.layered()) {
+            LayerCheck layered = new LayerCheck(current, key);
+            if (layered.layers == null) {
+                return CompletableFuture.completedFuture(true);
+            }
+            return timed(commands.checkAsync(layered::send), layered::answer);
+        }
         BlockCheck check = blockCheck(key);
         if (check == null) {
             return CompletableFuture.completedFuture(true);
         }
+        return timed(commands.checkAsync(port -> port.getRange(check.bitmap, check.start, check.end())),
+                check::answer);
+    }
+
+    private <T> CompletableFuture<Boolean> timed(CompletableFuture<T> reply, Function<T, Boolean> answer) {
         long start = System.nanoTime();
-        CompletableFuture<byte[]> reply = commands.checkAsync(
-                port -> port.getRange(check.bitmap, check.start, check.end()));
         if (reply.isCompletedExceptionally()) {
-            return reply.thenApply(check::answer); // not sent (breaker open, no connection): nothing to time
+            return reply.thenApply(answer); // not sent (breaker open, no connection): nothing to time
         }
         CheckLatencyListener listener = checkLatency;
         return reply.whenComplete((bytes, failure) -> listener.checked(System.nanoTime() - start))
-                .thenApply(check::answer);
+                .thenApply(answer);
     }
 
     void onCheckLatency(CheckLatencyListener listener) {
@@ -79,9 +109,12 @@ final class RedisBitReader {
         boolean[] answers = new boolean[checked.size()];
         RedisFilterView current = state.view();
         RedisFilterIdentity live = current.live;
-        if (live == null) {
+        if (live == null || (live.layered() && current.layers == null)) {
             Arrays.fill(answers, true);
             return answers;
+        }
+        if (live.layered()) {
+            return mightContainAllLayered(current, checked);
         }
         boolean[] held = nearCopy.holdsAll(current, checked);
         Map<Integer, List<Integer>> indexesByShard = new LinkedHashMap<>();
@@ -122,6 +155,61 @@ final class RedisBitReader {
             }
         }
         return answers;
+    }
+
+    /** One {@link RedisLayerScripts#CHECK} per key, all sent before any answer is awaited: one round trip. */
+    private boolean[] mightContainAllLayered(RedisFilterView current, List<?> checked) {
+        List<LayerCheck> checks = new ArrayList<>(checked.size());
+        List<CompletableFuture<Object>> replies = new ArrayList<>(checked.size());
+        for (Object key : checked) {
+            LayerCheck check = new LayerCheck(current, key);
+            checks.add(check);
+            replies.add(commands.send(check::send));
+        }
+        boolean[] answers = new boolean[checked.size()];
+        for (int i = 0; i < answers.length; i++) {
+            answers[i] = checks.get(i).answer(commands.await(replies.get(i)));
+        }
+        return answers;
+    }
+
+    /**
+     * Whether a block holds all {@code hashCount} of a key's positions: bits set, or a counting filter's counters
+     * above zero.
+     */
+    static boolean blockHolds(byte[] block, Hash128 hash, int hashCount, boolean counting) {
+        long step = BlockedBloomLayout.step(hash.h1());
+        long probe = hash.h2();
+        for (int i = 0; i < hashCount; i++) {
+            int position = BlockedBloomLayout.bitInBlock(probe);
+            if (counting ? RedisCounterCodec.count(block, position) == 0 : !RedisBitmapCodec.isSet(block, position)) {
+                return false;
+            }
+            probe = BlockedBloomLayout.nextProbe(probe, step);
+        }
+        return true;
+    }
+
+    /** A key's blocks in every layer of a filter that grows by layers, read by one script. */
+    private final class LayerCheck {
+
+        private final RedisFilterView view;
+        private final @Nullable RedisLayers layers;
+        private final Hash128 hash;
+
+        private LayerCheck(RedisFilterView view, Object key) {
+            this.view = view;
+            this.layers = view.layers;
+            this.hash = KeyCanonicalizer.hash(key, view.live.seed());
+        }
+
+        CompletableFuture<Object> send(RedisPort port) {
+            return port.eval(RedisLayerScripts.CHECK, layers.checkKeys(), layers.checkArgs(hash));
+        }
+
+        boolean answer(Object reply) {
+            return layers.answer((List<?>) reply, hash, () -> state.bitmapMissing(view));
+        }
     }
 
     /**
@@ -171,17 +259,7 @@ final class RedisBitReader {
                 return true;
             }
             nearCopy.learnBlock(view, block, bytes);
-            long step = BlockedBloomLayout.step(hash.h1());
-            long probe = hash.h2();
-            boolean counting = live.counting();
-            for (int i = 0; i < live.hashCount(); i++) {
-                int position = BlockedBloomLayout.bitInBlock(probe);
-                if (counting ? RedisCounterCodec.count(bytes, position) == 0 : !RedisBitmapCodec.isSet(bytes, position)) {
-                    return false;
-                }
-                probe = BlockedBloomLayout.nextProbe(probe, step);
-            }
-            return true;
+            return blockHolds(bytes, hash, live.hashCount(), live.counting());
         }
     }
 }

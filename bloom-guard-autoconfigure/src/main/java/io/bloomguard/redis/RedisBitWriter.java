@@ -8,7 +8,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Sets keys' bits in Redis: one {@link RedisScripts#ADD} per shard ({@link RedisCounterScripts#ADD}, which increments
- * counters, for a counting filter), all sent before any reply is awaited, into the live generation and, while one is
+ * counters, for a counting filter; {@link RedisLayerScripts#ADD}, into the newest layer, for one that grows by layers),
+ * all sent before any reply is awaited, into the live generation and, while one is
  * being built, into the next one too, so that the swap loses none. A script that
  * finds the generations changed since this instance last looked writes nothing; the writer reads the stored state
  * again and retries those keys, up to {@value #WRITE_ATTEMPTS} attempts. The keys are set in the
@@ -49,8 +50,12 @@ final class RedisBitWriter {
                 return new Written(changed, unwritten);
             }
             Map<Integer, RedisShardWrite> writes = new LinkedHashMap<>();
+            RedisLayers layers = current.layers;
             for (Object key : remaining) {
-                if (current.live != null) {
+                if (layers != null) {
+                    writes.computeIfAbsent(0, this::shardWrite).addLive(key, layers.offsetsOf(key));
+                }
+                else if (current.live != null) {
                     RedisFilterIdentity.KeyBits located = current.live.locate(key);
                     writes.computeIfAbsent(located.shard(), this::shardWrite).addLive(key, located.offsets());
                 }
@@ -63,10 +68,13 @@ final class RedisBitWriter {
             // instance's next check of the key needs no round trip.
             nearCopy.learnKeys(current, remaining);
             Map<RedisShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
-            LuaScript add = RedisCounterScripts.addFor(current);
+            LuaScript add = (layers != null) ? RedisLayerScripts.ADD : RedisCounterScripts.addFor(current);
             for (RedisShardWrite shardWrite : writes.values()) {
-                replies.put(shardWrite, commands.send(port -> port.eval(add,
-                        shardWrite.keys(current), shardWrite.args(current))));
+                List<String> keyNames = (layers != null) ? shardWrite.layeredKeys(current, layers)
+                        : shardWrite.keys(current);
+                List<String> args = (layers != null) ? shardWrite.layeredArgs(current, layers)
+                        : shardWrite.args(current);
+                replies.put(shardWrite, commands.send(port -> port.eval(add, keyNames, args)));
             }
             // A list, not a set: a counting filter counts a key put twice in one batch twice.
             List<Object> retry = new ArrayList<>();

@@ -21,7 +21,9 @@ import java.util.concurrent.Semaphore;
  * A Bloom filter stored in Redis and shared by every instance: the same bits as {@link LocalBloomFilter} (so
  * filters move between the two), one {@code GETRANGE} of the key's 64-byte block per check, one script per
  * shard for an add or a batch. A counting filter ({@link RedisFilterBackend#createCounting}) keeps the counters of
- * {@link io.bloomguard.local.LocalCountingFilter} instead, 256 bytes a block, and can {@link #remove} keys.
+ * {@link io.bloomguard.local.LocalCountingFilter} instead, 256 bytes a block, and can {@link #remove} keys. One that
+ * grows by layers ({@link RedisFilterBackend#createScalable}, see {@link RedisLayers}) adds a larger layer when its
+ * newest is full, and is checked with one script that reads every layer.
  *
  * <p>Usage (the auto-configuration does this for {@code backend: redis}):
  * <pre>{@code
@@ -69,11 +71,12 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final RedisFilterLifecycle lifecycle;
     private final RedisCounterRemoval removal;
 
-    RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, boolean counting,
+    RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, boolean counting, boolean layered,
             RedisBackendSettings settings, UnwritableAdds unwritableAdds, boolean nearCopy, Shared backend) {
         this.name = name;
         this.sizing = sizing;
-        this.configured = RedisFilterIdentity.of(sizing, seed, shards, counting);
+        RedisFilterIdentity identity = RedisFilterIdentity.of(sizing, seed, shards, counting);
+        this.configured = layered ? identity.asLayered() : identity;
         this.keys = new RedisFilterKeys(settings.keyPrefix(), name);
         this.access = new RedisAccessState(name, new RedisAcl(settings.keyPrefix()));
         RedisCommands others = backend.commands().reportingTo(access);
@@ -190,6 +193,10 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         RedisFilterIdentity live = view.live;
         if (live == null) {
             throw new IllegalStateException("Filter '" + name + "' has no complete bitmap in Redis (" + status() + ")");
+        }
+        if (view.layers != null && view.layers.count() > 1) {
+            throw new UnsupportedOperationException("Filter '" + name + "' has grown to " + view.layers.count()
+                    + " layers, and a snapshot holds one; rebuild it (which makes its layers one) and export again");
         }
         return loader.export(live, (view.liveSizing != null) ? view.liveSizing : live.sizing(sizing));
     }
@@ -309,19 +316,48 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         return fill.current(access.answering());
     }
 
+    /** Bits of the live generation, of all its layers when it grows by layers. */
     @Override
     public long bitSize() {
-        return sizing().bitSize();
+        RedisLayers layers = state.view().layers;
+        if (layers == null) {
+            return sizing().bitSize();
+        }
+        long bits = 0;
+        for (int layer = 0; layer < layers.count(); layer++) {
+            bits += layers.sizing(layer).bitSize();
+        }
+        return bits;
     }
 
     @Override
     public long byteSize() {
-        return sizing().blockCount() * configured.bytesPerBlock();
+        return configured.layered() ? bitSize() / Byte.SIZE : sizing().blockCount() * configured.bytesPerBlock();
     }
 
+    /** Bits a put sets: in the newest layer when it grows by layers. */
     @Override
     public int hashCount() {
-        return sizing().hashCount();
+        RedisLayers layers = state.view().layers;
+        return (layers != null) ? layers.sizing(layers.count() - 1).hashCount() : sizing().hashCount();
+    }
+
+    /** Keys it holds at its error rate: of all its layers together when it grows by layers. */
+    @Override
+    public long capacity() {
+        RedisLayers layers = state.view().layers;
+        return (layers != null) ? layers.capacity() : sizing().expectedSize();
+    }
+
+    /** Whether it grows by layers ({@code growth: scale}); see {@link RedisLayers}. */
+    public boolean layered() {
+        return configured.layered();
+    }
+
+    /** Layers of the live generation as last read: 1 unless it grows by layers, 0 before it has one. */
+    public int layerCount() {
+        RedisFilterView view = state.view();
+        return (view.layers != null) ? view.layers.count() : (view.live != null) ? 1 : 0;
     }
 
     /** The live generation's size (the configured one, or the one it grew to) once known; until then the configured. */

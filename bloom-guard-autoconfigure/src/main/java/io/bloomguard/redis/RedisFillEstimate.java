@@ -2,13 +2,14 @@ package io.bloomguard.redis;
 
 import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.ScalableSizing;
 
 import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The last fill a filter read from Redis ({@code BITCOUNT} of its bitmaps; the counters above zero of a counting
- * filter's, counted by {@link RedisCounters#nonZero}), kept so that asking for it never waits
+ * The last fill a filter read from Redis ({@code BITCOUNT} of its bitmaps, or of each layer of one that grows by
+ * layers; the counters above zero of a counting filter's, counted by {@link RedisCounters#nonZero}), kept so that asking for it never waits
  * on Redis nor fails while it is down. The maintenance task reads it again every few refreshes: a {@code BITCOUNT}
  * scans the whole bitmap, too much to repeat every refresh for a large filter.
  *
@@ -47,6 +48,9 @@ final class RedisFillEstimate {
         if (live == null) {
             return new FillEstimate(0, 0.0, Instant.now(), false);
         }
+        if (current.layers != null) {
+            return readLayers(current.layers);
+        }
         long setBits = 0;
         for (int shard = 0; shard < current.liveKeys.length; shard++) {
             String bitmap = current.liveKeys[shard];
@@ -59,6 +63,21 @@ final class RedisFillEstimate {
         long count = Double.isInfinite(estimate) ? Long.MAX_VALUE : Math.round(estimate);
         double fpp = Double.isInfinite(estimate) ? 1.0 : stored.falsePositiveProbability(estimate);
         return new FillEstimate(count, fpp, Instant.now(), false);
+    }
+
+    /** The keys of every layer together, and the chance that an absent key passes any of them. */
+    private FillEstimate readLayers(RedisLayers layers) {
+        double keys = 0;
+        double[] fpp = new double[layers.count()];
+        for (int layer = 0; layer < layers.count(); layer++) {
+            String bitmap = layers.key(layer);
+            long setBits = commands.call(port -> port.bitCount(bitmap));
+            double estimate = layers.sizing(layer).estimateKeys(setBits);
+            keys += estimate;
+            fpp[layer] = Double.isInfinite(estimate) ? 1.0 : layers.sizing(layer).falsePositiveProbability(estimate);
+        }
+        long count = Double.isInfinite(keys) ? Long.MAX_VALUE : Math.round(keys);
+        return new FillEstimate(count, ScalableSizing.compoundFalsePositiveProbability(fpp), Instant.now(), false);
     }
 
     /**

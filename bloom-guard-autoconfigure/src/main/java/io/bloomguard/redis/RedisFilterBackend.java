@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
 
 import java.security.SecureRandom;
@@ -26,6 +27,12 @@ import java.util.function.Supplier;
  * RedisBackendSettings.defaults())) { RedisBloomFilter users = redis.create("users", sizing, 1); ... }}
  */
 public final class RedisFilterBackend implements AutoCloseable {
+
+    /**
+     * Blocks one Redis key holds at most: a string holds 2³² bits (512 MiB). A filter that grows by layers keeps each
+     * layer in one key.
+     */
+    public static final long MAX_BLOCKS_PER_KEY = (1L << 32) / BlockedBloomLayout.BLOCK_BITS;
 
     private static final SecureRandom SEEDS = new SecureRandom();
 
@@ -111,13 +118,35 @@ public final class RedisFilterBackend implements AutoCloseable {
         return create(name, sizing, seed, shards, true, UnwritableAdds.BUFFER, false);
     }
 
-    private RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards, boolean counting,
-            UnwritableAdds unwritableAdds, boolean nearCopy) {
-        RedisBloomFilter filter = new RedisBloomFilter(name, sizing, seed, shards, counting, settings, unwritableAdds,
-                nearCopy,
-                new RedisBloomFilter.Shared(checks, commands, scheduler, builders, recovery, startupBuilds));
+    /**
+     * A filter that grows by layers ({@code growth: scale}, see {@link io.bloomguard.core.ScalableSizing}) with a
+     * random seed: {@code firstLayer} is layer 0's size ({@code ScalableSizing.of(n, ε).layer(0)}); each layer after
+     * it is a Redis key of its own in the same hash slot, so it lives on one shard, with no near copy.
+     */
+    public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, UnwritableAdds unwritableAdds) {
+        return createScalable(name, firstLayer, SEEDS.nextInt(), unwritableAdds);
+    }
+
+    /** {@link #createScalable(String, FilterSizing, UnwritableAdds)} with a chosen seed: for tests and migrations. */
+    public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, int seed,
+            UnwritableAdds unwritableAdds) {
+        return register(new RedisBloomFilter(name, firstLayer, seed, 1, false, true, settings, unwritableAdds, false,
+                shared()));
+    }
+
+    private RedisBloomFilter.Shared shared() {
+        return new RedisBloomFilter.Shared(checks, commands, scheduler, builders, recovery, startupBuilds);
+    }
+
+    private RedisBloomFilter register(RedisBloomFilter filter) {
         filters.add(filter);
         return filter;
+    }
+
+    private RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards, boolean counting,
+            UnwritableAdds unwritableAdds, boolean nearCopy) {
+        return register(new RedisBloomFilter(name, sizing, seed, shards, counting, false, settings, unwritableAdds,
+                nearCopy, shared()));
     }
 
     public RedisBackendSettings settings() {

@@ -5,6 +5,7 @@ import io.bloomguard.core.CountingBlockLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
+import io.bloomguard.core.ScalableSizing;
 import org.jspecify.annotations.Nullable;
 
 import java.util.regex.Matcher;
@@ -23,11 +24,14 @@ import java.util.regex.Pattern;
  * @param seed          hash seed
  * @param shards        number of Redis strings the blocks are split over
  * @param counting      whether each position is a 4-bit counter ({@code BITFIELD} field {@code u4 #p}) rather than a bit
+ * @param layered       whether this is layer 0 of a filter that grows by layers ({@code growth: scale}, see
+ *                      {@link RedisLayers}): an instance that reads this bitmap alone would miss the keys of the others
  */
-record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards, boolean counting) {
+record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards, boolean counting,
+        boolean layered) {
 
     /** Blocks in one Redis string at most: a string holds 2³² bits (512 MiB). */
-    static final long MAX_BLOCKS_PER_SHARD = (1L << 32) / BlockedBloomLayout.BLOCK_BITS;
+    static final long MAX_BLOCKS_PER_SHARD = RedisFilterBackend.MAX_BLOCKS_PER_KEY;
 
     /** Blocks of counters in one Redis string at most: four bits a position. */
     static final long MAX_COUNTING_BLOCKS_PER_SHARD = MAX_BLOCKS_PER_SHARD / CountingBlockLayout.COUNTER_BITS;
@@ -35,8 +39,11 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
     /** What the fingerprint of a counting filter ends with: 4-bit counters. */
     private static final String COUNTING_SUFFIX = ".c" + CountingBlockLayout.COUNTER_BITS;
 
+    /** What the fingerprint of a filter that grows by layers ends with: each layer twice the one before. */
+    private static final String LAYERED_SUFFIX = ".x" + ScalableSizing.GROWTH_FACTOR;
+
     private static final Pattern FINGERPRINT = Pattern.compile(
-            "v(\\d+)\\.b(\\d+)\\.k(\\d+)\\.s([0-9a-f]{1,8})\\.n(\\d+)(\\.c4)?");
+            "v(\\d+)\\.b(\\d+)\\.k(\\d+)\\.s([0-9a-f]{1,8})\\.n(\\d+)(\\.c4)?(\\.x2)?");
 
     RedisFilterIdentity {
         if (shards < 1 || shards > blockCount) {
@@ -46,6 +53,14 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
         if (blocksPerShard(blockCount, shards) > maxBlocksPerShard(counting)) {
             throw new IllegalArgumentException(shards + " shards of " + blockCount + " blocks exceed one Redis string");
         }
+        if (layered && (counting || shards != 1)) {
+            throw new IllegalArgumentException("a filter that grows by layers is a plain filter on one shard");
+        }
+    }
+
+    /** A plain or counting filter's identity, which does not grow by layers. */
+    RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards, boolean counting) {
+        this(layoutVersion, blockCount, hashCount, seed, shards, counting, false);
     }
 
     /** A plain filter's identity: a bit a position. */
@@ -70,6 +85,11 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
                 counting);
     }
 
+    /** The same bits as layer 0 of a filter that grows by layers. */
+    RedisFilterIdentity asLayered() {
+        return new RedisFilterIdentity(layoutVersion, blockCount, hashCount, seed, shards, counting, true);
+    }
+
 
     /** This identity's block and hash counts, with {@code configured}'s expected size and error rate. */
     FilterSizing sizing(FilterSizing configured) {
@@ -88,7 +108,7 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
         try {
             return new RedisFilterIdentity(Integer.parseInt(matcher.group(1)), Long.parseLong(matcher.group(2)),
                     Integer.parseInt(matcher.group(3)), Integer.parseUnsignedInt(matcher.group(4), 16),
-                    Integer.parseInt(matcher.group(5)), matcher.group(6) != null);
+                    Integer.parseInt(matcher.group(5)), matcher.group(6) != null, matcher.group(7) != null);
         }
         catch (IllegalArgumentException ex) {
             return null;
@@ -96,12 +116,16 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
     }
 
     /**
-     * E.g. {@code v1.b19531.k7.s3f2a1b9c.n1}, with {@code .c4} at the end for a counting filter: readable in
-     * {@code redis-cli}, and parsed back by {@link #parse}.
+     * E.g. {@code v1.b19531.k7.s3f2a1b9c.n1}, with {@code .c4} at the end for a counting filter and {@code .x2} for
+     * one that grows by layers: readable in {@code redis-cli}, and parsed back by {@link #parse}.
      */
     String fingerprint() {
         return "v" + layoutVersion + ".b" + blockCount + ".k" + hashCount + ".s" + Integer.toHexString(seed) + ".n"
-                + shards + (counting ? COUNTING_SUFFIX : "");
+                + shards + suffix();
+    }
+
+    private String suffix() {
+        return (counting ? COUNTING_SUFFIX : "") + (layered ? LAYERED_SUFFIX : "");
     }
 
     /**
@@ -109,8 +133,7 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
      * would let anyone who sees it pick keys that collide), and a {@code SCAN} pattern for the real key.
      */
     String fingerprintWithoutSeed() {
-        return "v" + layoutVersion + ".b" + blockCount + ".k" + hashCount + ".s*.n" + shards
-                + (counting ? COUNTING_SUFFIX : "");
+        return "v" + layoutVersion + ".b" + blockCount + ".k" + hashCount + ".s*.n" + shards + suffix();
     }
 
     /** Whether the bits were laid out as this version of the code lays them out. */
@@ -121,7 +144,8 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
     /** Whether a filter of {@code other}'s shape (seed aside) is what this identity stores. */
     boolean sameShape(RedisFilterIdentity other) {
         return layoutVersion == other.layoutVersion && blockCount == other.blockCount
-                && hashCount == other.hashCount && shards == other.shards && counting == other.counting;
+                && hashCount == other.hashCount && shards == other.shards && counting == other.counting
+                && layered == other.layered;
     }
 
     /** {@code bloom} or {@code counting}: the {@code type} field of the metadata. */

@@ -8,6 +8,7 @@ package io.bloomguard.redis;
  * <pre>
  * bloom-guard:{users}:meta                        hash: live / next fingerprints, m, k, seed, generation, state
  * bloom-guard:{users}:bits:v1.b19531.k7.s3f2a1b9c.n1   the live bitmap
+ * bloom-guard:{users}:bits:...:layer1            layer 1 of a filter that grows by layers (growth: scale)
  * bloom-guard:{users}:next:...                    a generation being built
  * bloom-guard:{users}:lock                        held by the instance loading the filter
  * bloom-guard:{users}:access-check:1              scratch keys of the access check, deleted at once
@@ -29,6 +30,11 @@ final class RedisFilterKeys {
 
     String bits(int shard, RedisFilterIdentity identity) {
         return base(shard) + ":bits:" + identity.fingerprint();
+    }
+
+    /** Layer {@code index} (1 and up) of the live generation {@code live} of a filter that grows by layers. */
+    String layer(RedisFilterIdentity live, int index) {
+        return bits(0, live) + ":layer" + index;
     }
 
     /** {@link #bits} with the seed left out ({@link RedisFilterIdentity#fingerprintWithoutSeed()}): a SCAN pattern. */

@@ -4,6 +4,7 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.RebuildInProgressException;
+import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.core.SharedBloomFilter.BuildListener;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
@@ -135,8 +136,8 @@ final class RedisFilterLoader {
         }
         RedisFilterIdentity live = current.live;
         int seed = (live != null) ? live.seed() : configured.seed();
-        Target target = new Target(RedisFilterIdentity.of(grown, seed, configured.shards(), configured.counting()),
-                grown);
+        Target target = new Target(configured.layered() ? layered(grown, seed)
+                : RedisFilterIdentity.of(grown, seed, configured.shards(), configured.counting()), grown);
         return buildHoldingLock("growth", target, this::readKeySource);
     }
 
@@ -163,8 +164,9 @@ final class RedisFilterLoader {
         if (!lock.tryLock()) {
             throw new RebuildInProgressException("Filter '" + name + "' is being loaded by another instance");
         }
-        Target target = new Target(RedisFilterIdentity.of(snapshot.sizing(), snapshot.seed(), configured.shards(),
-                false), snapshot.sizing());
+        RedisFilterIdentity identity = RedisFilterIdentity.of(snapshot.sizing(), snapshot.seed(), configured.shards(),
+                false);
+        Target target = new Target(configured.layered() ? identity.asLayered() : identity, snapshot.sizing());
         // The snapshot's own words are uploaded: no second copy of a possibly large array.
         long[] words = snapshot.words();
         buildHoldingLock("import", target, unused -> new Built(snapshot.sizing(),
@@ -240,6 +242,12 @@ final class RedisFilterLoader {
      */
     private Target configuredTarget(RedisFilterView current) {
         if (current.live != null && current.liveSizing != null) {
+            RedisLayers layers = current.layers;
+            if (layers != null && layers.count() > 1) {
+                // Its layers become one layer 0 that holds as many keys: no key source read twice, fewer layers.
+                FilterSizing merged = RedisLayers.oneLayerFor(layers.capacity(), current.liveSizing);
+                return new Target(layered(merged, current.live.seed()), merged);
+            }
             return new Target(current.live, current.liveSizing);
         }
         if (current.next != null && current.next.sameShape(configured)) {
@@ -261,7 +269,18 @@ final class RedisFilterLoader {
         }
         LocalBloomFilter bits = LocalBloomFilter.create(target.sizing, target.identity.seed());
         long keys = source.feed(bits::putAll);
-        return new Built(bits.sizing(), bits::copyWords, keys);
+        Target outgrown = null;
+        if (target.identity.layered() && bits.setBitCount() > ScalableSizing.fullAtSetBits(target.sizing)) {
+            FilterSizing larger = RedisLayers.oneLayerFor(Math.multiplyExact(keys, 2), target.sizing);
+            outgrown = (larger.expectedSize() > target.sizing.expectedSize())
+                    ? new Target(layered(larger, target.identity.seed()), larger) : null;
+        }
+        return new Built(bits.sizing(), bits::copyWords, keys, outgrown);
+    }
+
+    /** Layer 0 of a filter that grows by layers, of this size. */
+    private static RedisFilterIdentity layered(FilterSizing sizing, int seed) {
+        return RedisFilterIdentity.of(sizing, seed, 1).asLayered();
     }
 
     /**
@@ -271,41 +290,62 @@ final class RedisFilterLoader {
      * it. At {@link #STARTUP} the building and upload wait for those of the backend's other filters.
      */
     private long buildHoldingLock(String reason, Target goal, Function<Target, Built> build) {
-        RedisFilterIdentity target = goal.identity;
         building.set(true);
         long renewEvery = Math.max(1, settings.lockTtl().toMillis() / 3);
         ScheduledFuture<?> renewal = backend.scheduler().scheduleWithFixedDelay(lock::renew, renewEvery, renewEvery,
                 TimeUnit.MILLISECONDS);
         long start = System.nanoTime();
-        RedisFilterIdentity previousLive = state.view().live;
+        RedisFilterView before = state.view();
+        RedisFilterIdentity previousLive = before.live;
+        RedisFilterIdentity target = goal.identity;
         boolean done = false;
         String failure = "the build did not finish";
         try {
-            logger.info("Filter '" + name + "': building " + target.fingerprintWithoutSeed() + " in Redis (" + reason + ")");
-            RedisStaleMarks.Sent markBefore = marks.lastSent();
-            long dropsBefore = pending.dropped();
-            long[] staleMarks = generations.begin(target);
-            state.refresh(); // this instance's own adds reach the new generation from now on
-            marks.madeUpFor(markBefore, dropsBefore); // keys dropped before now are in the key source read below
-            sleep(settings.rebuildGrace());
-            // Filters that start together wait out their graces together, but hold their bits in the heap one at
-            // a time, as the startup heap check assumes.
-            boolean oneAtATime = reason.equals(STARTUP);
-            if (oneAtATime) {
-                backend.startupBuilds().acquireUninterruptibly();
-            }
+            long[] staleMarks;
             Built built;
             long[] uploadedBits;
-            try {
-                built = build.apply(goal);
-                uploadedBits = generations.upload(target, built.words);
-            }
-            finally {
-                if (oneAtATime) {
-                    backend.startupBuilds().release();
+            while (true) {
+                target = goal.identity;
+                logger.info("Filter '" + name + "': building " + target.fingerprintWithoutSeed() + " in Redis ("
+                        + reason + ")");
+                RedisStaleMarks.Sent markBefore = marks.lastSent();
+                long dropsBefore = pending.dropped();
+                RedisFilterIdentity abandoned = state.view().next;
+                staleMarks = generations.begin(target);
+                if (abandoned != null && !abandoned.equals(target)) {
+                    generations.discardNext(abandoned); // a build of another size that this one replaces
                 }
+                state.refresh(); // this instance's own adds reach the new generation from now on
+                marks.madeUpFor(markBefore, dropsBefore); // keys dropped before now are in the key source read below
+                sleep(settings.rebuildGrace());
+                // Filters that start together wait out their graces together, but hold their bits in the heap one
+                // at a time, as the startup heap check assumes.
+                boolean oneAtATime = reason.equals(STARTUP);
+                if (oneAtATime) {
+                    backend.startupBuilds().acquireUninterruptibly();
+                }
+                try {
+                    built = build.apply(goal);
+                    if (built.outgrown != null) {
+                        // A filter that grows by layers found more keys than its layer 0 holds: built again larger
+                        // (the key source read again) rather than swapped in past its error rate.
+                        logger.info("Filter '" + name + "': " + built.keys + " keys outgrow "
+                                + target.fingerprintWithoutSeed() + "; building it for " + built.outgrown.sizing
+                                        .expectedSize() + " keys");
+                        goal = built.outgrown;
+                        continue;
+                    }
+                    uploadedBits = generations.upload(target, built.words);
+                }
+                finally {
+                    if (oneAtATime) {
+                        backend.startupBuilds().release();
+                    }
+                }
+                break;
             }
-            boolean stillStale = generations.swap(target, built.sizing, previousLive, staleMarks, uploadedBits);
+            boolean stillStale = generations.swap(target, built.sizing, previousLive, before.layerCount, staleMarks,
+                    uploadedBits);
             state.refresh();
             logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
                     + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprintWithoutSeed()
@@ -356,8 +396,14 @@ final class RedisFilterLoader {
 
     /**
      * Bits built in this JVM for a new generation: the size they were built for, a way to copy them out a
-     * chunk at a time, and how many keys went into them.
+     * chunk at a time, how many keys went into them, and, when a filter that grows by layers holds too many for
+     * them, the larger generation to build instead.
      */
-    private record Built(FilterSizing sizing, RedisGenerations.WordCopier words, long keys) {
+    private record Built(FilterSizing sizing, RedisGenerations.WordCopier words, long keys,
+            @Nullable Target outgrown) {
+
+        Built(FilterSizing sizing, RedisGenerations.WordCopier words, long keys) {
+            this(sizing, words, keys, null);
+        }
     }
 }

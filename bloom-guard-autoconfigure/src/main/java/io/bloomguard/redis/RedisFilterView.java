@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class RedisFilterView {
 
-    static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, null,
+    static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, 1, null,
             null, null, null);
 
     final SharedFilterStatus status;
@@ -32,13 +32,20 @@ final class RedisFilterView {
     final @Nullable String liveBuild;
     /** Names of the live bitmaps, one per shard: computed once rather than per check. */
     final String[] liveKeys;
+    /** The live generation's layers when it grows by layers ({@code growth: scale}) and this instance can use it. */
+    final @Nullable RedisLayers layers;
+    /** The metadata's count of layers (1 unless the filter grows by layers): what {@link #layers} was built for. */
+    final int layerCount;
 
     RedisFilterView(SharedFilterStatus status, @Nullable RedisFilterIdentity live, @Nullable FilterSizing liveSizing,
-            @Nullable RedisFilterIdentity next, @Nullable String storeStale, @Nullable String liveBuild,
+            int layerCount, @Nullable RedisFilterIdentity next, @Nullable String storeStale, @Nullable String liveBuild,
             @Nullable RedisFilterKeys keys) {
         this.status = status;
         this.live = live;
         this.liveSizing = (live != null) ? liveSizing : null;
+        this.layerCount = layerCount;
+        this.layers = (live != null && live.layered() && liveSizing != null && keys != null)
+                ? RedisLayers.of(live, liveSizing, layerCount, keys) : null;
         this.next = next;
         this.storeStale = storeStale;
         this.liveBuild = (live != null) ? liveBuild : null;
@@ -50,6 +57,6 @@ final class RedisFilterView {
 
     /** The same view with another status. */
     RedisFilterView withStatus(SharedFilterStatus changed, RedisFilterKeys keys) {
-        return new RedisFilterView(changed, live, liveSizing, next, storeStale, liveBuild, keys);
+        return new RedisFilterView(changed, live, liveSizing, layerCount, next, storeStale, liveBuild, keys);
     }
 }

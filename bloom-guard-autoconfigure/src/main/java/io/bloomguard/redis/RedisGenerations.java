@@ -113,6 +113,7 @@ final class RedisGenerations {
      * see it only once every shard has it; drops the shards of a previous generation that had more.
      *
      * @param built size the bits were built for; its expected size and error rate go into the metadata
+     * @param previousLayers layers of {@code previousLive} when the build began (1 unless it grows by layers)
      * @param staleMarks what {@link #begin} returned: the stale mark is cleared only if no mark was made since
      * @param uploadedBits what {@link #upload} returned: a shard whose upload holds fewer bits is not swapped
      * @return whether the filter is still marked stale: an instance marked it during the build, for keys the
@@ -121,7 +122,7 @@ final class RedisGenerations {
      * build failed, and the live generation is left as it was
      */
     boolean swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive,
-            long[] staleMarks, long[] uploadedBits) {
+            int previousLayers, long[] staleMarks, long[] uploadedBits) {
         long[] leftToMerge = uploadedBits;
         if (target.counting()) {
             // Counters are added, not ORed: merged into the next generation range by range before any swap.
@@ -143,13 +144,20 @@ final class RedisGenerations {
         for (int shard = target.shards() - 1; shard >= 0; shard--) {
             String oldLive = (previousLive != null && shard < previousLive.shards()) ? keys.bits(shard, previousLive)
                     : keys.bits(shard, target);
-            List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target), keys.upload(shard, target, owner),
-                    keys.bits(shard, target), oldLive);
+            List<String> keyNames = new ArrayList<>(List.of(keys.meta(shard), keys.next(shard, target),
+                    keys.upload(shard, target, owner), keys.bits(shard, target), oldLive));
+            if (previousLive != null && previousLive.layered()) {
+                // Two past the count last read: a put may have added layers since.
+                for (int layer = 1; layer < previousLayers + 2; layer++) {
+                    keyNames.add(keys.layer(previousLive, layer));
+                }
+            }
             List<String> args = List.of(target.fingerprint(), Long.toString(target.blockCount() * BlockedBloomLayout.BLOCK_BITS),
                     Integer.toString(target.hashCount()), Integer.toString(target.seed()),
                     Integer.toString(target.layoutVersion()), Integer.toString(target.shards()),
                     Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt,
-                    Long.toString(staleMarks[shard]), Long.toString(leftToMerge[shard]), target.type());
+                    Long.toString(staleMarks[shard]), Long.toString(leftToMerge[shard]), target.type(),
+                    target.layered() ? "1" : "0");
             long swapped = (Long) commands.call(port -> port.eval(RedisScripts.FINISH, keyNames, args), timeout);
             if (swapped == -1) {
                 throw uploadLost(shard, uploadedBits[shard], -1);
@@ -169,6 +177,14 @@ final class RedisGenerations {
             }
         }
         return stillStale;
+    }
+
+    /** Deletes the bitmaps of a generation that was begun and will not be swapped in: a build replaced it. */
+    void discardNext(RedisFilterIdentity abandoned) {
+        for (int shard = 0; shard < abandoned.shards(); shard++) {
+            String bitmap = keys.next(shard, abandoned);
+            commands.call(port -> port.delete(bitmap), timeout);
+        }
     }
 
     /** Adds each shard's uploaded counters to its next generation's; see {@link RedisCounterScripts#MERGE}. */

@@ -102,10 +102,15 @@ final class RedisScripts {
      * a mark made during the build may be for a record committed after the loader read its key source, so the
      * new generation stays marked stale, and is rebuilt again.
      *
-     * <p>KEYS: meta, next bitmap, upload, new live bitmap, old live bitmap. ARGV: fingerprint, then the metadata
+     * <p>A filter that grows by layers ({@link RedisLayers}) starts the generation with one layer, layer 0 being the
+     * bitmap swapped in; the old generation's other layers are deleted.
+     *
+     * <p>KEYS: meta, next bitmap, upload, new live bitmap, old live bitmap, then the old generation's layers past
+     * layer 0. ARGV: fingerprint, then the metadata
      * fields m, k, seed, layout, shards, expected-size, error-rate, loaded-at, then the stale marks {@link #BEGIN}
      * returned, then how many bits are set in what the loader uploaded, then the type ({@code bloom} or
-     * {@code counting}, whose counters the loader has merged already: {@link RedisCounterScripts#MERGE}). Returns 1 when swapped, 2 when swapped
+     * {@code counting}, whose counters the loader has merged already: {@link RedisCounterScripts#MERGE}), then
+     * {@code 1} when the filter grows by layers. Returns 1 when swapped, 2 when swapped
      * but still marked stale, 0 when the next generation is no longer this build's (another loader took over and
      * finished first), or -1, swapping nothing, when the upload holds fewer bits than were uploaded: evicted (it is
      * the one large key with an expiry, so a {@code volatile-*} policy takes it first), partly evicted and recreated
@@ -135,6 +140,12 @@ final class RedisScripts {
             redis.call('HSET', KEYS[1], 'live', ARGV[1], 'state', 'ready', 'm', ARGV[2], 'k', ARGV[3], 'seed', ARGV[4],
               'layout', ARGV[5], 'shards', ARGV[6], 'expected-size', ARGV[7], 'error-rate', ARGV[8], 'loaded-at', ARGV[9],
               'type', ARGV[12])
+            for i = 6, #KEYS do redis.call('DEL', KEYS[i]) end
+            if ARGV[13] == '1' then
+              redis.call('HSET', KEYS[1], 'layers', 1, 'layer-bits', redis.call('BITCOUNT', KEYS[4]))
+            else
+              redis.call('HDEL', KEYS[1], 'layers', 'layer-bits')
+            end
             redis.call('HINCRBY', KEYS[1], 'generation', 1)
             return result
             """);

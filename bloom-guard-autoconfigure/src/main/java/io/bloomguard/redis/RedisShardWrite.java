@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * The keys one {@link RedisScripts#ADD} call writes into one shard: their bit offsets in the live generation and,
- * during a rebuild, in the next one, so that an add made while a generation is built reaches both.
+ * during a rebuild, in the next one, so that an add made while a generation is built reaches both. For a filter that
+ * grows by layers, the arguments of {@link RedisLayerScripts#ADD} instead.
  */
 final class RedisShardWrite {
 
@@ -53,6 +54,38 @@ final class RedisShardWrite {
         String liveKey = (live != null && shard < live.shards()) ? names.bits(shard, live) : names.meta(shard) + ":none";
         String nextKey = (next != null && shard < next.shards()) ? names.next(shard, next) : names.meta(shard) + ":none";
         return List.of(names.meta(shard), liveKey, nextKey);
+    }
+
+    /** KEYS of {@link RedisLayerScripts#ADD}, for a filter that grows by layers (one shard). */
+    List<String> layeredKeys(RedisFilterView current, RedisLayers layers) {
+        List<String> keyNames = new ArrayList<>(layers.checkKeys());
+        RedisFilterIdentity next = current.next;
+        keyNames.add((next != null) ? names.next(0, next) : names.meta(0) + ":none");
+        keyNames.add(layers.growKey(names));
+        return keyNames;
+    }
+
+    /**
+     * ARGV of {@link RedisLayerScripts#ADD}: the view the metadata must match, and each key's offsets in every layer
+     * ({@link #addLive} was handed {@link RedisLayers#offsetsOf}).
+     */
+    List<String> layeredArgs(RedisFilterView current, RedisLayers layers) {
+        RedisFilterIdentity next = current.next;
+        List<String> args = new ArrayList<>(8 + layers.count() + liveOffsets.size() + nextOffsets.size());
+        args.add(current.live.fingerprint());
+        args.add((next != null) ? next.fingerprint() : "");
+        args.add(Integer.toString(layers.count()));
+        args.add(Long.toString(layers.fullAtSetBits()));
+        args.add(Long.toString(layers.growLastBit()));
+        args.add(Integer.toString(liveKeys.size()));
+        args.add(Integer.toString(next != null ? next.hashCount() : 0));
+        args.add(Integer.toString(nextKeys.size()));
+        for (int layer = 0; layer < layers.count(); layer++) {
+            args.add(Integer.toString(layers.sizing(layer).hashCount()));
+        }
+        args.addAll(liveOffsets);
+        args.addAll(nextOffsets);
+        return args;
     }
 
     /** The view this shard's metadata must match; see {@link RedisScripts#ADD}. */

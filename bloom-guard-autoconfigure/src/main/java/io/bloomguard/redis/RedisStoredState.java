@@ -74,6 +74,11 @@ final class RedisStoredState {
         }
         FilterSizing liveSizing = (live != null) ? usableSizing(live, meta.get("expected-size"), meta.get("error-rate"))
                 : null;
+        int layerCount = layerCount(meta.get("layers"));
+        if (live != null && liveSizing != null && live.layered()
+                && RedisLayers.of(live, liveSizing, layerCount, keys) == null) {
+            liveSizing = null; // more layers than this version can size: it cannot read them all
+        }
         if (live == null) {
             status = (next != null) ? SharedFilterStatus.LOADING : SharedFilterStatus.MISSING;
         }
@@ -88,7 +93,8 @@ final class RedisStoredState {
         }
         RedisFilterView previous = view;
         String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
-        RedisFilterView updated = new RedisFilterView(status, live, liveSizing, next, stale, liveBuild, keys);
+        RedisFilterView updated = new RedisFilterView(status, live, liveSizing, layerCount, next, stale, liveBuild,
+                keys);
         view = updated;
         reportChange(previous, updated, meta);
     }
@@ -128,7 +134,23 @@ final class RedisStoredState {
         }
         RedisFilterIdentity grownShape = RedisFilterIdentity.of(grown, live.seed(), configured.shards(),
                 configured.counting());
+        if (configured.layered() && grownShape.shards() == 1) {
+            grownShape = grownShape.asLayered();
+        }
         return grownShape.sameShape(live) ? grown : null;
+    }
+
+    /** The metadata's {@code layers}: 1 when absent (a filter that does not grow by layers), 0 when unreadable. */
+    private static int layerCount(@Nullable String stored) {
+        if (stored == null) {
+            return 1;
+        }
+        try {
+            return Integer.parseInt(stored);
+        }
+        catch (NumberFormatException ex) {
+            return 0;
+        }
     }
 
     /**

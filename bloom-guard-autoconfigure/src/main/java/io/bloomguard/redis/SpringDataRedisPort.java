@@ -107,7 +107,11 @@ public final class SpringDataRedisPort implements RedisPort {
 
     @Override
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
-        ReturnType output = (script.result() == LuaScript.Result.INTEGER) ? ReturnType.INTEGER : ReturnType.VALUE;
+        ReturnType output = switch (script.result()) {
+            case INTEGER -> ReturnType.INTEGER;
+            case BULK -> ReturnType.VALUE;
+            case LIST -> ReturnType.MULTI;
+        };
         byte[][] keysAndArgs = new byte[keys.size() + args.size()][];
         for (int i = 0; i < keys.size(); i++) {
             keysAndArgs[i] = bytes(keys.get(i));

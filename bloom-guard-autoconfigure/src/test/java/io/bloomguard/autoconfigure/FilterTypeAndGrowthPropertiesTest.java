@@ -54,10 +54,27 @@ class FilterTypeAndGrowthPropertiesTest {
                 });
     }
 
+    /** Its layers share one hash slot, so the filter cannot be split over shards. */
     @Test
-    void aScalableFilterOnRedisFailsStartupNamingTheProperty() {
-        assertInvalid("bloom-guard.filters.users.growth", "scale", "growth: scale is not supported on redis yet",
-                "bloom-guard.defaults.backend=redis", "bloom-guard.filters.users.growth=scale");
+    void aScalableRedisFilterSplitOverShardsFailsStartupNamingTheProperty() {
+        assertInvalid("bloom-guard.filters.users.redis.shards", "4", "keeps its layers in one hash slot",
+                "bloom-guard.defaults.backend=redis", "bloom-guard.filters.users.growth=scale",
+                "bloom-guard.filters.users.redis.shards=4");
+    }
+
+    @Test
+    void aScalableRedisFilterWithANearCopyFailsStartupNamingTheProperty() {
+        assertInvalid("bloom-guard.filters.users.redis.near-copy", "true", "no near copy is kept of a filter that"
+                + " grows by layers", "bloom-guard.defaults.backend=redis", "bloom-guard.filters.users.growth=scale",
+                "bloom-guard.filters.users.redis.near-copy=true");
+    }
+
+    /** Each layer is one Redis string: a first layer larger than 512 MiB could never be stored. */
+    @Test
+    void aScalableRedisFilterWhoseFirstLayerExceedsOneRedisStringFailsStartup() {
+        assertInvalid("bloom-guard.filters.users.expected-size", "5000000000", "one Redis string of at most 512 MiB",
+                "bloom-guard.defaults.backend=redis", "bloom-guard.filters.users.growth=scale",
+                "bloom-guard.filters.users.expected-size=5000000000", "bloom-guard.filters.users.error-rate=0.1");
     }
 
     @Test

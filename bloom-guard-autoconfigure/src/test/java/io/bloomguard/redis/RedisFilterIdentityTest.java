@@ -42,6 +42,18 @@ class RedisFilterIdentityTest {
         assertThat(countingLarge.blocksPerShard() * countingLarge.bytesPerBlock() * 8).isLessThanOrEqualTo(1L << 32);
     }
 
+    /** An instance that does not grow by layers must not take layer 0 alone for the filter: it would miss keys. */
+    @Test
+    void layerZeroOfAFilterThatGrowsByLayersIsAnotherShape() {
+        RedisFilterIdentity plain = RedisFilterIdentity.of(FilterSizing.of(1_000_000, 0.01), 0xcafe1234, 1);
+        RedisFilterIdentity layered = plain.asLayered();
+        assertThat(layered.fingerprint()).isEqualTo(plain.fingerprint() + ".x2");
+        assertThat(RedisFilterIdentity.parse(layered.fingerprint())).isEqualTo(layered);
+        assertThat(layered.sameShape(plain)).isFalse();
+        assertThatIllegalArgumentException().as("layers share one hash slot")
+            .isThrownBy(() -> RedisFilterIdentity.of(FilterSizing.of(1_000_000, 0.01), 1, 2).asLayered());
+    }
+
     @Test
     void filtersAboveOneRedisStringAreShardedAutomatically() {
         // 3·10⁹ keys at 1%: about 3.8 GB of bits, far above one 512 MiB string.

@@ -116,6 +116,26 @@ class RedisGuardedApplicationIT {
      * reads the row the moment it is committed (told of it by an event, say) must find it, so the key has to be
      * in Redis by then: it is put inside the repository's own transaction.
      */
+    /** {@code growth: scale} on redis: both instances use the one filter that grows by layers, and it guards. */
+    @Test
+    void aFilterThatGrowsByLayersIsSharedAndGuards() {
+        Map<String, String> scale = Map.of("bloom-guard.filters.customers.growth", "scale");
+        ConfigurableApplicationContext first = start(true, scale);
+        ConfigurableApplicationContext second = start(false, scale);
+        RedisBloomFilter shared = (RedisBloomFilter) filter(second, "customers").backend();
+        assertThat(shared.layered()).isTrue();
+        assertThat(shared.layerCount()).isEqualTo(1);
+        assertThat(filter(second, "customers").state()).isEqualTo(FilterState.READY);
+
+        Statistics statistics = statistics(second);
+        long before = statistics.getPrepareStatementCount();
+        assertThat(repository(second).findById(ABSENT)).isEmpty();
+        assertThat(statistics.getPrepareStatementCount()).as("absent key answered by the shared filter").isEqualTo(before);
+        assertThat(repository(second).findById(500L)).isPresent();
+        Customer saved = repository(first).save(new Customer("layered", "t7", "layered-1"));
+        assertThat(repository(second).findById(saved.getId())).as("saved on the other instance").isPresent();
+    }
+
     @Test
     void aRowSavedOnOneInstanceIsFoundOnAnotherTheMomentItCommits() {
         ConfigurableApplicationContext first = start(true, Map.of());

@@ -1,0 +1,196 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.ScalableSizing;
+import io.bloomguard.core.SharedBloomFilter.StartOutcome;
+import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
+import io.bloomguard.testsupport.redis.RedisServerExtension;
+import io.bloomguard.testsupport.redis.RedisServerProcess;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@code growth: scale} on a filter shared through Redis: puts past a layer's capacity add a larger layer in Redis,
+ * every instance checks every layer, and the measured false-positive rate stays at most ε however full it gets.
+ * The other instance here refreshes once an hour, so it checks and writes with a view that predates each new layer:
+ * it must never reject a key put into a layer it has not read yet.
+ */
+@Timeout(180)
+@ExtendWith(RedisServerExtension.class)
+class RedisScalableFilterIT {
+
+    private static final int N = 5_000;
+
+    private static final double ERROR_RATE = 0.01;
+
+    private static final FilterSizing FIRST_LAYER = ScalableSizing.of(N, ERROR_RATE).layer(0);
+
+    /** An instance that reads the stored state only when a command of its own finds it out of date. */
+    private static final RedisBackendSettings HOURLY = RedisBackendSettingsBuilder.from(TestRedisBackend.FAST)
+            .refreshInterval(Duration.ofHours(1)).build();
+
+    private static RedisServerProcess server;
+
+    /** The "database": rows committed so far, which the key source reads. */
+    private final Set<Long> rows = ConcurrentHashMap.newKeySet();
+
+    @BeforeAll
+    static void rememberServer(RedisServerProcess redis) {
+        server = redis;
+    }
+
+    /**
+     * Filled to 4 n it has three layers (n, 2n, 4n). Bound on the measured rate: the layers' rates add up to at most
+     * ε/2 + ε/4 + ε/8 = 0.875 ε; over 2·10⁵ probes one standard deviation is under 0.03 ε.
+     */
+    @Test
+    void filledToFourTimesItsExpectedSizeItAddsLayersThatEveryInstanceChecks() {
+        try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
+                TestRedisBackend b = TestRedisBackend.on(server, HOURLY)) {
+            RedisBloomFilter writer = a.backend.createScalable("scaled", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
+            RedisBloomFilter lagging = b.backend.createScalable("scaled", FIRST_LAYER, 8, UnwritableAdds.BUFFER);
+            commit(N / 2);
+            assertThat(writer.start(RecordingKeyFeed.reading(this::rowsNow))).isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(lagging.follow()).isEqualTo(StartOutcome.ALREADY_LOADED);
+            assertThat(lagging.layerCount()).isEqualTo(1);
+
+            putNew(writer, 4 * N - rows.size());
+            writer.refresh();
+            assertThat(writer.layerCount()).as("layers of n, 2n and 4n keys").isEqualTo(3);
+            assertThat(writer.capacity()).isEqualTo(7L * N);
+
+            assertThat(lagging.layerCount()).as("it has not read the new layers").isEqualTo(1);
+            assertThat(lagging.mightContainAll(rowsNow())).as("every row, in a batch").containsOnly(true);
+            for (long row : rowsNow()) {
+                assertThat(lagging.mightContain(row)).as("row %d", row).isTrue();
+            }
+
+            // Its own write finds its view out of date, reads the layers, and goes into the newest.
+            List<Long> written = putNew(lagging, N / 10);
+            assertThat(lagging.layerCount()).isEqualTo(3);
+            assertThat(writer.mightContainAll(written)).containsOnly(true);
+
+            assertThat(lagging.mightContainAll(rowsNow())).as("every row").containsOnly(true);
+            assertThat(writer.expectedFpp()).as("the model").isLessThanOrEqualTo(ERROR_RATE);
+            assertThat(measuredFalsePositiveRate(lagging)).isLessThanOrEqualTo(ERROR_RATE);
+            assertThat(measuredFalsePositiveRate(writer)).isGreaterThan(0.0).isLessThanOrEqualTo(ERROR_RATE);
+        }
+    }
+
+    /**
+     * A rebuild makes the layers one layer 0 that holds as many keys, which every instance configured for the filter
+     * recognises; the filter then grows by layers from there.
+     */
+    @Test
+    void aRebuildMakesItsLayersOneLayerThatEveryInstanceUses() {
+        try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
+                TestRedisBackend b = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
+            RedisBloomFilter writer = a.backend.createScalable("merged", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
+            commit(N / 2);
+            writer.start(RecordingKeyFeed.reading(this::rowsNow));
+            putNew(writer, 4 * N - rows.size());
+            writer.refresh();
+            assertThat(writer.layerCount()).isEqualTo(3);
+
+            writer.rebuild();
+            assertThat(writer.layerCount()).isEqualTo(1);
+            assertThat(writer.capacity()).as("one layer for the three").isEqualTo(7L * N);
+
+            RedisBloomFilter late = b.backend.createScalable("merged", FIRST_LAYER, 8, UnwritableAdds.BUFFER);
+            assertThat(late.follow()).as("started after the rebuild, configured as before")
+                .isEqualTo(StartOutcome.ALREADY_LOADED);
+            assertThat(late.trustedToReject()).isTrue();
+            assertThat(late.capacity()).isEqualTo(7L * N);
+            assertThat(late.mightContainAll(rowsNow())).as("every row").containsOnly(true);
+            assertThat(measuredFalsePositiveRate(late)).isLessThanOrEqualTo(ERROR_RATE);
+
+            putNew(late, 4 * N);
+            writer.refresh();
+            assertThat(writer.layerCount()).as("grown by a layer of twice the merged one").isEqualTo(2);
+            assertThat(writer.capacity()).isEqualTo(7L * N + 14L * N);
+            assertThat(writer.mightContainAll(rowsNow())).containsOnly(true);
+
+            RedisBloomFilter plain = b.backend.create("merged", FIRST_LAYER, 9, 1);
+            plain.follow();
+            assertThat(plain.status()).as("a filter that does not grow by layers would miss the keys of the others")
+                .isEqualTo(SharedFilterStatus.MISMATCHED);
+            assertThatThrownBy(writer::exportSnapshot).isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("2 layers");
+        }
+    }
+
+    /** A key source that holds more keys than layer 0 is loaded into one layer 0 for twice as many, not past ε. */
+    @Test
+    void aKeySourceLargerThanItsFirstLayerIsLoadedIntoOneLargerLayer() {
+        try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
+            RedisBloomFilter filter = a.backend.createScalable("outgrown", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
+            commit(4 * N);
+            assertThat(filter.start(RecordingKeyFeed.reading(this::rowsNow))).isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(filter.status()).isEqualTo(SharedFilterStatus.READY);
+            assertThat(filter.layerCount()).isEqualTo(1);
+            assertThat(filter.capacity()).isEqualTo(8L * N);
+            assertThat(filter.mightContainAll(rowsNow())).containsOnly(true);
+            assertThat(measuredFalsePositiveRate(filter)).isLessThanOrEqualTo(ERROR_RATE);
+        }
+    }
+
+    private List<Long> rowsNow() {
+        return List.copyOf(rows);
+    }
+
+    private void commit(int count) {
+        long first = rows.size();
+        for (long id = first; id < first + count; id++) {
+            rows.add(id);
+        }
+    }
+
+    /**
+     * Commits {@code count} rows and puts their keys 50 at a time, as concurrent {@code @BloomPut} writes do: a layer
+     * is found full by the put that fills it, so it overfills by at most one batch.
+     */
+    private List<Long> putNew(RedisBloomFilter filter, int count) {
+        long first = rows.size();
+        List<Long> all = new ArrayList<>(count);
+        for (long id = first; id < first + count; id += 50) {
+            List<Long> batch = new ArrayList<>(50);
+            for (long key = id; key < Math.min(first + count, id + 50); key++) {
+                rows.add(key);
+                batch.add(key);
+            }
+            filter.putAll(batch);
+            all.addAll(batch);
+        }
+        return all;
+    }
+
+    /** Of 2·10⁵ keys never put, the share the filter lets through. */
+    private static double measuredFalsePositiveRate(RedisBloomFilter filter) {
+        SplittableRandom absent = new SplittableRandom(29);
+        int probes = 200_000;
+        int passed = 0;
+        for (int done = 0; done < probes; done += 10_000) {
+            List<Long> batch = new ArrayList<>(10_000);
+            for (int i = 0; i < 10_000; i++) {
+                batch.add(1_000_000_000L + (absent.nextLong() >>> 1));
+            }
+            for (boolean answer : filter.mightContainAll(batch)) {
+                passed += answer ? 1 : 0;
+            }
+        }
+        return (double) passed / probes;
+    }
+}
