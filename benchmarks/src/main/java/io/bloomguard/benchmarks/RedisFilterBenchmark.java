@@ -1,7 +1,9 @@
 package io.bloomguard.benchmarks;
 
 import io.bloomguard.redis.RedisBloomFilter;
+import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.redis.RedisFilterBackend;
+import io.bloomguard.redis.UnwritableAdds;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -45,7 +47,8 @@ import java.util.concurrent.TimeUnit;
  * stopped at the end): bloom-guard's Redis backend ({@code mightContain}: one {@code GETRANGE} of the key's
  * 64-byte block; {@code mightContainAll} of 1,000 keys: one {@code EVALSHA}) against Redisson's
  * {@code RBloomFilter.contains} (one {@code EVALSHA} of a script doing 2 {@code HGET} + k {@code GETBIT}) and
- * the round-trip floor: {@code GET} of a 64-byte value and {@code PING} through a Lettuce sync connection.
+ * a filter that grows by layers, grown to three ({@code scalableCheck}: one {@code EVALSHA} reading the layer count
+ * and each layer's block), and the round-trip floor: {@code GET} of a 64-byte value and {@code PING} through a Lettuce sync connection.
  *
  * <p>Both filters: n = 10^6, ε = 0.01, loaded with the same 10^6 Long keys before measuring; probes are 2^16
  * Long keys, half present and half absent. One op of {@code bloomGuardCheckAll} is a batch of 1,000 keys.
@@ -209,6 +212,43 @@ public class RedisFilterBenchmark {
         }
     }
 
+    /**
+     * bloom-guard's filter that grows by layers ({@code growth: scale}): layer 0 for n/4 keys, then the same 10^6 keys
+     * put 1,000 at a time, which add layers 1 and 2; a check is one script reading all three.
+     */
+    @State(Scope.Benchmark)
+    public static class Scalable {
+
+        RedisFilterBackend backend;
+        RedisBloomFilter filter;
+
+        @Setup(Level.Trial)
+        public void load(Server server, Probes probes) {
+            backend = RedisFixtures.backend(server.client);
+            filter = backend.createScalable("bench-scale",
+                    ScalableSizing.of(RedisFixtures.N / 4, RedisFixtures.FPP).layer(0), RedisFixtures.SEED,
+                    UnwritableAdds.BUFFER);
+            filter.start(RedisFixtures.feed(List.of()));
+            List<Object> keys = RedisFixtures.presentKeys(RedisFixtures.N);
+            for (int from = 0; from < keys.size(); from += 1000) {
+                filter.putAll(keys.subList(from, Math.min(keys.size(), from + 1000)));
+            }
+            long hits = 0;
+            for (List<Object> batch : probes.batches) {
+                for (boolean hit : filter.mightContainAll(batch)) {
+                    hits += hit ? 1 : 0;
+                }
+            }
+            System.out.printf(Locale.ROOT, "%n# scalable: %d layers%n", filter.layerCount());
+            report("bloom-guard scale", hits, (long) BATCH * BATCHES);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            backend.close();
+        }
+    }
+
     /** Redisson's filter: {@code tryInit(n, ε)}, then {@code add(Collection)} of the same keys. */
     @State(Scope.Benchmark)
     public static class Redisson {
@@ -246,6 +286,12 @@ public class RedisFilterBenchmark {
     @Benchmark
     public boolean bloomGuardCheck(BloomGuard bloomGuard, Probes probes, Cursor cursor) {
         return bloomGuard.filter.mightContain(probes.keys[cursor.next++ & (PROBES - 1)]);
+    }
+
+    /** A filter that grows by layers, grown to three: one script per check. */
+    @Benchmark
+    public boolean scalableCheck(Scalable scalable, Probes probes, Cursor cursor) {
+        return scalable.filter.mightContain(probes.keys[cursor.next++ & (PROBES - 1)]);
     }
 
     /** One op = one batch of {@link #BATCH} keys. */
