@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
@@ -33,12 +34,15 @@ final class RedisBitReader {
     private final RedisStoredState state;
     private final RedisFilterCommands commands;
     private final RedisNearCopy nearCopy;
+    private final Executor refresher;
     private volatile CheckLatencyListener checkLatency = CheckLatencyListener.NO_OP;
 
-    RedisBitReader(RedisStoredState state, RedisFilterCommands commands, RedisNearCopy nearCopy) {
+    /** @param refresher where a view that lacks a layer a check found is read again */
+    RedisBitReader(RedisStoredState state, RedisFilterCommands commands, RedisNearCopy nearCopy, Executor refresher) {
         this.state = state;
         this.commands = commands;
         this.nearCopy = nearCopy;
+        this.refresher = refresher;
     }
 
     boolean mightContain(Object key) {
@@ -208,7 +212,8 @@ final class RedisBitReader {
         }
 
         boolean answer(Object reply) {
-            return layers.answer((List<?>) reply, hash, () -> state.bitmapMissing(view));
+            return layers.answer((List<?>) reply, hash, () -> state.bitmapMissing(view),
+                    () -> state.refreshSoon(refresher));
         }
     }
 

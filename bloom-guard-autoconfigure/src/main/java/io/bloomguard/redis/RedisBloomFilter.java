@@ -86,7 +86,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         this.state = new RedisStoredState(name, sizing, configured, keys, commands, marks);
         this.nearCopy = new RedisNearCopy(nearCopy, name, sizing, commands, backend.builders(),
                 settings.refreshInterval());
-        this.reader = new RedisBitReader(state, commands, this.nearCopy);
+        this.reader = new RedisBitReader(state, commands, this.nearCopy, backend.scheduler());
         this.removal = new RedisCounterRemoval(keys, state, commands);
         Runnable waitForRedis = () -> backend.recovery().waiting(this);
         this.outage = new RedisOutageBuffer(name, unwritableAdds, pending, marks, state,

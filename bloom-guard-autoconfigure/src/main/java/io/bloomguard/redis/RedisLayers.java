@@ -19,7 +19,8 @@ import java.util.List;
  *
  * <p>A check reads the count and every layer's block in one script ({@link RedisLayerScripts#CHECK}), so an
  * instance whose view predates a new layer learns of it from the check itself, and answers "might contain" until
- * it has read the layer's size: a key put into a layer this instance does not know of is never rejected.
+ * it has read the layer's size (at once, in the background): a key put into a layer this instance does not know of
+ * is never rejected.
  *
  * <p>Usage: {@code RedisLayers layers = view.layers; eval(CHECK, layers.checkKeys(), layers.checkArgs(hash))}.
  */
@@ -174,10 +175,13 @@ final class RedisLayers {
      * does not know of, or a layer's bitmap gone, might hold it.
      *
      * @param layer0Missing told when layer 0 is gone, which makes the whole filter not ready
+     * @param layerAdded    told when Redis has more layers than this view: it is read again at once, since every
+     *                      key "might be contained" until it is
      */
-    boolean answer(List<?> reply, Hash128 hash, Runnable layer0Missing) {
+    boolean answer(List<?> reply, Hash128 hash, Runnable layer0Missing, Runnable layerAdded) {
         int stored = Integer.parseInt(new String((byte[]) reply.get(0), StandardCharsets.US_ASCII));
         if (stored > sizings.length) {
+            layerAdded.run();
             return true; // a layer was added since this view was read: its keys are unknown here until a refresh
         }
         for (int layer = 0; layer < stored; layer++) {

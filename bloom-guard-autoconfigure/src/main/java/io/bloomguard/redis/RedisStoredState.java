@@ -11,6 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What this instance last read of its filter in Redis, as one {@link RedisFilterView}: the metadata of shard 0, and
@@ -31,6 +34,7 @@ final class RedisStoredState {
     private final RedisFilterCommands commands;
     private final RedisStaleMarks marks;
     private volatile RedisFilterView view = RedisFilterView.NOT_STARTED;
+    private final AtomicBoolean refreshQueued = new AtomicBoolean();
     /** The last size a grown filter was found to have: worked out once, not at every refresh. */
     private volatile @Nullable FilterSizing lastGrown;
 
@@ -150,6 +154,30 @@ final class RedisStoredState {
         }
         catch (NumberFormatException ex) {
             return 0;
+        }
+    }
+
+    /**
+     * Reads the stored state again on {@code executor}, once however many ask before it has: a check found a layer
+     * this view does not know, and answers "might contain" for every key until the view has it.
+     */
+    void refreshSoon(Executor executor) {
+        if (!refreshQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            executor.execute(() -> {
+                refreshQueued.set(false);
+                try {
+                    refresh();
+                }
+                catch (RuntimeException ex) {
+                    logger.debug("Filter '" + name + "': reading the new layer failed; the next refresh reads it", ex);
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            refreshQueued.set(false); // shutting down
         }
     }
 
