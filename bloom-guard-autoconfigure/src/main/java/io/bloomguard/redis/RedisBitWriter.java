@@ -78,8 +78,13 @@ final class RedisBitWriter {
             }
             // A list, not a set: a counting filter counts a key put twice in one batch twice.
             List<Object> retry = new ArrayList<>();
+            boolean layerAdded = false;
             for (Map.Entry<RedisShardWrite, CompletableFuture<Object>> reply : replies.entrySet()) {
                 long answer = (Long) commands.await(reply.getValue());
+                if (answer >= RedisLayerScripts.LAYER_ADDED) {
+                    layerAdded = true;
+                    answer -= RedisLayerScripts.LAYER_ADDED;
+                }
                 if (answer == -2) {
                     retry.addAll(reply.getKey().allKeys());
                 }
@@ -90,6 +95,9 @@ final class RedisBitWriter {
                 else {
                     changed += answer;
                 }
+            }
+            if (layerAdded) {
+                state.refresh(); // this instance's next put goes into the new layer, and its checks read it
             }
             if (retry.isEmpty()) {
                 return new Written(changed, unwritten);

@@ -7,6 +7,9 @@ package io.bloomguard.redis;
  */
 final class RedisLayerScripts {
 
+    /** Added to {@link #ADD}'s reply when the add created a layer: 2³², more than any count of keys in one call. */
+    static final long LAYER_ADDED = 1L << 32;
+
     private RedisLayerScripts() {
     }
 
@@ -41,7 +44,7 @@ final class RedisLayerScripts {
      *
      * <p>Returns as {@link RedisScripts#ADD} does: keys that changed the newest layer (or the next generation while
      * there is no live one), -1 when neither exists, -2 when the caller's view of the generations or of the layers is
-     * out of date.
+     * out of date; plus {@link #LAYER_ADDED} when it added a layer, so that the caller reads its view again at once.
      */
     static final LuaScript ADD = LuaScript.of("add-layers", LuaScript.Result.INTEGER, """
             local live = redis.call('HGET', KEYS[1], 'live') or ''
@@ -94,6 +97,7 @@ final class RedisLayerScripts {
                   redis.call('DEL', grown)
                   redis.call('SETBIT', grown, ARGV[5], 0)
                   redis.call('HSET', KEYS[1], 'layers', layers + 1, 'layer-bits', 0)
+                  result = result + 4294967296
                 end
               end
             else
