@@ -21,11 +21,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -47,8 +44,7 @@ class RedisGrowthIT {
 
     private static RedisServerProcess server;
 
-    /** The "database": rows committed so far, which the key source reads. */
-    private final Set<Long> rows = ConcurrentHashMap.newKeySet();
+    private final CommittedRows rows = new CommittedRows();
 
     @BeforeAll
     static void rememberServer(RedisServerProcess redis) {
@@ -62,11 +58,11 @@ class RedisGrowthIT {
             NamedBloomFilter writer = filter(a.backend.create("grown", SIZING, 1, 1));
             RedisBloomFilter readerBackend = b.backend.create("grown", SIZING, 1, 1, UnwritableAdds.BUFFER, true);
             NamedBloomFilter reader = filter(readerBackend);
-            commit(N / 2);
-            assertThat(((RedisBloomFilter) writer.backend()).start(RecordingKeyFeed.reading(this::rowsNow)))
+            rows.commit(N / 2);
+            assertThat(((RedisBloomFilter) writer.backend()).start(RecordingKeyFeed.reading(rows::now)))
                 .isEqualTo(StartOutcome.LOADED_HERE);
             writer.finishLoading();
-            assertThat(readerBackend.start(RecordingKeyFeed.reading(this::rowsNow)))
+            assertThat(readerBackend.start(RecordingKeyFeed.reading(rows::now)))
                 .isEqualTo(StartOutcome.ALREADY_LOADED);
             reader.finishLoading();
 
@@ -87,7 +83,7 @@ class RedisGrowthIT {
             assertThat(reader.state()).as("not a mismatch: the filter it is configured for, grown")
                 .isEqualTo(FilterState.READY);
             for (NamedBloomFilter instance : List.of(writer, reader)) {
-                assertThat(((RedisBloomFilter) instance.backend()).mightContainAll(List.copyOf(rows)))
+                assertThat(((RedisBloomFilter) instance.backend()).mightContainAll(rows.now()))
                     .as("every row").containsOnly(true);
             }
             assertThat(measuredFalsePositiveRate((RedisBloomFilter) writer.backend())).isLessThanOrEqualTo(ERROR_RATE);
@@ -126,8 +122,8 @@ class RedisGrowthIT {
             NamedBloomFilter owner = filter(ownerBackend);
             RedisBloomFilter workerBackend = b.backend.create("grown-elsewhere", SIZING, 1, 1);
             NamedBloomFilter worker = filter(workerBackend);
-            commit(N / 2);
-            assertThat(ownerBackend.start(RecordingKeyFeed.reading(this::rowsNow))).isEqualTo(StartOutcome.LOADED_HERE);
+            rows.commit(N / 2);
+            assertThat(ownerBackend.start(RecordingKeyFeed.reading(rows::now))).isEqualTo(StartOutcome.LOADED_HERE);
             owner.finishLoading();
             assertThat(workerBackend.follow()).isEqualTo(StartOutcome.ALREADY_LOADED);
             worker.finishLoading();
@@ -140,7 +136,7 @@ class RedisGrowthIT {
             assertThat(worker.history().lastRebuild()).as("the worker built nothing").isNull();
             await("the worker reads the larger generation").atMost(Duration.ofSeconds(5))
                 .until(() -> worker.capacity() == owner.capacity() && worker.state() == FilterState.READY);
-            assertThat(workerBackend.mightContainAll(List.copyOf(rows))).as("every row").containsOnly(true);
+            assertThat(workerBackend.mightContainAll(rows.now())).as("every row").containsOnly(true);
         }
     }
 
@@ -150,26 +146,9 @@ class RedisGrowthIT {
                 GrowthPolicy.REBUILD), backend, FilterState.LOADING);
     }
 
-    private List<Long> rowsNow() {
-        return List.copyOf(rows);
-    }
-
-    private void commit(int count) {
-        long first = rows.size();
-        for (long id = first; id < first + count; id++) {
-            rows.add(id);
-        }
-    }
-
-    /** Commits {@code count} rows and puts their keys, as a {@code @BloomPut} write does. */
+    /** Commits {@code count} rows and puts their keys in one batch. */
     private void putNew(NamedBloomFilter filter, int count) {
-        long first = rows.size();
-        List<Long> batch = new ArrayList<>(count);
-        for (long id = first; id < first + count; id++) {
-            rows.add(id);
-            batch.add(id);
-        }
-        filter.putAll(batch);
+        rows.putNew(filter::putAll, count, count);
     }
 
     /** Of 10⁶ keys never put, the share the stored bits let through, read here from an export of them. */

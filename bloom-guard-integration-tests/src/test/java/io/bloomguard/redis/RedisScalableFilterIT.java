@@ -15,9 +15,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -45,8 +43,7 @@ class RedisScalableFilterIT {
 
     private static RedisServerProcess server;
 
-    /** The "database": rows committed so far, which the key source reads. */
-    private final Set<Long> rows = ConcurrentHashMap.newKeySet();
+    private final CommittedRows rows = new CommittedRows();
 
     @BeforeAll
     static void rememberServer(RedisServerProcess redis) {
@@ -65,8 +62,8 @@ class RedisScalableFilterIT {
             RedisBloomFilter writer = a.backend.createScalable("scaled", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
             RedisBloomFilter laggingReader = b.backend.createScalable("scaled", FIRST_LAYER, 8, UnwritableAdds.BUFFER);
             RedisBloomFilter laggingWriter = c.backend.createScalable("scaled", FIRST_LAYER, 9, UnwritableAdds.BUFFER);
-            commit(N / 2);
-            assertThat(writer.start(RecordingKeyFeed.reading(this::rowsNow))).isEqualTo(StartOutcome.LOADED_HERE);
+            rows.commit(N / 2);
+            assertThat(writer.start(RecordingKeyFeed.reading(rows::now))).isEqualTo(StartOutcome.LOADED_HERE);
             for (RedisBloomFilter lagging : List.of(laggingReader, laggingWriter)) {
                 assertThat(lagging.follow()).isEqualTo(StartOutcome.ALREADY_LOADED);
                 assertThat(lagging.layerCount()).isEqualTo(1);
@@ -79,10 +76,10 @@ class RedisScalableFilterIT {
 
             // Its first check finds layers it has not read: it answers "might contain" and reads them at once.
             assertThat(laggingReader.layerCount()).as("it has not read the new layers").isEqualTo(1);
-            for (long row : rowsNow()) {
+            for (long row : rows.now()) {
                 assertThat(laggingReader.mightContain(row)).as("row %d", row).isTrue();
             }
-            assertThat(laggingReader.mightContainAll(rowsNow())).as("every row, in a batch").containsOnly(true);
+            assertThat(laggingReader.mightContainAll(rows.now())).as("every row, in a batch").containsOnly(true);
             await("the layers read after the first check that found them").atMost(Duration.ofSeconds(5))
                 .until(() -> laggingReader.layerCount() == 3);
 
@@ -92,7 +89,7 @@ class RedisScalableFilterIT {
             assertThat(laggingWriter.layerCount()).isEqualTo(3);
             assertThat(writer.mightContainAll(written)).containsOnly(true);
 
-            assertThat(laggingReader.mightContainAll(rowsNow())).as("every row").containsOnly(true);
+            assertThat(laggingReader.mightContainAll(rows.now())).as("every row").containsOnly(true);
             assertThat(writer.expectedFpp()).as("the model").isLessThanOrEqualTo(ERROR_RATE);
             assertThat(measuredFalsePositiveRate(laggingReader)).isLessThanOrEqualTo(ERROR_RATE);
             assertThat(measuredFalsePositiveRate(writer)).isGreaterThan(0.0).isLessThanOrEqualTo(ERROR_RATE);
@@ -108,8 +105,8 @@ class RedisScalableFilterIT {
         try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
                 TestRedisBackend b = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
             RedisBloomFilter writer = a.backend.createScalable("merged", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
-            commit(N / 2);
-            writer.start(RecordingKeyFeed.reading(this::rowsNow));
+            rows.commit(N / 2);
+            writer.start(RecordingKeyFeed.reading(rows::now));
             putNew(writer, 4 * N - rows.size());
             writer.refresh();
             assertThat(writer.layerCount()).isEqualTo(3);
@@ -123,14 +120,14 @@ class RedisScalableFilterIT {
                 .isEqualTo(StartOutcome.ALREADY_LOADED);
             assertThat(late.trustedToReject()).isTrue();
             assertThat(late.capacity()).isEqualTo(7L * N);
-            assertThat(late.mightContainAll(rowsNow())).as("every row").containsOnly(true);
+            assertThat(late.mightContainAll(rows.now())).as("every row").containsOnly(true);
             assertThat(measuredFalsePositiveRate(late)).isLessThanOrEqualTo(ERROR_RATE);
 
             putNew(late, 4 * N);
             writer.refresh();
             assertThat(writer.layerCount()).as("grown by a layer of twice the merged one").isEqualTo(2);
             assertThat(writer.capacity()).isEqualTo(7L * N + 14L * N);
-            assertThat(writer.mightContainAll(rowsNow())).containsOnly(true);
+            assertThat(writer.mightContainAll(rows.now())).containsOnly(true);
 
             RedisBloomFilter plain = b.backend.create("merged", FIRST_LAYER, 9, 1);
             plain.follow();
@@ -146,44 +143,22 @@ class RedisScalableFilterIT {
     void aKeySourceLargerThanItsFirstLayerIsLoadedIntoOneLargerLayer() {
         try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
             RedisBloomFilter filter = a.backend.createScalable("outgrown", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
-            commit(4 * N);
-            assertThat(filter.start(RecordingKeyFeed.reading(this::rowsNow))).isEqualTo(StartOutcome.LOADED_HERE);
+            rows.commit(4 * N);
+            assertThat(filter.start(RecordingKeyFeed.reading(rows::now))).isEqualTo(StartOutcome.LOADED_HERE);
             assertThat(filter.status()).isEqualTo(SharedFilterStatus.READY);
             assertThat(filter.layerCount()).isEqualTo(1);
             assertThat(filter.capacity()).isEqualTo(8L * N);
-            assertThat(filter.mightContainAll(rowsNow())).containsOnly(true);
+            assertThat(filter.mightContainAll(rows.now())).containsOnly(true);
             assertThat(measuredFalsePositiveRate(filter)).isLessThanOrEqualTo(ERROR_RATE);
         }
     }
 
-    private List<Long> rowsNow() {
-        return List.copyOf(rows);
-    }
-
-    private void commit(int count) {
-        long first = rows.size();
-        for (long id = first; id < first + count; id++) {
-            rows.add(id);
-        }
-    }
-
     /**
-     * Commits {@code count} rows and puts their keys 50 at a time, as concurrent {@code @BloomPut} writes do: a layer
-     * is found full by the put that fills it, so it overfills by at most one batch.
+     * Puts 50 at a time, as concurrent {@code @BloomPut} writes do: a layer is found full by the put that fills it, so
+     * it overfills by at most one batch.
      */
     private List<Long> putNew(RedisBloomFilter filter, int count) {
-        long first = rows.size();
-        List<Long> all = new ArrayList<>(count);
-        for (long id = first; id < first + count; id += 50) {
-            List<Long> batch = new ArrayList<>(50);
-            for (long key = id; key < Math.min(first + count, id + 50); key++) {
-                rows.add(key);
-                batch.add(key);
-            }
-            filter.putAll(batch);
-            all.addAll(batch);
-        }
-        return all;
+        return rows.putNew(filter::putAll, count, 50);
     }
 
     /** Of 2·10⁵ keys never put, the share the filter lets through. */
