@@ -96,7 +96,10 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
         return switch (filter.spec().growth()) {
             case NONE -> "raise expected-size and rebuild it, or set growth: rebuild";
             case REBUILD -> "growth: rebuild cannot rebuild it larger (the log says why): raise expected-size";
-            case SCALE -> "growth: scale cannot add a larger layer (the log says why): raise expected-size";
+            // Nothing logs it: the only thing that stops a scalable filter growing is the size of its next layer.
+            case SCALE -> "growth: scale cannot add a larger layer (the next would exceed what a filter may hold: 16"
+                    + " GiB in the heap, one 512 MiB string in Redis): raise error-rate, or use growth: rebuild"
+                    + " (with redis.shards on redis)";
         };
     }
 
