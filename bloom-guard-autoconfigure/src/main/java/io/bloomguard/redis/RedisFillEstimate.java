@@ -9,8 +9,8 @@ import java.time.Instant;
 
 /**
  * The last fill a filter read from Redis ({@code BITCOUNT} of its bitmaps, or of each layer of one that grows by
- * layers; the counters above zero of a counting filter's, counted by {@link RedisCounters#nonZero}), kept so that asking for it never waits
- * on Redis nor fails while it is down. The maintenance task reads it again every few refreshes: a {@code BITCOUNT}
+ * layers; the counters above zero of a counting filter's, counted by {@link RedisCounters#nonZero}), kept so that
+ * asking for it never waits on Redis nor fails while it is down. The maintenance task reads it again every few refreshes: a {@code BITCOUNT}
  * scans the whole bitmap, too much to repeat every refresh for a large filter.
  *
  * <p>Usage: in maintenance {@code fill.refreshIfDue()}; to answer {@code fill.current(answering)}.

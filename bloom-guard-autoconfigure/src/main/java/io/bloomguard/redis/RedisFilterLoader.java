@@ -4,7 +4,6 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.RebuildInProgressException;
-import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.core.SharedBloomFilter.BuildListener;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
@@ -102,14 +101,14 @@ final class RedisFilterLoader {
                     + " ready");
             return StartOutcome.LOADING_ELSEWHERE;
         }
-        buildHoldingLock(STARTUP, configuredTarget(state.view()), this::readKeySource);
+        buildHoldingLock(STARTUP, rebuildTarget(state.view()), this::readKeySource);
         return StartOutcome.LOADED_HERE;
     }
 
     /** See {@link RedisBloomFilter#rebuild()}. */
     long rebuild() {
         lockForRebuild();
-        return buildHoldingLock("rebuild", configuredTarget(state.view()), this::readKeySource);
+        return buildHoldingLock("rebuild", rebuildTarget(state.view()), this::readKeySource);
     }
 
     /**
@@ -122,22 +121,14 @@ final class RedisFilterLoader {
             return rebuild(); // never smaller than configured: the other instances would not recognise it
         }
         lockForRebuild();
-        RedisFilterView current = state.view();
-        // Another instance may have grown it since this one decided to: never build it smaller than it is.
-        long capacity = (current.liveSizing != null) ? Math.max(expectedSize, current.liveSizing.expectedSize())
-                : expectedSize;
-        FilterSizing grown;
+        RedisBuildTarget target;
         try {
-            grown = FilterSizing.of(capacity, sizing.errorRate());
+            target = RedisBuildTarget.grown(state.view(), configured, sizing, expectedSize);
         }
         catch (IllegalArgumentException ex) {
             lock.release();
             throw ex;
         }
-        RedisFilterIdentity live = current.live;
-        int seed = (live != null) ? live.seed() : configured.seed();
-        Target target = new Target(configured.layered() ? layered(grown, seed)
-                : RedisFilterIdentity.of(grown, seed, configured.shards(), configured.counting()), grown);
         return buildHoldingLock("growth", target, this::readKeySource);
     }
 
@@ -164,9 +155,7 @@ final class RedisFilterLoader {
         if (!lock.tryLock()) {
             throw new RebuildInProgressException("Filter '" + name + "' is being loaded by another instance");
         }
-        RedisFilterIdentity identity = RedisFilterIdentity.of(snapshot.sizing(), snapshot.seed(), configured.shards(),
-                false);
-        Target target = new Target(configured.layered() ? identity.asLayered() : identity, snapshot.sizing());
+        RedisBuildTarget target = RedisBuildTarget.forSnapshot(snapshot, configured);
         // The snapshot's own words are uploaded: no second copy of a possibly large array.
         long[] words = snapshot.words();
         buildHoldingLock("import", target, unused -> new Built(snapshot.sizing(),
@@ -204,7 +193,7 @@ final class RedisFilterLoader {
         RedisFilterView seen = current;
         backend.builders().execute(() -> {
             try {
-                buildHoldingLock(reason, configuredTarget(seen), this::readKeySource);
+                buildHoldingLock(reason, rebuildTarget(seen), this::readKeySource);
             }
             catch (Exception ex) { // checked ones too, thrown sneakily by a key source
                 logger.error("Filter '" + name + "': " + reason + " rebuild failed; retrying in "
@@ -235,52 +224,24 @@ final class RedisFilterLoader {
         return needed;
     }
 
-    /**
-     * The stored filter's shape when this instance can use it (the configured one, or the one it grew to: a rebuild
-     * keeps the size a filter grew to), else the configured shape, keeping the stored seed when a build under way has
-     * that shape.
-     */
-    private Target configuredTarget(RedisFilterView current) {
-        if (current.live != null && current.liveSizing != null) {
-            RedisLayers layers = current.layers;
-            if (layers != null && layers.count() > 1) {
-                // Its layers become one layer 0 that holds as many keys: no key source read twice, fewer layers.
-                FilterSizing merged = RedisLayers.oneLayerFor(layers.capacity(), current.liveSizing);
-                return new Target(layered(merged, current.live.seed()), merged);
-            }
-            return new Target(current.live, current.liveSizing);
-        }
-        if (current.next != null && current.next.sameShape(configured)) {
-            return new Target(current.next, current.next.sizing(sizing));
-        }
-        return new Target(configured, sizing);
+    private RedisBuildTarget rebuildTarget(RedisFilterView current) {
+        return RedisBuildTarget.forRebuild(current, configured, sizing);
     }
 
     /** Reads the key source into a local bit (or counter) array of the target's size and seed. */
-    private Built readKeySource(Target target) {
+    private Built readKeySource(RedisBuildTarget target) {
         KeyFeed source = feed;
         if (source == null) {
             throw new IllegalStateException("Filter '" + name + "' has no key source on this instance");
         }
-        if (target.identity.counting()) {
-            LocalCountingFilter counters = LocalCountingFilter.create(target.sizing, target.identity.seed());
+        if (target.identity().counting()) {
+            LocalCountingFilter counters = LocalCountingFilter.create(target.sizing(), target.identity().seed());
             long keys = source.feed(counters::putAll);
             return new Built(counters.sizing(), counters::copyCounterWords, keys);
         }
-        LocalBloomFilter bits = LocalBloomFilter.create(target.sizing, target.identity.seed());
+        LocalBloomFilter bits = LocalBloomFilter.create(target.sizing(), target.identity().seed());
         long keys = source.feed(bits::putAll);
-        Target outgrown = null;
-        if (target.identity.layered() && bits.setBitCount() > ScalableSizing.fullAtSetBits(target.sizing)) {
-            FilterSizing larger = RedisLayers.oneLayerFor(Math.multiplyExact(keys, 2), target.sizing);
-            outgrown = (larger.expectedSize() > target.sizing.expectedSize())
-                    ? new Target(layered(larger, target.identity.seed()), larger) : null;
-        }
-        return new Built(bits.sizing(), bits::copyWords, keys, outgrown);
-    }
-
-    /** Layer 0 of a filter that grows by layers, of this size. */
-    private static RedisFilterIdentity layered(FilterSizing sizing, int seed) {
-        return RedisFilterIdentity.of(sizing, seed, 1).asLayered();
+        return new Built(bits.sizing(), bits::copyWords, keys, target.outgrownBy(keys, bits.setBitCount()));
     }
 
     /**
@@ -289,7 +250,7 @@ final class RedisFilterLoader {
      * them and swaps them in, shard 0 last so that instances see the new generation only once every shard has
      * it. At {@link #STARTUP} the building and upload wait for those of the backend's other filters.
      */
-    private long buildHoldingLock(String reason, Target goal, Function<Target, Built> build) {
+    private long buildHoldingLock(String reason, RedisBuildTarget goal, Function<RedisBuildTarget, Built> build) {
         building.set(true);
         long renewEvery = Math.max(1, settings.lockTtl().toMillis() / 3);
         ScheduledFuture<?> renewal = backend.scheduler().scheduleWithFixedDelay(lock::renew, renewEvery, renewEvery,
@@ -297,7 +258,7 @@ final class RedisFilterLoader {
         long start = System.nanoTime();
         RedisFilterView before = state.view();
         RedisFilterIdentity previousLive = before.live;
-        RedisFilterIdentity target = goal.identity;
+        RedisFilterIdentity target = goal.identity();
         boolean done = false;
         String failure = "the build did not finish";
         try {
@@ -305,7 +266,7 @@ final class RedisFilterLoader {
             Built built;
             long[] uploadedBits;
             while (true) {
-                target = goal.identity;
+                target = goal.identity();
                 logger.info("Filter '" + name + "': building " + target.fingerprintWithoutSeed() + " in Redis ("
                         + reason + ")");
                 RedisStaleMarks.Sent markBefore = marks.lastSent();
@@ -330,7 +291,7 @@ final class RedisFilterLoader {
                         // A filter that grows by layers found more keys than its layer 0 holds: built again larger
                         // (the key source read again) rather than swapped in past its error rate.
                         logger.info("Filter '" + name + "': " + built.keys + " keys outgrow "
-                                + target.fingerprintWithoutSeed() + "; building it for " + built.outgrown.sizing
+                                + target.fingerprintWithoutSeed() + "; building it for " + built.outgrown.sizing()
                                         .expectedSize() + " keys");
                         goal = built.outgrown;
                         continue;
@@ -390,17 +351,13 @@ final class RedisFilterLoader {
         }
     }
 
-    /** A generation to build: where its bits go, and the size (keys at the error rate) they are built for. */
-    private record Target(RedisFilterIdentity identity, FilterSizing sizing) {
-    }
-
     /**
      * Bits built in this JVM for a new generation: the size they were built for, a way to copy them out a
      * chunk at a time, how many keys went into them, and, when a filter that grows by layers holds too many for
      * them, the larger generation to build instead.
      */
     private record Built(FilterSizing sizing, RedisGenerations.WordCopier words, long keys,
-            @Nullable Target outgrown) {
+            @Nullable RedisBuildTarget outgrown) {
 
         Built(FilterSizing sizing, RedisGenerations.WordCopier words, long keys) {
             this(sizing, words, keys, null);
