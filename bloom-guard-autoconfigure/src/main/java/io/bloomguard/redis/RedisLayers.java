@@ -174,11 +174,12 @@ final class RedisLayers {
      * The answer to a {@link RedisLayerScripts#CHECK} reply: whether any layer might hold the key. A layer this view
      * does not know of, or a layer's bitmap gone, might hold it.
      *
-     * @param layer0Missing told when layer 0 is gone, which makes the whole filter not ready
-     * @param layerAdded    told when Redis has more layers than this view: it is read again at once, since every
-     *                      key "might be contained" until it is
+     * @param layerMissing told when a layer's bitmap is gone (flushed, evicted or deleted): the filter is not ready
+     *                     until it has been rebuilt, rather than letting every key through while it says it is
+     * @param layerAdded   told when Redis has more layers than this view: it is read again at once, since every
+     *                     key "might be contained" until it is
      */
-    boolean answer(List<?> reply, Hash128 hash, Runnable layer0Missing, Runnable layerAdded) {
+    boolean answer(List<?> reply, Hash128 hash, Runnable layerMissing, Runnable layerAdded) {
         int stored = Integer.parseInt(new String((byte[]) reply.get(0), StandardCharsets.US_ASCII));
         if (stored > sizings.length) {
             layerAdded.run();
@@ -187,9 +188,7 @@ final class RedisLayers {
         for (int layer = 0; layer < stored; layer++) {
             byte[] block = (byte[]) reply.get(layer + 1);
             if (block.length < BLOCK_BYTES) {
-                if (layer == 0) {
-                    layer0Missing.run();
-                }
+                layerMissing.run();
                 return true;
             }
             if (RedisBitReader.blockHolds(block, hash, sizings[layer].hashCount(), false)) {

@@ -73,15 +73,16 @@ final class RedisStoredState {
             marks.madeUpFor(mark, mark.drops());
         }
         SharedFilterStatus status;
-        if (live != null && !allExist(live)) {
-            live = null;
-        }
         FilterSizing liveSizing = (live != null) ? usableSizing(live, meta.get("expected-size"), meta.get("error-rate"))
                 : null;
         int layerCount = layerCount(meta.get("layers"));
-        if (live != null && liveSizing != null && live.layered()
-                && RedisLayers.of(live, liveSizing, layerCount, keys) == null) {
+        RedisLayers layers = (live != null && liveSizing != null && live.layered())
+                ? RedisLayers.of(live, liveSizing, layerCount, keys) : null;
+        if (live != null && liveSizing != null && live.layered() && layers == null) {
             liveSizing = null; // more layers than this version can size: it cannot read them all
+        }
+        if (live != null && !allExist(live, layers)) {
+            live = null;
         }
         if (live == null) {
             status = (next != null) ? SharedFilterStatus.LOADING : SharedFilterStatus.MISSING;
@@ -207,10 +208,15 @@ final class RedisStoredState {
                 checksBreakerOpen, commandsBreakerOpen, configured.shards(), nearCopy);
     }
 
-    private boolean allExist(RedisFilterIdentity live) {
+    /** Whether every shard's bitmap exists, and every layer's of a filter that grows by layers. */
+    private boolean allExist(RedisFilterIdentity live, @Nullable RedisLayers layers) {
         List<CompletableFuture<Long>> replies = new ArrayList<>();
         for (int shard = 0; shard < live.shards(); shard++) {
             String bitmap = keys.bits(shard, live);
+            replies.add(commands.send(port -> port.exists(bitmap)));
+        }
+        for (int layer = 1; layers != null && layer < layers.count(); layer++) {
+            String bitmap = layers.key(layer);
             replies.add(commands.send(port -> port.exists(bitmap)));
         }
         boolean all = true;

@@ -7,6 +7,8 @@ import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -135,6 +137,36 @@ class RedisScalableFilterIT {
                 .isEqualTo(SharedFilterStatus.MISMATCHED);
             assertThatThrownBy(writer::exportSnapshot).isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("2 layers");
+        }
+    }
+
+    /**
+     * A layer gone from Redis (evicted, deleted) would let every key through while the filter says it is ready: the
+     * check that finds it gone makes the filter not ready, and the instance with the key source rebuilds it.
+     */
+    @Test
+    void aLayerGoneFromRedisMakesItNotReadyUntilItIsRebuilt() {
+        RedisClient rawClient = RedisClient.create(server.redisUri());
+        try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
+                StatefulRedisConnection<String, String> raw = rawClient.connect()) {
+            RedisBloomFilter filter = a.backend.createScalable("evicted", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
+            rows.commit(N / 2);
+            filter.start(RecordingKeyFeed.reading(rows::now));
+            putNew(filter, 2 * N);
+            assertThat(filter.layerCount()).isEqualTo(2);
+            List<String> layer1 = raw.sync().keys("bloom-guard:{evicted}:bits:*:layer1");
+            assertThat(layer1).hasSize(1);
+            raw.sync().del(layer1.get(0));
+
+            assertThat(filter.mightContain(-1L)).as("not rejected by what is left").isTrue();
+            assertThat(filter.trustedToReject()).isFalse();
+            await("rebuilt from the key source").atMost(Duration.ofSeconds(10))
+                .until(() -> filter.status() == SharedFilterStatus.READY && filter.layerCount() == 1);
+            assertThat(filter.mightContainAll(rows.now())).as("every row").containsOnly(true);
+            assertThat(measuredFalsePositiveRate(filter)).isLessThanOrEqualTo(ERROR_RATE);
+        }
+        finally {
+            rawClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
     }
 
