@@ -85,7 +85,8 @@ public interface BloomFilter {
 
     /**
      * Bits set, where the filter counts them as it sets them (a filter in this JVM); empty where they would have to
-     * be read (a store's), and are estimated from the keys instead.
+     * be read (a store's), and are estimated from the keys instead. A store's filter that grows by layers gives the
+     * count it last read: the keys do not say how they spread over its layers.
      */
     default java.util.OptionalLong countedSetBits() {
         return java.util.OptionalLong.empty();

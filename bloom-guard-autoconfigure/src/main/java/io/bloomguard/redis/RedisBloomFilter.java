@@ -12,6 +12,7 @@ import io.bloomguard.local.LocalBloomFilter;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
@@ -347,6 +348,16 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     public long capacity() {
         RedisLayers layers = state.view().layers;
         return (layers != null) ? layers.capacity() : sizing().expectedSize();
+    }
+
+    /**
+     * For a filter that grows by layers, the bits its maintenance last counted in all layers (its fill ratio cannot
+     * be told from the keys alone); empty otherwise, and before the first count.
+     */
+    @Override
+    public OptionalLong countedSetBits() {
+        long counted = fill.layerSetBits();
+        return (configured.layered() && counted >= 0) ? OptionalLong.of(counted) : OptionalLong.empty();
     }
 
     /** Whether it grows by layers ({@code growth: scale}); see {@link RedisLayers}. */

@@ -28,6 +28,7 @@ final class RedisFillEstimate {
     private volatile boolean lastReadFailed;
     private volatile long nextRead = System.nanoTime();
     private volatile Runnable listener = () -> { };
+    private volatile long layerSetBits = -1;
 
     RedisFillEstimate(Duration refreshInterval, FilterSizing sizing, RedisStoredState state,
             RedisFilterCommands commands) {
@@ -68,16 +69,27 @@ final class RedisFillEstimate {
     /** The keys of every layer together, and the chance that an absent key passes any of them. */
     private FillEstimate readLayers(RedisLayers layers) {
         double keys = 0;
+        long allSetBits = 0;
         double[] fpp = new double[layers.count()];
         for (int layer = 0; layer < layers.count(); layer++) {
             String bitmap = layers.key(layer);
             long setBits = commands.call(port -> port.bitCount(bitmap));
+            allSetBits += setBits;
             double estimate = layers.sizing(layer).estimateKeys(setBits);
             keys += estimate;
             fpp[layer] = Double.isInfinite(estimate) ? 1.0 : layers.sizing(layer).falsePositiveProbability(estimate);
         }
         long count = Double.isInfinite(keys) ? Long.MAX_VALUE : Math.round(keys);
+        layerSetBits = allSetBits;
         return new FillEstimate(count, ScalableSizing.compoundFalsePositiveProbability(fpp), Instant.now(), false);
+    }
+
+    /**
+     * Bits set in all layers of a filter that grows by layers, as last read; -1 before a read. Its fill ratio comes
+     * from them: the keys alone do not say how they spread over layers of different sizes.
+     */
+    long layerSetBits() {
+        return layerSetBits;
     }
 
     /**

@@ -75,6 +75,11 @@ class RedisScalableFilterIT {
             assertThat(writer.layerCount()).as("layers of n, 2n and 4n keys, read by the put that added each")
                 .isEqualTo(3);
             assertThat(writer.capacity()).isEqualTo(7L * N);
+            assertThat(writer.approximateElementCount()).as("the keys of all layers, read now")
+                .isBetween((long) (0.95 * rows.size()), (long) (1.05 * rows.size()));
+            assertThat(writer.countedSetBits()).as("bits of all layers, as that read counted them").isPresent();
+            // Layers 0 and 1 full (half their bits set), layer 2 holding a quarter of its keys (16%): 29% of all bits.
+            assertThat(writer.countedSetBits().getAsLong()).isBetween(writer.bitSize() / 5, 2 * writer.bitSize() / 5);
 
             // Its first check finds layers it has not read: it answers "might contain" and reads them at once.
             assertThat(laggingReader.layerCount()).as("it has not read the new layers").isEqualTo(1);
