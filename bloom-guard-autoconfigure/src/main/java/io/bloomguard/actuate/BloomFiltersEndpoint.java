@@ -199,15 +199,16 @@ public class BloomFiltersEndpoint {
     /**
      * How the bits are laid out: {@code bits} in all (positions: a counting filter has a 4-bit counter at each, a
      * scalable one counts every layer's), {@code bytes} of memory or Redis strings, {@code hashes} bits set per key,
-     * {@code blocks} of 512 positions, over {@code shards} Redis strings (1 for a local filter).
+     * {@code blocks} of 512 positions, over {@code shards} Redis strings (1 for a local filter), in {@code layers}
+     * (1 unless it grows by layers).
      */
-    public record LayoutDescriptor(long bits, long bytes, int hashes, long blocks, int shards) {
+    public record LayoutDescriptor(long bits, long bytes, int hashes, long blocks, int shards, int layers) {
 
         static LayoutDescriptor of(NamedBloomFilter filter) {
             int shards = (filter.backend() instanceof SharedBloomFilter shared) ? shared.details().shards() : 1;
             long bits = filter.bitSize();
             return new LayoutDescriptor(bits, filter.byteSize(), filter.hashCount(),
-                    bits / io.bloomguard.core.BlockedBloomLayout.BLOCK_BITS, shards);
+                    bits / io.bloomguard.core.BlockedBloomLayout.BLOCK_BITS, shards, filter.layerCount());
         }
     }
 

@@ -72,6 +72,14 @@ public interface BloomFilter {
         return sizing().expectedSize();
     }
 
+    /**
+     * Layers a check reads: 1, unless it grows by layers ({@code growth: scale}); for a store's filter as last read,
+     * and 0 while it has none yet.
+     */
+    default int layerCount() {
+        return 1;
+    }
+
     /** Bytes its state takes, in memory or in its store. */
     default long byteSize() {
         return bitSize() / 8;

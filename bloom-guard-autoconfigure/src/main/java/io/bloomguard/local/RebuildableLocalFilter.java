@@ -167,6 +167,11 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
     }
 
     @Override
+    public int layerCount() {
+        return live.layerCount();
+    }
+
+    @Override
     public long bitSize() {
         return live.bitSize();
     }

@@ -106,6 +106,7 @@ public final class ScalableLocalFilter implements BloomFilter {
     }
 
     /** Number of layers. */
+    @Override
     public int layerCount() {
         return live.length;
     }

@@ -366,9 +366,13 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     /** Layers of the live generation as last read: 1 unless it grows by layers, 0 before it has one. */
+    @Override
     public int layerCount() {
+        if (!configured.layered()) {
+            return 1;
+        }
         RedisFilterView view = state.view();
-        return (view.layers != null) ? view.layers.count() : (view.live != null) ? 1 : 0;
+        return (view.layers != null) ? view.layers.count() : 0;
     }
 
     /** The live generation's size (the configured one, or the one it grew to) once known; until then the configured. */

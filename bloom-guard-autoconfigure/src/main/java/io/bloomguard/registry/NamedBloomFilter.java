@@ -465,6 +465,11 @@ public final class NamedBloomFilter implements BloomFilter {
     }
 
     @Override
+    public int layerCount() {
+        return backend.layerCount();
+    }
+
+    @Override
     public FilterSizing sizing() {
         return backend.sizing();
     }

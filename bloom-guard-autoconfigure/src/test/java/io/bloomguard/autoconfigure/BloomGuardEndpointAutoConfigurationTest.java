@@ -96,6 +96,7 @@ class BloomGuardEndpointAutoConfigurationTest {
             assertThat(users.layout().bytes()).isEqualTo(filter.bitSize() / 8);
             assertThat(users.layout().hashes()).isEqualTo(filter.hashCount());
             assertThat(users.layout().shards()).isEqualTo(1);
+            assertThat(users.layout().layers()).isEqualTo(1);
             assertThat(users.counters().skippedByReason()).containsOnlyKeys("not_ready", "mode_off", "no_key",
                     "backend_failure", "write_pending");
             assertThat(users.lastPreload()).isNotNull();

@@ -51,6 +51,13 @@ class FilterTypeAndGrowthPropertiesTest {
                     assertThat(live(ids)).isInstanceOf(ScalableLocalFilter.class);
                     assertThat(ids.sizing()).isEqualTo(ScalableSizing.of(1000, 0.01).layer(0));
                     assertThat(ids.capacity()).isEqualTo(1000);
+                    assertThat(ids.layerCount()).isEqualTo(1);
+                    for (long key = 0; key < 1500; key++) {
+                        ids.put(key);
+                    }
+                    assertThat(ids.layerCount()).as("a layer added past its expected size").isEqualTo(2);
+                    assertThat(ids.capacity()).isEqualTo(3000);
+                    assertThat(sessions.layerCount()).isEqualTo(1);
                 });
     }
 

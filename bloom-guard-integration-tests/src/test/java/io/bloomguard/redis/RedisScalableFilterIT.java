@@ -37,7 +37,9 @@ class RedisScalableFilterIT {
 
     private static final double ERROR_RATE = 0.01;
 
-    private static final FilterSizing FIRST_LAYER = ScalableSizing.of(N, ERROR_RATE).layer(0);
+    private static final ScalableSizing SCALING = ScalableSizing.of(N, ERROR_RATE);
+
+    private static final FilterSizing FIRST_LAYER = SCALING.layer(0);
 
     /** An instance that reads the stored state only when a command of its own finds it out of date. */
     private static final RedisBackendSettings HOURLY = RedisBackendSettingsBuilder.from(TestRedisBackend.FAST)
@@ -75,6 +77,8 @@ class RedisScalableFilterIT {
             assertThat(writer.layerCount()).as("layers of n, 2n and 4n keys, read by the put that added each")
                 .isEqualTo(3);
             assertThat(writer.capacity()).isEqualTo(7L * N);
+            assertThat(writer.bitSize()).as("bits of the three layers")
+                .isEqualTo(FIRST_LAYER.bitSize() + SCALING.layer(1).bitSize() + SCALING.layer(2).bitSize());
             assertThat(writer.approximateElementCount()).as("the keys of all layers, read now")
                 .isBetween((long) (0.95 * rows.size()), (long) (1.05 * rows.size()));
             assertThat(writer.countedSetBits()).as("bits of all layers, as that read counted them").isPresent();
