@@ -1,9 +1,11 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.local.ScalableLocalFilter;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
@@ -104,6 +106,34 @@ class RedisScalableFilterIT {
             assertThat(writer.expectedFpp()).as("the model").isLessThanOrEqualTo(ERROR_RATE);
             assertThat(measuredFalsePositiveRate(laggingReader)).isLessThanOrEqualTo(ERROR_RATE);
             assertThat(measuredFalsePositiveRate(writer)).isGreaterThan(0.0).isLessThanOrEqualTo(ERROR_RATE);
+        }
+    }
+
+    /**
+     * One layout for both backends: keys put one at a time into a redis and a local scalable filter of the same seed
+     * fill the same layers, which add their next layer at the same put and answer every probe alike.
+     */
+    @Test
+    void itGrowsAsALocalScalableFilterOfTheSameSeedDoes() {
+        try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
+            RedisBloomFilter redis = a.backend.createScalable("alike", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
+            redis.start(KeyFeed.EMPTY);
+            ScalableLocalFilter local = ScalableLocalFilter.create(FIRST_LAYER, 7);
+            SplittableRandom keys = new SplittableRandom(31);
+            for (int i = 0; i < 3 * N; i++) {
+                long key = keys.nextLong();
+                assertThat(redis.put(key)).as("put %d answers alike", i).isEqualTo(local.put(key));
+                assertThat(redis.layerCount()).as("layers after put %d", i).isEqualTo(local.layerCount());
+            }
+            assertThat(local.layerCount()).isEqualTo(2);
+            List<Long> probes = new ArrayList<>();
+            for (int i = 0; i < 100_000; i++) {
+                probes.add(keys.nextLong());
+            }
+            boolean[] answers = redis.mightContainAll(probes);
+            for (int i = 0; i < answers.length; i++) {
+                assertThat(answers[i]).as("probe %d", i).isEqualTo(local.mightContain(probes.get(i)));
+            }
         }
     }
 
