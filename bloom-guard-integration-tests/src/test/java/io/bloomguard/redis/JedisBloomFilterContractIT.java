@@ -3,8 +3,6 @@ package io.bloomguard.redis;
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.testsupport.BloomFilterContractTest;
 import io.bloomguard.core.FilterSizing;
-import io.bloomguard.core.KeyFeed;
-import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -12,15 +10,11 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 /**
  * The backend contract on a real {@code redis-server}, through Jedis and Spring Data Redis's connection API
  * ({@link SpringDataRedisPort}): what an application wired to Jedis gets.
  */
 class JedisBloomFilterContractIT extends BloomFilterContractTest {
-
-    private static final AtomicInteger names = new AtomicInteger();
 
     private static RedisServerProcess server;
     private static JedisConnectionFactory jedis;
@@ -54,11 +48,6 @@ class JedisBloomFilterContractIT extends BloomFilterContractTest {
 
     @Override
     protected BloomFilter createFilter(FilterSizing sizing, int seed) {
-        RedisBloomFilter filter = backend.create("jedis-contract-" + names.incrementAndGet(), sizing, seed, 1);
-        SharedBloomFilter.StartOutcome outcome = filter.start(KeyFeed.EMPTY);
-        if (outcome != SharedBloomFilter.StartOutcome.LOADED_HERE) {
-            throw new IllegalStateException("a fresh filter should be loaded here, was " + outcome);
-        }
-        return filter;
+        return ContractFilters.loadedHere(backend.create(ContractFilters.name("jedis"), sizing, seed, 1));
     }
 }

@@ -2,8 +2,6 @@ package io.bloomguard.redis;
 
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
-import io.bloomguard.core.KeyFeed;
-import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.testsupport.BloomFilterContractTest;
 import io.bloomguard.testsupport.redis.RedisClusterProcess;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
@@ -11,16 +9,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 /**
  * The backend contract on a real three-node Redis Cluster, each filter split into three shards so that its
  * keys live on different nodes and every check and add is routed by slot.
  */
 @ExtendWith(RedisServerExtension.class)
 class RedisClusterBloomFilterContractIT extends BloomFilterContractTest {
-
-    private static final AtomicInteger names = new AtomicInteger();
 
     private static TestRedisBackend redis;
 
@@ -46,11 +40,6 @@ class RedisClusterBloomFilterContractIT extends BloomFilterContractTest {
     @Override
     protected BloomFilter createFilter(FilterSizing sizing, int seed) {
         int shards = (int) Math.min(3, sizing.blockCount());
-        RedisBloomFilter filter = redis.backend.create("cluster-contract-" + names.incrementAndGet(), sizing, seed, shards);
-        SharedBloomFilter.StartOutcome outcome = filter.start(KeyFeed.EMPTY);
-        if (outcome != SharedBloomFilter.StartOutcome.LOADED_HERE) {
-            throw new IllegalStateException("a fresh filter should be loaded here, was " + outcome);
-        }
-        return filter;
+        return ContractFilters.loadedHere(redis.backend.create(ContractFilters.name("cluster"), sizing, seed, shards));
     }
 }

@@ -3,8 +3,6 @@ package io.bloomguard.redis;
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.testsupport.BloomFilterContractTest;
 import io.bloomguard.core.FilterSizing;
-import io.bloomguard.core.KeyFeed;
-import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -13,15 +11,11 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.redisson.spring.data.connection.RedissonConnectionFactory;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 /**
  * The backend contract on a real {@code redis-server}, through Redisson's {@code RedisConnectionFactory} (what
  * {@code redisson-spring-boot-starter} gives an application) and Spring Data Redis's connection API.
  */
 class RedissonBloomFilterContractIT extends BloomFilterContractTest {
-
-    private static final AtomicInteger names = new AtomicInteger();
 
     private static RedisServerProcess server;
     private static RedissonClient redisson;
@@ -55,11 +49,6 @@ class RedissonBloomFilterContractIT extends BloomFilterContractTest {
 
     @Override
     protected BloomFilter createFilter(FilterSizing sizing, int seed) {
-        RedisBloomFilter filter = backend.create("redisson-contract-" + names.incrementAndGet(), sizing, seed, 1);
-        SharedBloomFilter.StartOutcome outcome = filter.start(KeyFeed.EMPTY);
-        if (outcome != SharedBloomFilter.StartOutcome.LOADED_HERE) {
-            throw new IllegalStateException("a fresh filter should be loaded here, was " + outcome);
-        }
-        return filter;
+        return ContractFilters.loadedHere(backend.create(ContractFilters.name("redisson"), sizing, seed, 1));
     }
 }
