@@ -12,6 +12,8 @@ import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterType;
 import io.bloomguard.registry.GrowthPolicy;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -22,9 +24,11 @@ import java.util.regex.Pattern;
 
 /**
  * Turns bound properties into validated, immutable {@link FilterSpec}s: each filter's own values over the
- * defaults. A pure function; the properties are not changed.
+ * defaults. The properties are not changed; a value that is valid but unsafe is logged as a warning.
  */
 final class FilterSpecResolver {
+
+    private static final Log logger = LogFactory.getLog(FilterSpecResolver.class);
 
     private static final Pattern NAME = Pattern.compile("[a-z0-9-]+");
 
@@ -281,6 +285,12 @@ final class FilterSpecResolver {
         if (redis.getRebuildGrace() == null || redis.getRebuildGrace().isNegative()) {
             throw new InvalidBloomGuardPropertyException(prefix + ".rebuild-grace", redis.getRebuildGrace(),
                     "a duration of zero or more, e.g. 1s");
+        }
+        if (redis.getRebuildGrace().isZero()) {
+            logger.warn("bloom-guard.redis.rebuild-grace is 0: a write whose key reaches a redis filter just before a"
+                    + " rebuild begins, and whose transaction commits after the rebuild has read the key source, is"
+                    + " missing from the rebuilt filter, which may reject it until the next rebuild; give it at least"
+                    + " the longest transaction that puts a key (default 1s)");
         }
         if (redis.getPendingAddsLimit() < 0) {
             throw new InvalidBloomGuardPropertyException(prefix + ".pending-adds-limit", redis.getPendingAddsLimit(),
