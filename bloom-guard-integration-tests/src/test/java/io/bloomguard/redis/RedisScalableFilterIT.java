@@ -18,8 +18,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -106,6 +112,80 @@ class RedisScalableFilterIT {
             assertThat(writer.expectedFpp()).as("the model").isLessThanOrEqualTo(ERROR_RATE);
             assertThat(measuredFalsePositiveRate(laggingReader)).isLessThanOrEqualTo(ERROR_RATE);
             assertThat(measuredFalsePositiveRate(writer)).isGreaterThan(0.0).isLessThanOrEqualTo(ERROR_RATE);
+        }
+    }
+
+    /**
+     * Two instances put keys from four threads while layers are added under them, and two others, one of which reads
+     * the stored state only when a check tells it to, check keys whose put has returned: not one is rejected.
+     */
+    @Test
+    void keysPutConcurrentlyAcrossNewLayersAreNeverRejected() throws Exception {
+        int n = 2_000;
+        FilterSizing firstLayer = ScalableSizing.of(n, ERROR_RATE).layer(0);
+        try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
+                TestRedisBackend b = TestRedisBackend.on(server, TestRedisBackend.FAST);
+                TestRedisBackend c = TestRedisBackend.on(server, HOURLY)) {
+            RedisBloomFilter first = a.backend.createScalable("concurrent", firstLayer, 7, UnwritableAdds.BUFFER);
+            RedisBloomFilter second = b.backend.createScalable("concurrent", firstLayer, 8, UnwritableAdds.BUFFER);
+            RedisBloomFilter lagging = c.backend.createScalable("concurrent", firstLayer, 9, UnwritableAdds.BUFFER);
+            first.start(KeyFeed.EMPTY);
+            second.follow();
+            lagging.follow();
+            List<Long> acknowledged = Collections.synchronizedList(new ArrayList<>());
+            List<Long> rejected = Collections.synchronizedList(new ArrayList<>());
+            AtomicBoolean writing = new AtomicBoolean(true);
+            ExecutorService threads = Executors.newFixedThreadPool(6);
+            try {
+                List<Future<?>> writers = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    RedisBloomFilter writer = (t % 2 == 0) ? first : second;
+                    long base = t * 1_000_000L;
+                    int batch = 1 + t * 3; // 1, 4, 7 and 10 keys a put
+                    writers.add(threads.submit(() -> {
+                        for (long key = base; key < base + 4_000; key += batch) {
+                            List<Long> keys = new ArrayList<>();
+                            for (long k = key; k < Math.min(base + 4_000, key + batch); k++) {
+                                keys.add(k);
+                            }
+                            writer.putAll(keys);
+                            acknowledged.addAll(keys);
+                        }
+                    }));
+                }
+                List<Future<?>> checkers = new ArrayList<>();
+                for (RedisBloomFilter checker : List.of(lagging, second)) {
+                    checkers.add(threads.submit(() -> {
+                        SplittableRandom pick = new SplittableRandom(37);
+                        while (writing.get()) {
+                            int size = acknowledged.size();
+                            if (size == 0) {
+                                continue;
+                            }
+                            long key = acknowledged.get(pick.nextInt(size));
+                            if (!checker.mightContain(key)) {
+                                rejected.add(key);
+                            }
+                        }
+                    }));
+                }
+                for (Future<?> writer : writers) {
+                    writer.get(60, TimeUnit.SECONDS);
+                }
+                writing.set(false);
+                for (Future<?> checker : checkers) {
+                    checker.get(10, TimeUnit.SECONDS);
+                }
+            }
+            finally {
+                threads.shutdownNow();
+            }
+            assertThat(rejected).as("keys rejected after their put returned").isEmpty();
+            first.refresh();
+            assertThat(first.layerCount()).as("16,000 keys in layers of 2,000, 4,000 and 8,000 and more").isEqualTo(4);
+            for (RedisBloomFilter instance : List.of(first, second, lagging)) {
+                assertThat(instance.mightContainAll(List.copyOf(acknowledged))).containsOnly(true);
+            }
         }
     }
 
