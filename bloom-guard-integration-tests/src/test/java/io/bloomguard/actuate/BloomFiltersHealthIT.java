@@ -86,7 +86,7 @@ class BloomFiltersHealthIT {
 
     /**
      * The median of five requests: a blocking check would be slow on every one, while one request slowed by a GC
-     * pause or the other builds on this machine must not fail the test.
+     * pause or by other work on a busy build host must not fail the test.
      */
     private void assertAnswersWithinBound() {
         List<Long> millis = new ArrayList<>();
