@@ -61,7 +61,7 @@ final class RedisBitReader {
                 checkLatency.checked(System.nanoTime() - start);
             }
         }
-        BlockCheck check = blockCheck(key);
+        BlockCheck check = blockCheck(current, key);
         if (check == null) {
             return true;
         }
@@ -86,7 +86,7 @@ final class RedisBitReader {
             }
             return timed(commands.checkAsync(layered::send), layered::answer);
         }
-        BlockCheck check = blockCheck(key);
+        BlockCheck check = blockCheck(current, key);
         if (check == null) {
             return CompletableFuture.completedFuture(true);
         }
@@ -218,11 +218,11 @@ final class RedisBitReader {
     }
 
     /**
-     * The block holding a key's bits; {@code null} when there is nothing to read in Redis: no generation is live, or
-     * the near copy holds the key ("might contain" either way).
+     * The block of {@code current}'s live generation holding a key's bits (the view the caller read, once per check);
+     * {@code null} when there is nothing to read in Redis: no generation is live, or the near copy holds the key
+     * ("might contain" either way).
      */
-    private @Nullable BlockCheck blockCheck(Object key) {
-        RedisFilterView current = state.view();
+    private @Nullable BlockCheck blockCheck(RedisFilterView current, Object key) {
         RedisFilterIdentity live = current.live;
         if (live == null || nearCopy.holds(current, key)) {
             return null;
