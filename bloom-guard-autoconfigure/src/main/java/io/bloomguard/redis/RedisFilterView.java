@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 final class RedisFilterView {
 
     static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, 1, null,
-            null, null, null);
+            null, null, null, null);
 
     final SharedFilterStatus status;
     final @Nullable RedisFilterIdentity live;
@@ -38,14 +38,13 @@ final class RedisFilterView {
     final int layerCount;
 
     RedisFilterView(SharedFilterStatus status, @Nullable RedisFilterIdentity live, @Nullable FilterSizing liveSizing,
-            int layerCount, @Nullable RedisFilterIdentity next, @Nullable String storeStale, @Nullable String liveBuild,
-            @Nullable RedisFilterKeys keys) {
+            int layerCount, @Nullable RedisLayers layers, @Nullable RedisFilterIdentity next,
+            @Nullable String storeStale, @Nullable String liveBuild, @Nullable RedisFilterKeys keys) {
         this.status = status;
         this.live = live;
         this.liveSizing = (live != null) ? liveSizing : null;
         this.layerCount = layerCount;
-        this.layers = (live != null && live.layered() && liveSizing != null && keys != null)
-                ? RedisLayers.of(live, liveSizing, layerCount, keys) : null;
+        this.layers = (this.liveSizing != null) ? layers : null;
         this.next = next;
         this.storeStale = storeStale;
         this.liveBuild = (live != null) ? liveBuild : null;
@@ -57,6 +56,6 @@ final class RedisFilterView {
 
     /** The same view with another status. */
     RedisFilterView withStatus(SharedFilterStatus changed, RedisFilterKeys keys) {
-        return new RedisFilterView(changed, live, liveSizing, layerCount, next, storeStale, liveBuild, keys);
+        return new RedisFilterView(changed, live, liveSizing, layerCount, layers, next, storeStale, liveBuild, keys);
     }
 }

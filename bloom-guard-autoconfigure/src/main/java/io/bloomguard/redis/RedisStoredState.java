@@ -98,8 +98,8 @@ final class RedisStoredState {
         }
         RedisFilterView previous = view;
         String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
-        RedisFilterView updated = new RedisFilterView(status, live, liveSizing, layerCount, next, stale, liveBuild,
-                keys);
+        RedisFilterView updated = new RedisFilterView(status, live, liveSizing, layerCount, layers, next, stale,
+                liveBuild, keys);
         view = updated;
         reportChange(previous, updated, meta);
     }
