@@ -321,14 +321,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     @Override
     public long bitSize() {
         RedisLayers layers = state.view().layers;
-        if (layers == null) {
-            return sizing().bitSize();
-        }
-        long bits = 0;
-        for (int layer = 0; layer < layers.count(); layer++) {
-            bits += layers.sizing(layer).bitSize();
-        }
-        return bits;
+        return (layers != null) ? layers.bitSize() : sizing().bitSize();
     }
 
     @Override
@@ -340,7 +333,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     @Override
     public int hashCount() {
         RedisLayers layers = state.view().layers;
-        return (layers != null) ? layers.sizing(layers.count() - 1).hashCount() : sizing().hashCount();
+        return (layers != null) ? layers.newestHashCount() : sizing().hashCount();
     }
 
     /** Keys it holds at its error rate: of all its layers together when it grows by layers. */
@@ -350,14 +343,10 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         return (layers != null) ? layers.capacity() : sizing().expectedSize();
     }
 
-    /**
-     * For a filter that grows by layers, the bits its maintenance last counted in all layers (its fill ratio cannot
-     * be told from the keys alone); empty otherwise, and before the first count.
-     */
+    /** See {@link RedisFillEstimate#layerSetBits()}. */
     @Override
     public OptionalLong countedSetBits() {
-        long counted = fill.layerSetBits();
-        return (configured.layered() && counted >= 0) ? OptionalLong.of(counted) : OptionalLong.empty();
+        return fill.layerSetBits();
     }
 
     /** Whether it grows by layers ({@code growth: scale}); see {@link RedisLayers}. */

@@ -6,6 +6,7 @@ import io.bloomguard.core.ScalableSizing;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.OptionalLong;
 
 /**
  * The last fill a filter read from Redis ({@code BITCOUNT} of its bitmaps, or of each layer of one that grows by
@@ -85,11 +86,13 @@ final class RedisFillEstimate {
     }
 
     /**
-     * Bits set in all layers of a filter that grows by layers, as last read; -1 before a read. Its fill ratio comes
-     * from them: the keys alone do not say how they spread over layers of different sizes.
+     * Bits set in all layers of a filter that grows by layers, as last read: its fill ratio comes from them, since the
+     * keys alone do not say how they spread over layers of different sizes. Empty for another filter, and before a
+     * read.
      */
-    long layerSetBits() {
-        return layerSetBits;
+    OptionalLong layerSetBits() {
+        long counted = layerSetBits;
+        return (counted >= 0) ? OptionalLong.of(counted) : OptionalLong.empty();
     }
 
     /**

@@ -122,6 +122,20 @@ final class RedisLayers {
         return growKey != null;
     }
 
+    /** Bits of all layers. */
+    long bitSize() {
+        long bits = 0;
+        for (FilterSizing sizing : sizings) {
+            bits += sizing.bitSize();
+        }
+        return bits;
+    }
+
+    /** Bits a put sets: the newest layer's {@code k}. */
+    int newestHashCount() {
+        return sizings[sizings.length - 1].hashCount();
+    }
+
     /** Keys the layers hold together at the error rate. */
     long capacity() {
         long capacity = 0;
