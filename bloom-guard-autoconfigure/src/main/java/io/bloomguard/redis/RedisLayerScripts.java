@@ -59,6 +59,7 @@ final class RedisLayerScripts {
               perKey = perKey + ks[i]
             end
             local pos = 9 + layers
+            """ + RedisScripts.SET_KEYS + """
             local result = -1
             if live ~= '' and redis.call('EXISTS', KEYS[2]) == 1 then
               result = 0
@@ -105,15 +106,7 @@ final class RedisLayerScripts {
             end
             local nextKey = KEYS[2 + layers]
             if nxt ~= '' and redis.call('EXISTS', nextKey) == 1 then
-              local changed = 0
-              for _ = 1, nextCount do
-                local new = 0
-                for _ = 1, nextK do
-                  if redis.call('SETBIT', nextKey, ARGV[pos], 1) == 0 then new = 1 end
-                  pos = pos + 1
-                end
-                changed = changed + new
-              end
+              local changed = set(nextKey, nextK, nextCount)
               if result < 0 then result = changed end
             end
             return result

@@ -10,6 +10,26 @@ final class RedisScripts {
     }
 
     /**
+     * Lua, for a script that declares {@code local pos} (the next ARGV to read) before it: {@code set(key, k, count)}
+     * sets the bits of {@code count} keys, {@code k} offsets each, in bitmap {@code key}, and returns how many keys
+     * changed it.
+     */
+    static final String SET_KEYS = """
+            local function set(key, k, count)
+              local changed = 0
+              for _ = 1, count do
+                local new = 0
+                for _ = 1, k do
+                  if redis.call('SETBIT', key, ARGV[pos], 1) == 0 then new = 1 end
+                  pos = pos + 1
+                end
+                changed = changed + new
+              end
+              return changed
+            end
+            """;
+
+    /**
      * Adds keys to a shard: sets their bits in the live bitmap and, while a rebuild runs, in the next one too,
      * so no add is lost across the swap.
      *
@@ -27,18 +47,7 @@ final class RedisScripts {
             local nxt = redis.call('HGET', KEYS[1], 'next') or ''
             if live ~= ARGV[1] or nxt ~= ARGV[2] then return -2 end
             local pos = 7
-            local function set(key, k, count)
-              local changed = 0
-              for _ = 1, count do
-                local new = 0
-                for _ = 1, k do
-                  if redis.call('SETBIT', key, ARGV[pos], 1) == 0 then new = 1 end
-                  pos = pos + 1
-                end
-                changed = changed + new
-              end
-              return changed
-            end
+            """ + SET_KEYS + """
             local liveK, liveCount = tonumber(ARGV[3]), tonumber(ARGV[4])
             local nextK, nextCount = tonumber(ARGV[5]), tonumber(ARGV[6])
             local result = -1
