@@ -4,6 +4,7 @@ import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
+import io.bloomguard.registry.HeldRebuild;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.Health;
@@ -50,6 +51,10 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
         String stateProblem = problem(state);
         if (stateProblem != null) {
             reasons.add((stateReason != null) ? stateProblem + ": " + stateReason : stateProblem);
+        }
+        HeldRebuild held = filter.heldRebuild();
+        if (held != null) {
+            reasons.add(held.describe(filter.name()));
         }
         if (filter.overCapacity()) {
             reasons.add("over capacity: about " + elements + " keys in a filter sized for " + filter.capacity()

@@ -57,8 +57,9 @@ public class BloomFiltersEndpoint {
     }
 
     /**
-     * Runs {@code action} on a filter: {@code rebuild} (from its key source, beside the live copy; blocks until done)
-     * or {@code test} (whether {@code key} might be in its bits: it reveals membership, hence a write operation).
+     * Runs {@code action} on a filter: {@code rebuild} (from its key source, beside the live copy; blocks until done),
+     * {@code confirm-rebuild} (the same, swapped in however few keys it reads: see
+     * {@link NamedBloomFilter#heldRebuild()}) or {@code test} (whether {@code key} might be in its bits: it reveals membership, hence a write operation).
      *
      * @throws io.bloomguard.registry.UnknownFilterException naming the configured filters
      * @throws IllegalArgumentException                      for an unknown action, or {@code test} without a key or
@@ -74,6 +75,11 @@ public class BloomFiltersEndpoint {
             case REBUILD -> {
                 long start = System.nanoTime();
                 long keys = filter.rebuild();
+                yield new RebuildDescriptor(keys, (System.nanoTime() - start) / 1_000_000);
+            }
+            case CONFIRM_REBUILD -> {
+                long start = System.nanoTime();
+                long keys = filter.confirmRebuild();
                 yield new RebuildDescriptor(keys, (System.nanoTime() - start) / 1_000_000);
             }
             case TEST -> {
@@ -100,11 +106,11 @@ public class BloomFiltersEndpoint {
 
     /** What the write operation can do; the body's {@code action}. */
     enum FilterAction {
-        REBUILD, TEST;
+        REBUILD, CONFIRM_REBUILD, TEST;
 
         static FilterAction parse(@Nullable String action) {
             for (FilterAction known : values()) {
-                if (known.name().equalsIgnoreCase(action)) {
+                if (lower(known).equalsIgnoreCase(action)) {
                     return known;
                 }
             }
@@ -167,7 +173,8 @@ public class BloomFiltersEndpoint {
             boolean overCapacity, double configuredErrorRate, double expectedFalsePositiveRate, double measuredFalsePositiveRate,
             long rejected, long passed, long skipped, long falsePositives, boolean estimatesStale, SpecDescriptor spec,
             LayoutDescriptor layout, CountersDescriptor counters, @Nullable LoadDescriptor lastPreload,
-            @Nullable LoadDescriptor lastRebuild, @Nullable RedisDescriptor redis) {
+            @Nullable LoadDescriptor lastRebuild, @Nullable HeldRebuildDescriptor heldRebuild,
+            @Nullable RedisDescriptor redis) {
 
         static FilterDescriptor of(NamedBloomFilter filter) {
             FilterHeadline headline = FilterHeadline.of(filter);
@@ -181,18 +188,32 @@ public class BloomFiltersEndpoint {
                     headline.falsePositives(), headline.estimatesStale(), SpecDescriptor.of(filter.spec()),
                     LayoutDescriptor.of(filter), CountersDescriptor.of(filter),
                     LoadDescriptor.of(filter.history().lastPreload()), LoadDescriptor.of(filter.history().lastRebuild()),
-                    redis);
+                    HeldRebuildDescriptor.of(filter), redis);
         }
     }
 
     /** The filter's resolved configuration, spelled as its properties are. */
     public record SpecDescriptor(long expectedSize, double errorRate, String backend, String mode,
-            String onBackendFailure, String onAddFailure, @Nullable String preloadSql, String type, String growth) {
+            String onBackendFailure, String onAddFailure, @Nullable String preloadSql, String type, String growth,
+            boolean putsOnly, double rebuildHoldBelow) {
 
         static SpecDescriptor of(FilterSpec spec) {
             return new SpecDescriptor(spec.expectedSize(), spec.errorRate(), lower(spec.backend()), lower(spec.mode()),
                     lower(spec.onBackendFailure()), lower(spec.onAddFailure()), spec.preloadSql(), lower(spec.type()),
-                    lower(spec.growth()));
+                    lower(spec.growth()), spec.putsOnly(), spec.rebuildHoldBelow());
+        }
+    }
+
+    /**
+     * A rebuild held back for reading far fewer keys than the live filter holds: keys read, keys the live filter
+     * held, when (ISO-8601), and what to do ({@code confirm-rebuild} once the key source is known to be right).
+     */
+    public record HeldRebuildDescriptor(long keysRead, long liveKeys, String at, String message) {
+
+        static @Nullable HeldRebuildDescriptor of(NamedBloomFilter filter) {
+            io.bloomguard.registry.HeldRebuild held = filter.heldRebuild();
+            return (held != null) ? new HeldRebuildDescriptor(held.keysRead(), held.liveKeys(), held.at().toString(),
+                    held.describe(filter.name())) : null;
         }
     }
 

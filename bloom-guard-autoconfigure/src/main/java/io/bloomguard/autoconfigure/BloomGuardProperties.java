@@ -37,7 +37,8 @@ public class BloomGuardProperties {
 
     /**
      * Filters by name (lowercase letters, digits and '-'). Each takes backend, expected-size, error-rate, mode,
-     * on-backend-failure, on-add-failure, preload.sql, rebuild.cron, rebuild.zone and redis.shards (listed as
+     * on-backend-failure, on-add-failure, type, growth, puts-only, preload.sql, rebuild.cron, rebuild.zone,
+     * rebuild.hold-below, redis.shards and redis.near-copy (listed as
      * bloom-guard.filters.*.expected-size and so on, '*' standing for the name); what it leaves out comes from
      * bloom-guard.defaults.
      */

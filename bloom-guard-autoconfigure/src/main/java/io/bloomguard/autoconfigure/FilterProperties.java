@@ -124,8 +124,23 @@ public class FilterProperties {
         this.type = type;
     }
 
+    /**
+     * Whether this filter is filled by puts alone (put, putAll, @BloomPut) and has no key source, such as a filter of
+     * seen URLs. It is never rebuilt, since a rebuild would empty it: it grows by layers (growth: scale) unless growth
+     * says none, and a rebuild asked of it is refused.
+     */
+    private boolean putsOnly;
+
     public @Nullable GrowthPolicy getGrowth() {
         return growth;
+    }
+
+    public boolean isPutsOnly() {
+        return putsOnly;
+    }
+
+    public void setPutsOnly(boolean putsOnly) {
+        this.putsOnly = putsOnly;
     }
 
     public void setGrowth(@Nullable GrowthPolicy growth) {

@@ -57,6 +57,9 @@ final class FilterSpecResolver {
             BackendType backend = orDefault(filter.getBackend(), defaults.getBackend());
             FilterType type = orDefault(filter.getType(), defaults.getType());
             GrowthPolicy growth = orDefault(filter.getGrowth(), defaults.getGrowth());
+            if (filter.isPutsOnly()) {
+                growth = putsOnlyGrowth(name, prefix, filter, backend, type, growth);
+            }
             checkTypeAndGrowth(name, prefix, filter, backend, type, growth);
             // What is allocated at startup: a scalable filter's first layer is sized for a lower error rate.
             FilterSizing allocated = (growth == GrowthPolicy.SCALE)
@@ -113,12 +116,17 @@ final class FilterSpecResolver {
                 throw new InvalidBloomGuardPropertyException(prefix + ".preload.sql", "",
                         "a query whose first column yields the keys, e.g. SELECT id FROM users; or leave it out");
             }
+            String cron = rebuildCron(prefix, filter.getRebuild(), defaults.getRebuild());
+            if (filter.isPutsOnly()) {
+                refuseKeySourceSettings(name, prefix, filter);
+                cron = null; // the defaults' schedule is for filters that have a key source
+            }
             specs.add(new FilterSpec(name, expectedSize, errorRate, backend,
                     orDefault(filter.getMode(), defaults.getMode()),
                     orDefault(filter.getOnBackendFailure(), defaults.getOnBackendFailure()),
-                    orDefault(filter.getOnAddFailure(), defaults.getOnAddFailure()), sql, shards,
-                    rebuildCron(prefix, filter.getRebuild(), defaults.getRebuild()),
-                    rebuildZone(prefix, filter.getRebuild(), defaults.getRebuild()), type, growth, nearCopy));
+                    orDefault(filter.getOnAddFailure(), defaults.getOnAddFailure()), sql, shards, cron,
+                    rebuildZone(prefix, filter.getRebuild(), defaults.getRebuild()), type, growth, nearCopy,
+                    filter.isPutsOnly(), rebuildHoldBelow(prefix, filter.getRebuild(), defaults.getRebuild())));
         }
         if (properties.isEnabled()) {
             heapBudget.check(Runtime.getRuntime().maxMemory());
@@ -138,6 +146,61 @@ final class FilterSpecResolver {
                     + " layers, because a remove could not tell which layer holds the key's counts: use growth:"
                     + " rebuild or none for filter '" + name + "', or type: bloom");
         }
+    }
+
+    /**
+     * A filter filled by puts alone has no key source to rebuild from, so it grows by layers: {@code growth: rebuild}
+     * set on it is refused, and inherited from the defaults becomes {@code scale}, or {@code none} where layers cannot
+     * be (a counting filter; a redis filter split into shards or with a near copy), which then reports being over
+     * capacity.
+     */
+    private static GrowthPolicy putsOnlyGrowth(String name, String prefix, FilterProperties filter,
+            BackendType backend, FilterType type, GrowthPolicy growth) {
+        if (filter.getGrowth() == GrowthPolicy.REBUILD) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".growth", "rebuild", "filter '" + name + "' is"
+                    + " filled by puts alone (puts-only: true), so it has no key source to rebuild from, and a"
+                    + " rebuild would empty it: use growth: scale (it adds layers) or none");
+        }
+        if (growth != GrowthPolicy.REBUILD) {
+            return growth;
+        }
+        boolean layersFit = type == FilterType.BLOOM && (backend == BackendType.LOCAL
+                || filter.getRedis().getShards() == 1 && !filter.getRedis().isNearCopy());
+        if (!layersFit) {
+            logger.info("Filter '" + name + "' is filled by puts alone and cannot grow by layers (" + (type
+                    == FilterType.COUNTING ? "a counting filter" : "redis.shards or redis.near-copy") + "): past"
+                    + " its expected size it reports being over capacity (growth: none)");
+        }
+        return layersFit ? GrowthPolicy.SCALE : GrowthPolicy.NONE;
+    }
+
+    /** A filter filled by puts alone declares no key source and no rebuild schedule of its own. */
+    private static void refuseKeySourceSettings(String name, String prefix, FilterProperties filter) {
+        if (filter.getPreload().getSql() != null) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".preload.sql", filter.getPreload().getSql(),
+                    "filter '" + name + "' is declared filled by puts alone (puts-only: true), so it has no key"
+                            + " source: leave preload.sql out, or remove puts-only if the query yields every key");
+        }
+        if (filter.getRebuild().getCron() != null) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".rebuild.cron", filter.getRebuild().getCron(),
+                    "filter '" + name + "' is filled by puts alone (puts-only: true): a rebuild would empty it, so"
+                            + " it has no schedule; leave rebuild.cron out");
+        }
+    }
+
+    /** The share below which a rebuild's keys are held back: the filter's, the defaults', or 0.5; from 0 to 1. */
+    private static double rebuildHoldBelow(String prefix, RebuildProperties own, RebuildProperties defaults) {
+        String property = (own.getHoldBelow() != null) ? prefix + ".rebuild.hold-below"
+                : "bloom-guard.defaults.rebuild.hold-below";
+        Double share = (own.getHoldBelow() != null) ? own.getHoldBelow() : defaults.getHoldBelow();
+        if (share == null) {
+            return FilterSpec.DEFAULT_REBUILD_HOLD_BELOW;
+        }
+        if (!(share >= 0 && share <= 1)) {
+            throw new InvalidBloomGuardPropertyException(property, share, "a share from 0 to 1 of the live filter's"
+                    + " keys, e.g. 0.5 (0 swaps in every rebuild, however few keys it read)");
+        }
+        return share;
     }
 
     /**

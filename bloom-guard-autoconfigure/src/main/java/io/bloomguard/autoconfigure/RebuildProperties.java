@@ -17,6 +17,21 @@ public class RebuildProperties {
     /** Time zone the cron expression is read in, e.g. "UTC" or "Europe/Paris"; the JVM's by default. */
     private @Nullable String zone;
 
+    /**
+     * Share of the live filter's estimated keys below which a rebuild's keys are held back instead of swapped in (an
+     * empty table after a failed migration, a wrong schema), until an operator confirms them; 0 to swap in any
+     * rebuild. 0.5 by default.
+     */
+    private @Nullable Double holdBelow;
+
+    public @Nullable Double getHoldBelow() {
+        return holdBelow;
+    }
+
+    public void setHoldBelow(@Nullable Double holdBelow) {
+        this.holdBelow = holdBelow;
+    }
+
     public @Nullable String getCron() {
         return cron;
     }

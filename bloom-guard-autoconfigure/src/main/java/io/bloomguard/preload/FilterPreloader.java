@@ -66,6 +66,11 @@ public final class FilterPreloader {
                 throw new UnknownKeySourceFilterException(String.valueOf(source), source.filter(),
                         registry.all().stream().map(NamedBloomFilter::name).toList());
             }
+            if (registry.get(source.filter()).spec().putsOnly()) {
+                throw new IllegalStateException("Key source " + source + " reads keys for filter '" + source.filter()
+                        + "', which is declared filled by puts alone (bloom-guard.filters." + source.filter()
+                        + ".puts-only: true): remove puts-only if the source yields every key, or the key source");
+            }
             sourcesByFilter.computeIfAbsent(source.filter(), name -> new ArrayList<>()).add(source);
         }
     }
@@ -79,7 +84,11 @@ public final class FilterPreloader {
                 continue;
             }
             List<BloomKeySource> sources = sourcesByFilter.getOrDefault(filter.name(), List.of());
-            if (sources.isEmpty() && !(filter.backend() instanceof SharedBloomFilter)) {
+            if (filter.spec().putsOnly()) {
+                logger.info("Filter '" + filter.name() + "' is filled by puts alone: it starts empty and is never"
+                        + " rebuilt");
+            }
+            else if (sources.isEmpty() && !(filter.backend() instanceof SharedBloomFilter)) {
                 // (A shared filter with no source here waits for an instance that has one, and says so.)
                 Set<String> methods = guarded.getOrDefault(filter.name(), Set.of());
                 if (!methods.isEmpty()) {
@@ -150,7 +159,9 @@ public final class FilterPreloader {
         KeyFeed feed = keyFeed(filter.name(), sources, lastCount);
         long start = System.nanoTime();
         try {
-            SharedBloomFilter.StartOutcome outcome = sources.isEmpty() ? shared.follow() : shared.start(feed);
+            // A filter filled by puts alone is created empty by whichever instance comes first.
+            SharedBloomFilter.StartOutcome outcome = (sources.isEmpty() && !filter.spec().putsOnly())
+                    ? shared.follow() : shared.start(filter.sharedKeyFeed(feed));
             long elapsed = System.nanoTime() - start;
             switch (outcome) {
                 case LOADED_HERE -> {

@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
 import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.RebuildRefusedException;
 import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.SharedBloomFilter.BuildListener;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
@@ -194,6 +195,10 @@ final class RedisFilterLoader {
         backend.builders().execute(() -> {
             try {
                 buildHoldingLock(reason, rebuildTarget(seen), this::readKeySource);
+            }
+            catch (RebuildRefusedException ex) {
+                logger.debug("Filter '" + name + "': " + reason + " rebuild refused (" + ex.getMessage() + ");"
+                        + " asking again in " + backoff.pause().toSeconds() + " s");
             }
             catch (Exception ex) { // checked ones too, thrown sneakily by a key source
                 logger.error("Filter '" + name + "': " + reason + " rebuild failed; retrying in "

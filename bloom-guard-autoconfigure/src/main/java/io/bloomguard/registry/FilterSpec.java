@@ -19,11 +19,26 @@ import org.jspecify.annotations.Nullable;
  * @param type             bits, or counters that allow removes
  * @param growth           what it does past its capacity
  * @param redisNearCopy    whether each instance keeps a copy of the bits and answers the keys it holds (redis backend)
+ * @param putsOnly         whether it is filled by puts alone, with no key source: it is never rebuilt
+ * @param rebuildHoldBelow share of the live filter's estimated keys below which a rebuild's keys are held back, not
+ *                         swapped in, until an operator confirms them; 0 never holds one back
  */
 public record FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
         BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
         int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone, FilterType type,
-        GrowthPolicy growth, boolean redisNearCopy) {
+        GrowthPolicy growth, boolean redisNearCopy, boolean putsOnly, double rebuildHoldBelow) {
+
+    /** What {@code rebuild.hold-below} is unless set: a rebuild that reads under half the live keys waits. */
+    public static final double DEFAULT_REBUILD_HOLD_BELOW = 0.5;
+
+    /** A filter with a key source (or none yet), holding back rebuilds as by default. */
+    public FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
+            BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
+            int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone, FilterType type,
+            GrowthPolicy growth, boolean redisNearCopy) {
+        this(name, expectedSize, errorRate, backend, mode, onBackendFailure, onAddFailure, preloadSql, redisShards,
+                rebuildCron, rebuildZone, type, growth, redisNearCopy, false, DEFAULT_REBUILD_HOLD_BELOW);
+    }
 
     /** A filter with no near copy. */
     public FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,

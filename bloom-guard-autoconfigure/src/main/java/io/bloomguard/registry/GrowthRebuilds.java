@@ -76,7 +76,8 @@ final class GrowthRebuilds {
      * rebuild if one is due.
      */
     void keysAdded() {
-        if (running.get() || stopped || filter.state() != FilterState.READY) {
+        if (running.get() || stopped || filter.state() != FilterState.READY || filter.heldRebuild() != null) {
+            // (A rebuild held back for reading too few keys waits for an operator: reading again would not help.)
             return;
         }
         long capacity = filter.capacity();

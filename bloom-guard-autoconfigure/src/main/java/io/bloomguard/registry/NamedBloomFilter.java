@@ -5,6 +5,7 @@ import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.RebuildRefusedException;
 import io.bloomguard.core.RebuildableBloomFilter;
 import io.bloomguard.core.SharedBloomFilter;
 import org.jspecify.annotations.Nullable;
@@ -40,6 +41,8 @@ public final class NamedBloomFilter implements BloomFilter {
     private final FilterCounters counters = new FilterCounters();
     private final UnkeyedWrites unkeyedWrites = new UnkeyedWrites();
     private final FilterHistory history = new FilterHistory(java.time.Clock.systemUTC());
+    /** Whether what a rebuild read may replace the live keys: asked by every rebuild, whoever starts it. */
+    private final RebuildGate rebuildGate;
     /** For a local filter that can rebuild: how it recovers from {@code FAILED}; {@code null} otherwise. */
     private final @Nullable FailedFilterRecovery recovery;
     /** {@code growth: rebuild}: how it grows past its capacity; {@code null} for other policies. */
@@ -51,6 +54,7 @@ public final class NamedBloomFilter implements BloomFilter {
         this.backend = backend;
         this.state = new AtomicReference<>(initialState);
         history.since(initialState);
+        this.rebuildGate = new RebuildGate(spec, backend::approximateElementCount, java.time.Clock.systemUTC());
         this.recovery = (backend instanceof RebuildableBloomFilter rebuildable && !(backend instanceof SharedBloomFilter))
                 ? new FailedFilterRecovery(this, rebuildable) : null;
         this.growth = (spec.growth() == GrowthPolicy.REBUILD) ? new GrowthRebuilds(this,
@@ -154,8 +158,36 @@ public final class NamedBloomFilter implements BloomFilter {
      */
     public void keySource(KeyFeed feed) {
         if (backend instanceof RebuildableBloomFilter rebuildable && !(backend instanceof SharedBloomFilter)) {
-            rebuildable.keySource(feed);
+            rebuildable.keySource(rebuildGate.guard(feed));
         }
+    }
+
+    /**
+     * The keys a shared filter is started with, and rebuilds from, read through the checks every rebuild passes (see
+     * {@link #heldRebuild()}): {@code feed} for a filter with key sources, none for one filled by puts alone.
+     */
+    public KeyFeed sharedKeyFeed(KeyFeed feed) {
+        return rebuildGate.guard(spec.putsOnly() ? KeyFeed.EMPTY : feed);
+    }
+
+    /**
+     * The last rebuild that read far fewer keys than the filter holds ({@code rebuild.hold-below}) and was held back
+     * rather than swapped in, until a rebuild is swapped in; {@code null} when none is.
+     */
+    public @Nullable HeldRebuild heldRebuild() {
+        return rebuildGate.held();
+    }
+
+    /**
+     * Rebuilds the filter and swaps the new keys in however few they are: for an operator who has checked that a
+     * {@linkplain #heldRebuild() held-back} rebuild's key source is right (the rows were deleted).
+     *
+     * @return keys read from the key source
+     * @throws io.bloomguard.core.RebuildRefusedException for a filter filled by puts alone
+     */
+    public long confirmRebuild() {
+        rebuildGate.confirmNext();
+        return rebuild();
     }
 
     /**
@@ -185,6 +217,8 @@ public final class NamedBloomFilter implements BloomFilter {
      * @return keys read from the key source
      * @throws IllegalStateException when the filter has no key source, a rebuild is under way (for a shared filter:
      *                               another instance is loading it), or bloom-guard is switched off
+     * @throws io.bloomguard.core.RebuildRefusedException when the filter is filled by puts alone, or the rebuild read
+     *                               far fewer keys than the filter holds and was held back ({@link #heldRebuild()})
      */
     public long rebuild() {
         return rebuild(0);
@@ -201,6 +235,7 @@ public final class NamedBloomFilter implements BloomFilter {
             throw new IllegalStateException("Filter '" + name() + "' is disabled (bloom-guard.enabled=false) and"
                     + " holds no bits; there is nothing to rebuild");
         }
+        rebuildGate.checkMayRebuild();
         if (backend instanceof SharedBloomFilter shared) {
             // Recorded in the history as the backend reports its builds.
             return (expectedSize > 0) ? shared.rebuild(expectedSize) : shared.rebuild();
@@ -216,6 +251,9 @@ public final class NamedBloomFilter implements BloomFilter {
         }
         catch (RuntimeException ex) {
             history.recordLoad(FilterHistory.LoadKind.REBUILD, start, 0, "key source", String.valueOf(ex.getMessage()));
+            if (ex instanceof RebuildRefusedException refused) {
+                throw refused; // says what to do itself
+            }
             throw new IllegalStateException("Filter '" + name() + "' could not be rebuilt: " + ex.getMessage(), ex);
         }
         history.recordLoad(FilterHistory.LoadKind.REBUILD, start, keys, "key source", null);

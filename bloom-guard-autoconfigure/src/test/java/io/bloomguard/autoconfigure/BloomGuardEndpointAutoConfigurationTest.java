@@ -142,7 +142,7 @@ class BloomGuardEndpointAutoConfigurationTest {
             WebEndpointResponse<Object> unknown = web.act("users", "clear", null);
             assertThat(unknown.getStatus()).isEqualTo(400);
             assertThat(((FailureDescriptor) unknown.getBody()).message())
-                    .isEqualTo("Unknown action 'clear'; actions: rebuild, test");
+                    .isEqualTo("Unknown action 'clear'; actions: rebuild, confirm-rebuild, test");
             WebEndpointResponse<Object> noKey = web.act("users", "test", null);
             assertThat(noKey.getStatus()).isEqualTo(400);
             assertThat(((FailureDescriptor) noKey.getBody()).message()).contains("needs a key");

@@ -131,7 +131,7 @@ class BloomFiltersEndpointIT {
         HttpResponse<String> response = http().post("/actuator/bloomfilters/users", "{\"action\":\"flush\"}");
 
         assertThat(response.statusCode()).isEqualTo(400);
-        assertThat(response.body()).contains("actions: rebuild, test");
+        assertThat(response.body()).contains("actions: rebuild, confirm-rebuild, test");
     }
 
     @Test

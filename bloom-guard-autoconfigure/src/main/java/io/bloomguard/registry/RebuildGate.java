@@ -1,0 +1,102 @@
+package io.bloomguard.registry;
+
+import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.RebuildRefusedException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import java.time.Clock;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * The one place that decides whether what a rebuild read may replace a filter's live keys, whichever path asked for
+ * it: growth, self-recovery, a schedule, the endpoint, code, or a shared filter's own maintenance (a stale mark, a
+ * missing bitmap, a takeover). Every rebuild reads its keys through {@link #guard(KeyFeed)}, and a read that cannot be
+ * proven complete throws before the backend swaps anything in:
+ * <ul>
+ * <li>A filter filled by puts alone ({@code puts-only}) has no key source: a rebuild would empty it. It is refused,
+ * except the one read that creates a shared filter empty at startup when nothing is stored yet.</li>
+ * <li>A read of far fewer keys than the live filter holds (below {@code rebuild.hold-below} of its estimate: an empty
+ * table after a failed migration, a wrong schema or profile) is held back, reported once, and swapped in only once an
+ * operator {@linkplain #confirmNext() confirms} it; a real mass delete stays possible that way.</li>
+ * </ul>
+ */
+final class RebuildGate {
+
+    private static final Log logger = LogFactory.getLog(NamedBloomFilter.class);
+
+    private final String filter;
+    private final boolean putsOnly;
+    private final double holdBelow;
+    /** Keys the live filter holds now, read afresh (for a shared filter, from the store). */
+    private final LongSupplier liveKeys;
+    private final Clock clock;
+    private final AtomicBoolean confirmed = new AtomicBoolean();
+    private final AtomicLong reads = new AtomicLong();
+    private volatile @Nullable HeldRebuild held;
+
+    RebuildGate(FilterSpec spec, LongSupplier liveKeys, Clock clock) {
+        this.filter = spec.name();
+        this.putsOnly = spec.putsOnly();
+        this.holdBelow = spec.rebuildHoldBelow();
+        this.liveKeys = liveKeys;
+        this.clock = clock;
+    }
+
+    /**
+     * Refuses a rebuild of a filter filled by puts alone, before anything is read or locked.
+     *
+     * @throws RebuildRefusedException naming the reason
+     */
+    void checkMayRebuild() {
+        if (putsOnly) {
+            throw new RebuildRefusedException("Filter '" + filter + "' is filled by puts alone (puts-only: true): it"
+                    + " has no key source, and a rebuild would empty it. It grows by layers instead; a deleted key"
+                    + " stays in as a false positive");
+        }
+    }
+
+    /** The next rebuild is swapped in however few keys it reads: an operator has checked the key source. */
+    void confirmNext() {
+        checkMayRebuild();
+        confirmed.set(true);
+    }
+
+    /** The last rebuild held back, until a rebuild is swapped in; {@code null} when none is. */
+    @Nullable HeldRebuild held() {
+        return held;
+    }
+
+    /** {@code source}, read through this gate: what every rebuild of the filter reads. */
+    KeyFeed guard(KeyFeed source) {
+        return batches -> {
+            boolean first = reads.getAndIncrement() == 0;
+            long live = liveKeys.getAsLong(); // before the read: keys put meanwhile reach the new filter anyway
+            if (putsOnly) {
+                if (first && live == 0) {
+                    return 0; // creates a shared filter, empty, at startup: nothing of it was stored
+                }
+                RebuildRefusedException refused = new RebuildRefusedException("Filter '" + filter + "' is filled by"
+                        + " puts alone (puts-only: true) and cannot be built again without losing its keys: it stays"
+                        + " not ready (calls pass through) rather than reject keys it held");
+                logger.warn(refused.getMessage());
+                throw refused;
+            }
+            boolean confirmedNow = confirmed.getAndSet(false);
+            long read = source.feed(batches);
+            if (!confirmedNow && holdBelow > 0 && read < holdBelow * live) {
+                HeldRebuild now = new HeldRebuild(read, live, holdBelow, clock.instant());
+                if (held == null) {
+                    logger.warn("Filter '" + filter + "': " + now.describe(filter));
+                }
+                held = now;
+                throw new RebuildRefusedException("Filter '" + filter + "': " + now.describe(filter));
+            }
+            held = null;
+            return read;
+        };
+    }
+}

@@ -1,0 +1,217 @@
+package io.bloomguard.preload;
+
+import io.bloomguard.actuate.BloomFilterHealthIndicator;
+import io.bloomguard.actuate.BloomFiltersEndpoint;
+import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
+import io.bloomguard.core.RebuildRefusedException;
+import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterState;
+import io.bloomguard.registry.GrowthPolicy;
+import io.bloomguard.registry.NamedBloomFilter;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * No rebuild drops a key that exists on a local filter, whoever asks for it: a filter filled by puts alone is never
+ * rebuilt (it grows by layers), and a rebuild that reads far fewer keys than the filter holds is held back and
+ * reported until an operator confirms it. Run by a real SpringApplication; keys are put as a deduplicating service
+ * puts them.
+ */
+@Timeout(120)
+class RebuildSafetyTest {
+
+    private static final double ERROR_RATE = 0.01;
+
+    @Test
+    void aFilterFilledByPutsAloneGrowsByLayersAndRefusesEveryRebuild() {
+        try (ConfigurableApplicationContext context = run(NoSources.class, "--bloom-guard.filters.seen.puts-only=true",
+                "--bloom-guard.filters.seen.expected-size=1000")) {
+            NamedBloomFilter seen = filter(context, "seen");
+            assertThat(seen.spec().growth()).as("growth: rebuild inherited becomes scale").isEqualTo(GrowthPolicy.SCALE);
+            assertThat(seen.state()).isEqualTo(FilterState.READY);
+            LongStream.range(0, 3_000).forEach(seen::put);
+
+            assertThat(seen.layerCount()).as("grown by layers past its expected size").isGreaterThan(1);
+            assertThat(LongStream.range(0, 3_000).filter(key -> !seen.mightContain(key)).count()).as("rejected")
+                    .isZero();
+            assertThatThrownBy(seen::rebuild).isInstanceOf(RebuildRefusedException.class).hasMessageContaining(
+                    "filled by puts alone");
+            assertThatThrownBy(seen::confirmRebuild).isInstanceOf(RebuildRefusedException.class);
+            BloomFiltersEndpoint endpoint = new BloomFiltersEndpoint(context.getBean(BloomFilterRegistry.class));
+            assertThatThrownBy(() -> endpoint.act("seen", "rebuild", null)).isInstanceOf(
+                    RebuildRefusedException.class);
+            assertThat(LongStream.range(0, 3_000).filter(key -> !seen.mightContain(key)).count()).isZero();
+            assertThat(seen.state()).isEqualTo(FilterState.READY);
+            assertThat(absentShare(seen)).as("it still rejects absent keys").isLessThanOrEqualTo(ERROR_RATE);
+        }
+    }
+
+    @Test
+    void aFilterFilledByPutsAloneRefusesEverySettingThatWouldRebuildIt() {
+        assertStartupRefused(NoSources.class, "bloom-guard.filters.seen.preload.sql", "--bloom-guard.filters.seen"
+                + ".puts-only=true", "--bloom-guard.filters.seen.preload.sql=SELECT 1");
+        assertStartupRefused(NoSources.class, "bloom-guard.filters.seen.rebuild.cron",
+                "--bloom-guard.filters.seen.puts-only=true", "--bloom-guard.filters.seen.rebuild.cron=0 0 4 * * *");
+        assertStartupRefused(NoSources.class, "bloom-guard.filters.seen.growth",
+                "--bloom-guard.filters.seen.puts-only=true", "--bloom-guard.filters.seen.growth=rebuild");
+        assertStartupRefused(EmptySource.class, "puts-only: true", "--bloom-guard.filters.seen.puts-only=true");
+    }
+
+    /**
+     * Declared as the docs once said, with a key source that yields nothing: growth and an explicit rebuild read no
+     * keys, and neither replaces the 3,000 the filter holds. It says so, and keeps guarding.
+     */
+    @Test
+    void aRebuildFromASourceThatReadsNothingIsHeldBackAndReported() {
+        try (ConfigurableApplicationContext context = run(EmptySource.class,
+                "--bloom-guard.filters.seen.expected-size=1000")) {
+            NamedBloomFilter seen = filter(context, "seen");
+            LongStream.range(0, 3_000).forEach(seen::put);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> seen.heldRebuild() != null
+                    && !seen.growing());
+
+            assertThat(seen.heldRebuild().keysRead()).isZero();
+            assertThat(LongStream.range(0, 3_000).filter(key -> !seen.mightContain(key)).count()).as("rejected")
+                    .isZero();
+            assertThatThrownBy(seen::rebuild).isInstanceOf(RebuildRefusedException.class)
+                    .hasMessageContaining("confirm-rebuild");
+            assertThat(LongStream.range(0, 3_000).filter(key -> !seen.mightContain(key)).count()).isZero();
+            assertThat(seen.state()).isEqualTo(FilterState.READY);
+            Health health = new BloomFilterHealthIndicator(seen).health();
+            assertThat(health.getStatus()).isEqualTo(BloomFilterHealthIndicator.DEGRADED);
+            assertThat(health.getDetails().get("reasons").toString()).contains("read 0 keys")
+                    .contains("confirm-rebuild");
+            BloomFiltersEndpoint endpoint = new BloomFiltersEndpoint(context.getBean(BloomFilterRegistry.class));
+            assertThat(endpoint.filter("seen").heldRebuild()).isNotNull();
+        }
+    }
+
+    /** A real mass delete: held back at first, swapped in once confirmed, and the deleted keys drop out. */
+    @Test
+    void aHeldBackRebuildIsSwappedInOnceAnOperatorConfirmsIt() {
+        Rows.ids.clear();
+        LongStream.range(0, 2_000).forEach(Rows.ids::add);
+        try (ConfigurableApplicationContext context = run(RowsSource.class,
+                "--bloom-guard.filters.rows.expected-size=10000")) {
+            NamedBloomFilter rows = filter(context, "rows");
+            assertThat(rows.state()).isEqualTo(FilterState.READY);
+            LongStream.range(500, 2_000).forEach(Rows.ids::remove); // three in four rows deleted
+
+            assertThatThrownBy(rows::rebuild).isInstanceOf(RebuildRefusedException.class);
+            assertThat(LongStream.range(0, 2_000).filter(key -> !rows.mightContain(key)).count()).as("rejected")
+                    .isZero();
+
+            BloomFiltersEndpoint endpoint = new BloomFiltersEndpoint(context.getBean(BloomFilterRegistry.class));
+            assertThatThrownBy(() -> endpoint.act("rows", "rebuild", null)).isInstanceOf(
+                    RebuildRefusedException.class);
+            assertThat(rows.heldRebuild()).isNotNull();
+            assertThat(new BloomFilterHealthIndicator(rows).health().getStatus())
+                    .isEqualTo(BloomFilterHealthIndicator.DEGRADED);
+
+            BloomFiltersEndpoint.ActionDescriptor confirmed = endpoint.act("rows", "confirm-rebuild", null);
+
+            assertThat(((BloomFiltersEndpoint.RebuildDescriptor) confirmed).keys()).isEqualTo(500);
+            assertThat(rows.heldRebuild()).isNull();
+            assertThat(new BloomFilterHealthIndicator(rows).health().getStatus()).isEqualTo(
+                    org.springframework.boot.health.contributor.Status.UP);
+            assertThat(LongStream.range(0, 500).filter(key -> !rows.mightContain(key)).count()).isZero();
+            assertThat(LongStream.range(500, 2_000).filter(key -> !rows.mightContain(key)).count())
+                    .as("deleted keys drop out (at ε = 1%, about 1,500 of 1,500)").isGreaterThan(1_400);
+        }
+    }
+
+    /** {@code rebuild.hold-below: 0} swaps in whatever a rebuild reads, as before. */
+    @Test
+    void holdBelowZeroSwapsInEveryRebuild() {
+        Rows.ids.clear();
+        LongStream.range(0, 2_000).forEach(Rows.ids::add);
+        try (ConfigurableApplicationContext context = run(RowsSource.class,
+                "--bloom-guard.filters.rows.expected-size=10000", "--bloom-guard.defaults.rebuild.hold-below=0")) {
+            NamedBloomFilter rows = filter(context, "rows");
+            LongStream.range(500, 2_000).forEach(Rows.ids::remove);
+            assertThat(rows.rebuild()).isEqualTo(500);
+            assertThat(rows.heldRebuild()).isNull();
+            assertThat(LongStream.range(0, 500).filter(key -> !rows.mightContain(key)).count()).isZero();
+        }
+        assertStartupRefused(RowsSource.class, "bloom-guard.defaults.rebuild.hold-below",
+                "--bloom-guard.filters.rows.expected-size=10000", "--bloom-guard.defaults.rebuild.hold-below=1.5");
+    }
+
+    private static void assertStartupRefused(Class<?> source, String expected, String... args) {
+        assertThatThrownBy(() -> run(source, args).close()).hasStackTraceContaining(expected);
+    }
+
+    /** Share of 10⁵ keys never put that the filter lets through (fixed probes). */
+    private static double absentShare(NamedBloomFilter filter) {
+        SplittableRandom random = new SplittableRandom(29);
+        int probes = 100_000;
+        int passed = 0;
+        for (int i = 0; i < probes; i++) {
+            if (filter.mightContain(1_000_000_000L + random.nextLong(1L << 40))) {
+                passed++;
+            }
+        }
+        return (double) passed / probes;
+    }
+
+    private static NamedBloomFilter filter(ConfigurableApplicationContext context, String name) {
+        return context.getBean(BloomFilterRegistry.class).get(name);
+    }
+
+    private static ConfigurableApplicationContext run(Class<?> source, String... args) {
+        SpringApplication application = new SpringApplication(source);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        return application.run(Stream.concat(Stream.of("--spring.main.banner-mode=off"), Stream.of(args))
+                .toArray(String[]::new));
+    }
+
+    /** The "database" of {@link RowsSource}. */
+    static final class Rows {
+
+        static final Set<Long> ids = ConcurrentHashMap.newKeySet();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration(BloomGuardAutoConfiguration.class)
+    static class NoSources {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration(BloomGuardAutoConfiguration.class)
+    static class EmptySource {
+
+        @Bean
+        BloomKeySource seenKeys() {
+            return BloomKeySource.of("seen", Stream::empty);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration(BloomGuardAutoConfiguration.class)
+    static class RowsSource {
+
+        @Bean
+        BloomKeySource rowKeys() {
+            return BloomKeySource.of("rows", () -> List.copyOf(Rows.ids).stream());
+        }
+    }
+}
