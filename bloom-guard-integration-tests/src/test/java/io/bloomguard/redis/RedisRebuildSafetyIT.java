@@ -1,0 +1,143 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.RebuildRefusedException;
+import io.bloomguard.registry.FilterState;
+import io.bloomguard.registry.GrowthPolicy;
+import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.testsupport.redis.RedisServerExtension;
+import io.bloomguard.testsupport.redis.RedisServerProcess;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * No rebuild drops a key that exists on a filter shared by two instances: one filled by puts alone grows by layers and
+ * is never built again, even once marked stale; one whose key source comes back empty keeps its keys on both
+ * instances, and says so.
+ */
+@Timeout(180)
+@ExtendWith(RedisServerExtension.class)
+class RedisRebuildSafetyIT {
+
+    private static final int KEYS = 6_000;
+
+    private static RedisServerProcess redis;
+
+    private GuardedApplications apps;
+
+    @BeforeAll
+    static void rememberServer(RedisServerProcess server) {
+        redis = server;
+    }
+
+    @BeforeEach
+    void newApplications() {
+        apps = new GuardedApplications("rebuild-safety", "it");
+    }
+
+    @AfterEach
+    void closeApplications() {
+        apps.close();
+    }
+
+    @Test
+    void aFilterFilledByPutsAloneGrowsByLayersOnBothInstancesAndIsNeverBuiltAgain() {
+        Map<String, String> putsOnly = Map.of("bloom-guard.filters.seen.puts-only", "true");
+        List<NamedBloomFilter> instances = List.of(seen(start(true, putsOnly)), seen(start(false, putsOnly)));
+        assertThat(instances).allSatisfy(seen -> {
+            assertThat(seen.spec().growth()).isEqualTo(GrowthPolicy.SCALE);
+            assertThat(seen.state()).isEqualTo(FilterState.READY);
+        });
+
+        putOnBoth(instances);
+
+        await("both instances read the layers").atMost(Duration.ofSeconds(10))
+                .until(() -> instances.stream().allMatch(seen -> seen.layerCount() > 1));
+        for (NamedBloomFilter seen : instances) {
+            assertThat(rejected(seen)).as("keys rejected").isZero();
+            assertThatThrownBy(seen::rebuild).isInstanceOf(RebuildRefusedException.class)
+                    .hasMessageContaining("puts alone");
+        }
+
+        // A key that could not be stored: the filter is stale for every instance, and is not built again from
+        // nothing (that would reject every key put so far). It lets calls through and keeps its bits.
+        instances.get(0).markIncomplete("a key that could not be stored");
+        await("both see it stale").atMost(Duration.ofSeconds(10))
+                .until(() -> instances.stream().allMatch(seen -> seen.state() == FilterState.STALE));
+        await("it stays stale, not rebuilt empty").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+                .until(() -> instances.stream().allMatch(seen -> seen.state() == FilterState.STALE));
+        for (NamedBloomFilter seen : instances) {
+            assertThat(rejected(seen)).isZero();
+            assertThat(LongStream.range(0, KEYS).filter(key -> !seen.backendMightContain(key)).count())
+                    .as("keys gone from the stored bits").isZero();
+        }
+    }
+
+    /**
+     * Declared with a key source that comes back empty (a query over a table that has no such rows), the filter grows
+     * past its expected size: the growth's rebuild, and explicit ones on either instance, read no keys and are held
+     * back; neither instance rejects a key.
+     */
+    @Test
+    void aRebuildFromASourceThatComesBackEmptyIsHeldBackAndNoInstanceRejectsAKey() {
+        Map<String, String> emptySource = Map.of("bloom-guard.filters.seen.preload.sql",
+                "SELECT id FROM customer WHERE id < 0");
+        List<NamedBloomFilter> instances = List.of(seen(start(true, emptySource)), seen(start(false, emptySource)));
+
+        putOnBoth(instances);
+
+        await("the growth's rebuild is held back").atMost(Duration.ofSeconds(30))
+                .until(() -> instances.stream().anyMatch(seen -> seen.heldRebuild() != null));
+        for (NamedBloomFilter seen : instances) {
+            assertThatThrownBy(seen::rebuild).isInstanceOf(RebuildRefusedException.class)
+                    .hasMessageContaining("read 0 keys");
+            assertThat(seen.heldRebuild()).isNotNull();
+        }
+        for (NamedBloomFilter seen : instances) {
+            assertThat(seen.state()).isEqualTo(FilterState.READY);
+            assertThat(rejected(seen)).as("keys rejected").isZero();
+        }
+    }
+
+    /** Puts {@value #KEYS} keys, 2,000 at a time on each instance in turn (expected size 2,000). */
+    private static void putOnBoth(List<NamedBloomFilter> instances) {
+        for (int batch = 0; batch < KEYS / 2_000; batch++) {
+            NamedBloomFilter writer = instances.get(batch % 2);
+            LongStream.range(batch * 2_000L, (batch + 1) * 2_000L).forEach(writer::put);
+        }
+    }
+
+    private static long rejected(NamedBloomFilter seen) {
+        return LongStream.range(0, KEYS).filter(key -> !seen.mightContain(key)).count();
+    }
+
+    private ConfigurableApplicationContext start(boolean initializeDatabase, Map<String, String> overrides) {
+        Map<String, String> properties = new HashMap<>();
+        properties.put("bloom-guard.filters.seen.backend", "redis");
+        properties.put("bloom-guard.filters.seen.expected-size", "2000");
+        properties.put("bloom-guard.redis.refresh-interval", "100ms");
+        properties.put("bloom-guard.redis.rebuild-grace", "0s");
+        properties.put("bloom-guard.redis.lock-ttl", "3s");
+        properties.putAll(overrides);
+        return apps.start(redis, initializeDatabase, properties);
+    }
+
+    private static NamedBloomFilter seen(ConfigurableApplicationContext context) {
+        return BeanFactoryAnnotationUtils.qualifiedBeanOfType(context.getBeanFactory(), NamedBloomFilter.class, "seen");
+    }
+}
