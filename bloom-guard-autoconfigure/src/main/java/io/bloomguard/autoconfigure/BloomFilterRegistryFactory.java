@@ -10,6 +10,7 @@ import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.redis.UnwritableAdds;
 import io.bloomguard.registry.AddFailurePolicy;
 import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.BackgroundRebuilds;
 import io.bloomguard.registry.DisabledBloomFilter;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FilterSpec;
@@ -45,11 +46,12 @@ final class BloomFilterRegistryFactory {
      */
     static BloomFilterRegistry create(BloomGuardSettings settings, Supplier<RedisFilterBackend> redis) {
         boolean holdsBits = settings.enabled() && !Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING);
+        BackgroundRebuilds background = new BackgroundRebuilds();
         List<NamedBloomFilter> filters = settings.filters().stream().map(spec -> holdsBits
-                ? new NamedBloomFilter(spec, backendFilter(spec, redis), FilterState.LOADING)
-                : new NamedBloomFilter(spec, new DisabledBloomFilter(sizing(spec)), FilterState.DISABLED))
+                ? new NamedBloomFilter(spec, backendFilter(spec, redis), FilterState.LOADING, background)
+                : new NamedBloomFilter(spec, new DisabledBloomFilter(sizing(spec)), FilterState.DISABLED, background))
                 .toList();
-        return new FixedBloomFilterRegistry(filters);
+        return new FixedBloomFilterRegistry(filters, background);
     }
 
     private static BloomFilter backendFilter(FilterSpec spec, Supplier<RedisFilterBackend> redis) {

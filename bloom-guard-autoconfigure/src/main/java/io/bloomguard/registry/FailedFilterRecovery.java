@@ -5,7 +5,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -26,10 +25,12 @@ final class FailedFilterRecovery {
     private final RebuildableBloomFilter backend;
     private final AtomicLong losses = new AtomicLong();
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final BackgroundRebuilds background;
 
-    FailedFilterRecovery(NamedBloomFilter filter, RebuildableBloomFilter backend) {
+    FailedFilterRecovery(NamedBloomFilter filter, RebuildableBloomFilter backend, BackgroundRebuilds background) {
         this.filter = filter;
         this.backend = backend;
+        this.background = background;
     }
 
     /** A key the filter should hold is missing. */
@@ -58,7 +59,9 @@ final class FailedFilterRecovery {
     }
 
     private void schedule(Duration pause) {
-        BackgroundRebuilds.EXECUTOR.schedule(() -> attempt(pause), pause.toMillis(), TimeUnit.MILLISECONDS);
+        if (!background.schedule(() -> attempt(pause), pause)) {
+            scheduled.set(false); // the application is closing
+        }
     }
 
     private void attempt(Duration pause) {

@@ -1,5 +1,7 @@
 package io.bloomguard.registry;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -10,8 +12,17 @@ import java.util.Optional;
 public final class FixedBloomFilterRegistry implements BloomFilterRegistry {
 
     private final Map<String, NamedBloomFilter> filters;
+    private final @Nullable AutoCloseable background;
 
     public FixedBloomFilterRegistry(Collection<NamedBloomFilter> filters) {
+        this(filters, null);
+    }
+
+    /**
+     * @param background what the filters run in the background ({@link BackgroundRebuilds}), closed with the registry
+     */
+    public FixedBloomFilterRegistry(Collection<NamedBloomFilter> filters, @Nullable BackgroundRebuilds background) {
+        this.background = background;
         Map<String, NamedBloomFilter> byName = new LinkedHashMap<>();
         for (NamedBloomFilter filter : filters) {
             if (byName.putIfAbsent(filter.name(), filter) != null) {
@@ -38,5 +49,12 @@ public final class FixedBloomFilterRegistry implements BloomFilterRegistry {
     @Override
     public Collection<NamedBloomFilter> all() {
         return filters.values();
+    }
+
+    /** Stops the filters' background rebuilds: called when the application context closes. */
+    public void close() throws Exception {
+        if (background != null) {
+            background.close();
+        }
     }
 }

@@ -58,13 +58,17 @@ final class GrowthRebuilds {
     /** Bytes of heap free now: {@link #heapFree()}, or what a test says. */
     private final LongSupplier heapFree;
 
-    GrowthRebuilds(NamedBloomFilter filter, @Nullable RebuildableBloomFilter backend) {
-        this(filter, backend, GrowthRebuilds::heapFree);
+    private final BackgroundRebuilds background;
+
+    GrowthRebuilds(NamedBloomFilter filter, @Nullable RebuildableBloomFilter backend, BackgroundRebuilds background) {
+        this(filter, backend, background, GrowthRebuilds::heapFree);
     }
 
-    GrowthRebuilds(NamedBloomFilter filter, @Nullable RebuildableBloomFilter backend, LongSupplier heapFree) {
+    GrowthRebuilds(NamedBloomFilter filter, @Nullable RebuildableBloomFilter backend, BackgroundRebuilds background,
+            LongSupplier heapFree) {
         this.filter = filter;
         this.backend = backend;
+        this.background = background;
         this.heapFree = heapFree;
         if (backend instanceof SharedBloomFilter shared) {
             shared.onFillRead(this::keysAdded); // keys put by other instances, with no key source maybe
@@ -108,8 +112,8 @@ final class GrowthRebuilds {
         if (pausedUntil != 0 && System.nanoTime() - pausedUntil < 0) {
             return;
         }
-        if (running.compareAndSet(false, true)) {
-            BackgroundRebuilds.EXECUTOR.execute(this::grow);
+        if (running.compareAndSet(false, true) && !background.execute(this::grow)) {
+            running.set(false); // the application is closing
         }
     }
 

@@ -49,16 +49,26 @@ public final class NamedBloomFilter implements BloomFilter {
     private final @Nullable GrowthRebuilds growth;
     private final AtomicReference<FilterState> state;
 
+    /** A filter with a background thread of its own for its rebuilds (made only if it rebuilds in the background). */
     public NamedBloomFilter(FilterSpec spec, BloomFilter backend, FilterState initialState) {
+        this(spec, backend, initialState, new BackgroundRebuilds());
+    }
+
+    /**
+     * @param background where it rebuilds itself to grow or recover: the registry's, shared by its filters and
+     *                   closed with the application context
+     */
+    public NamedBloomFilter(FilterSpec spec, BloomFilter backend, FilterState initialState,
+            BackgroundRebuilds background) {
         this.spec = spec;
         this.backend = backend;
         this.state = new AtomicReference<>(initialState);
         history.since(initialState);
         this.rebuildGate = new RebuildGate(spec, backend::approximateElementCount, java.time.Clock.systemUTC());
         this.recovery = (backend instanceof RebuildableBloomFilter rebuildable && !(backend instanceof SharedBloomFilter))
-                ? new FailedFilterRecovery(this, rebuildable) : null;
+                ? new FailedFilterRecovery(this, rebuildable, background) : null;
         this.growth = (spec.growth() == GrowthPolicy.REBUILD) ? new GrowthRebuilds(this,
-                (backend instanceof RebuildableBloomFilter rebuildable) ? rebuildable : null) : null;
+                (backend instanceof RebuildableBloomFilter rebuildable) ? rebuildable : null, background) : null;
         if (backend instanceof SharedBloomFilter shared) {
             shared.onBuilt((startup, keys, startNanos, failure) -> history.recordLoad(startup
                     ? FilterHistory.LoadKind.PRELOAD : FilterHistory.LoadKind.REBUILD, startNanos, keys, "key source",

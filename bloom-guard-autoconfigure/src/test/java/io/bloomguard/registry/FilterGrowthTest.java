@@ -98,6 +98,7 @@ class FilterGrowthTest {
         filter.keySource(source);
         filter.finishLoading();
         GrowthRebuilds growth = new GrowthRebuilds(filter, (RebuildableLocalFilter) filter.backend(),
+                new BackgroundRebuilds(),
                 () -> FilterSizing.of(2 * N, ERROR_RATE).byteSize() - 1);
         fill(filter, 2 * N);
 
