@@ -69,10 +69,7 @@ final class GrowthRebuilds {
         this.filter = filter;
         this.backend = backend;
         this.background = background;
-        this.heapFree = heapFree;
-        if (backend instanceof SharedBloomFilter shared) {
-            shared.onFillRead(this::keysAdded); // keys put by other instances, with no key source maybe
-        }
+        this.heapFree = heapFree; // (a shared filter's fill reads reach keysAdded through the named filter)
     }
 
     /**

@@ -8,6 +8,7 @@ import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.RebuildRefusedException;
 import io.bloomguard.core.RebuildableBloomFilter;
 import io.bloomguard.core.SharedBloomFilter;
+import io.bloomguard.core.SharedFilterStatus;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
@@ -64,7 +65,7 @@ public final class NamedBloomFilter implements BloomFilter {
         this.backend = backend;
         this.state = new AtomicReference<>(initialState);
         history.since(initialState);
-        this.rebuildGate = new RebuildGate(spec, backend::approximateElementCount, java.time.Clock.systemUTC());
+        this.rebuildGate = new RebuildGate(spec, this::countedKeys, java.time.Clock.systemUTC());
         this.recovery = (backend instanceof RebuildableBloomFilter rebuildable && !(backend instanceof SharedBloomFilter))
                 ? new FailedFilterRecovery(this, rebuildable, background) : null;
         this.growth = (spec.growth() == GrowthPolicy.REBUILD) ? new GrowthRebuilds(this,
@@ -73,7 +74,26 @@ public final class NamedBloomFilter implements BloomFilter {
             shared.onBuilt((startup, keys, startNanos, failure) -> history.recordLoad(startup
                     ? FilterHistory.LoadKind.PRELOAD : FilterHistory.LoadKind.REBUILD, startNanos, keys, "key source",
                     failure));
+            shared.onFillRead(() -> { // keys put by other instances too
+                rebuildGate.counted(liveKeys(shared, shared.lastEstimate().approximateElementCount()));
+                if (growth != null) {
+                    growth.keysAdded();
+                }
+            });
         }
+    }
+
+    /** Keys the live filter holds, counted now (for a shared filter, in its store); empty when it has none. */
+    private java.util.OptionalLong countedKeys() {
+        return (backend instanceof SharedBloomFilter shared) ? liveKeys(shared, backend.approximateElementCount())
+                : java.util.OptionalLong.of(backend.approximateElementCount());
+    }
+
+    /** {@code counted}, if a shared filter's store has a live filter whose keys it counts. */
+    private static java.util.OptionalLong liveKeys(SharedBloomFilter shared, long counted) {
+        SharedFilterStatus status = shared.status();
+        return (status == SharedFilterStatus.READY || status == SharedFilterStatus.STALE)
+                ? java.util.OptionalLong.of(counted) : java.util.OptionalLong.empty();
     }
 
     public String name() {

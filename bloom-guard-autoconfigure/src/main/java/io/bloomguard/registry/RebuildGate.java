@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
 import java.time.Clock;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
 
 /**
  * The one place that decides whether what a rebuild read may replace a filter's live keys, whichever path asked for
@@ -21,7 +22,9 @@ import java.util.function.LongSupplier;
  * except the one read that creates a shared filter empty at startup when nothing is stored yet.</li>
  * <li>A read of far fewer keys than the live filter holds (below {@code rebuild.hold-below} of its estimate: an empty
  * table after a failed migration, a wrong schema or profile) is held back, reported once, and swapped in only once an
- * operator {@linkplain #confirmNext() confirms} it; a real mass delete stays possible that way.</li>
+ * operator {@linkplain #confirmNext() confirms} it; a real mass delete stays possible that way. Where the live keys
+ * cannot be counted (a shared filter whose store lost its bits), the most this instance has seen it hold since its
+ * last rebuild stands in for them.</li>
  * </ul>
  */
 final class RebuildGate {
@@ -31,14 +34,22 @@ final class RebuildGate {
     private final String filter;
     private final boolean putsOnly;
     private final double holdBelow;
-    /** Keys the live filter holds now, read afresh (for a shared filter, from the store). */
-    private final LongSupplier liveKeys;
+    /**
+     * Keys the live filter holds now, read afresh (for a shared filter, from the store); empty when there is no live
+     * filter to count (a shared filter's store lost it).
+     */
+    private final Supplier<OptionalLong> liveKeys;
     private final Clock clock;
     private final AtomicBoolean confirmed = new AtomicBoolean();
     private final AtomicLong reads = new AtomicLong();
+    /**
+     * The keys the filter held when last counted, or read by the last rebuild swapped in: what a rebuild is held to
+     * when the live keys cannot be counted (a shared filter whose store lost them).
+     */
+    private final AtomicLong lastCounted = new AtomicLong();
     private volatile @Nullable HeldRebuild held;
 
-    RebuildGate(FilterSpec spec, LongSupplier liveKeys, Clock clock) {
+    RebuildGate(FilterSpec spec, Supplier<OptionalLong> liveKeys, Clock clock) {
         this.filter = spec.name();
         this.putsOnly = spec.putsOnly();
         this.holdBelow = spec.rebuildHoldBelow();
@@ -59,6 +70,11 @@ final class RebuildGate {
         }
     }
 
+    /** The live filter was counted (a shared filter's fill read): what a rebuild is held to if it is lost later. */
+    void counted(OptionalLong keys) {
+        keys.ifPresent(lastCounted::set);
+    }
+
     /** The next rebuild is swapped in however few keys it reads: an operator has checked the key source. */
     void confirmNext() {
         checkMayRebuild();
@@ -74,7 +90,9 @@ final class RebuildGate {
     KeyFeed guard(KeyFeed source) {
         return batches -> {
             boolean first = reads.getAndIncrement() == 0;
-            long live = liveKeys.getAsLong(); // before the read: keys put meanwhile reach the new filter anyway
+            OptionalLong counted = liveKeys.get(); // before the read: keys put meanwhile reach the new filter anyway
+            counted(counted);
+            long live = lastCounted.get();
             if (putsOnly) {
                 if (first && live == 0) {
                     return 0; // creates a shared filter, empty, at startup: nothing of it was stored
@@ -96,6 +114,7 @@ final class RebuildGate {
                 throw new RebuildRefusedException("Filter '" + filter + "': " + now.describe(filter));
             }
             held = null;
+            lastCounted.set(read);
             return read;
         };
     }

@@ -114,6 +114,28 @@ class RedisRebuildSafetyIT {
         }
     }
 
+    /**
+     * Redis loses the filter (restarted without persistence), and the key source comes back empty: the rebuild that
+     * would bring the filter back is held to the keys it held when last counted, so no instance starts rejecting them.
+     */
+    @Test
+    void afterRedisLostTheFilterARebuildIsHeldToTheKeysItLastCounted() {
+        Map<String, String> emptySource = Map.of("bloom-guard.filters.seen.preload.sql",
+                "SELECT id FROM customer WHERE id < 0", "bloom-guard.filters.seen.expected-size", "10000");
+        List<NamedBloomFilter> instances = List.of(seen(start(true, emptySource)), seen(start(false, emptySource)));
+        putOnBoth(instances);
+        await("each instance has counted the keys").atMost(Duration.ofSeconds(10)).until(() -> instances.stream()
+                .allMatch(seen -> seen.stats().estimatesAsOf() != null && seen.approximateElementCount() > KEYS / 2));
+
+        redis.restart();
+
+        await("the rebuild from the empty source is held back").atMost(Duration.ofSeconds(30))
+                .until(() -> instances.stream().anyMatch(seen -> seen.heldRebuild() != null));
+        await("no instance trusts a filter without its keys").during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(5)).until(() -> instances.stream().allMatch(seen -> rejected(seen) == 0));
+        assertThat(instances).allSatisfy(seen -> assertThat(seen.state()).isNotEqualTo(FilterState.READY));
+    }
+
     /** Puts {@value #KEYS} keys, 2,000 at a time on each instance in turn (expected size 2,000). */
     private static void putOnBoth(List<NamedBloomFilter> instances) {
         for (int batch = 0; batch < KEYS / 2_000; batch++) {
