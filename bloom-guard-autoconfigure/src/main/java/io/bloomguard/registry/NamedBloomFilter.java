@@ -1,14 +1,11 @@
 package io.bloomguard.registry;
 
 import io.bloomguard.core.BloomFilter;
-import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.RebuildRefusedException;
 import io.bloomguard.core.RebuildableBloomFilter;
-import io.bloomguard.core.SharedBloomFilter;
-import io.bloomguard.core.SharedFilterStatus;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
@@ -39,6 +36,8 @@ public final class NamedBloomFilter implements BloomFilter {
 
     private final FilterSpec spec;
     private final BloomFilter backend;
+    /** How this kind of backend carries out the lifecycle: chosen once, so no operation asks the backend's type. */
+    private final BackendLifecycle lifecycle;
     private final FilterCounters counters = new FilterCounters();
     private final UnkeyedWrites unkeyedWrites = new UnkeyedWrites();
     private final FilterHistory history = new FilterHistory(java.time.Clock.systemUTC());
@@ -63,37 +62,23 @@ public final class NamedBloomFilter implements BloomFilter {
             BackgroundRebuilds background) {
         this.spec = spec;
         this.backend = backend;
+        this.lifecycle = BackendLifecycle.of(backend);
         this.state = new AtomicReference<>(initialState);
         history.since(initialState);
-        this.rebuildGate = new RebuildGate(spec, this::countedKeys, java.time.Clock.systemUTC());
-        this.recovery = (backend instanceof RebuildableBloomFilter rebuildable && !(backend instanceof SharedBloomFilter))
-                ? new FailedFilterRecovery(this, rebuildable, background) : null;
-        this.growth = (spec.growth() == GrowthPolicy.REBUILD) ? new GrowthRebuilds(this,
-                (backend instanceof RebuildableBloomFilter rebuildable) ? rebuildable : null, background) : null;
-        if (backend instanceof SharedBloomFilter shared) {
-            shared.onBuilt((startup, keys, startNanos, failure) -> history.recordLoad(startup
-                    ? FilterHistory.LoadKind.PRELOAD : FilterHistory.LoadKind.REBUILD, startNanos, keys, "key source",
-                    failure));
-            shared.onFillRead(() -> { // keys put by other instances too
-                rebuildGate.counted(liveKeys(shared, shared.lastEstimate().approximateElementCount()));
-                if (growth != null) {
-                    growth.keysAdded();
-                }
-            });
-        }
-    }
-
-    /** Keys the live filter holds, counted now (for a shared filter, in its store); empty when it has none. */
-    private java.util.OptionalLong countedKeys() {
-        return (backend instanceof SharedBloomFilter shared) ? liveKeys(shared, backend.approximateElementCount())
-                : java.util.OptionalLong.of(backend.approximateElementCount());
-    }
-
-    /** {@code counted}, if a shared filter's store has a live filter whose keys it counts. */
-    private static java.util.OptionalLong liveKeys(SharedBloomFilter shared, long counted) {
-        SharedFilterStatus status = shared.status();
-        return (status == SharedFilterStatus.READY || status == SharedFilterStatus.STALE)
-                ? java.util.OptionalLong.of(counted) : java.util.OptionalLong.empty();
+        this.rebuildGate = new RebuildGate(spec, lifecycle::countedKeys, java.time.Clock.systemUTC());
+        RebuildableBloomFilter rebuiltHere = lifecycle.rebuiltHere();
+        this.recovery = (rebuiltHere != null) ? new FailedFilterRecovery(this, rebuiltHere, background) : null;
+        this.growth = (spec.growth() == GrowthPolicy.REBUILD)
+                ? new GrowthRebuilds(this, lifecycle.rebuildable(), background) : null;
+        lifecycle.onBuilt((startup, keys, startNanos, failure) -> history.recordLoad(startup
+                ? FilterHistory.LoadKind.PRELOAD : FilterHistory.LoadKind.REBUILD, startNanos, keys, "key source",
+                failure));
+        lifecycle.onFillRead(() -> { // a shared filter's, with the keys other instances put
+            rebuildGate.counted(lifecycle.lastCountedKeys());
+            if (growth != null) {
+                growth.keysAdded();
+            }
+        });
     }
 
     public String name() {
@@ -110,17 +95,7 @@ public final class NamedBloomFilter implements BloomFilter {
      */
     public FilterState state() {
         FilterState own = state.get();
-        if (own != FilterState.READY || !(backend instanceof SharedBloomFilter shared)) {
-            return own;
-        }
-        return switch (shared.status()) {
-            case READY -> FilterState.READY;
-            case MISMATCHED -> FilterState.MISMATCHED;
-            case STALE -> FilterState.STALE;
-            case ACCESS_DENIED -> FilterState.ACCESS_DENIED;
-            case UNREACHABLE -> FilterState.UNREACHABLE;
-            default -> FilterState.LOADING;
-        };
+        return (own == FilterState.READY) ? lifecycle.stateWhenReady() : own;
     }
 
     /**
@@ -129,8 +104,7 @@ public final class NamedBloomFilter implements BloomFilter {
      * {@code null}.
      */
     public @Nullable String stateReason() {
-        return (backend instanceof SharedBloomFilter shared && state.get() == FilterState.READY)
-                ? shared.statusReason() : null;
+        return (state.get() == FilterState.READY) ? lifecycle.reasonWhenReady() : null;
     }
 
     /** Moves the filter to another lifecycle state; a disabled filter stays disabled. */
@@ -166,15 +140,8 @@ public final class NamedBloomFilter implements BloomFilter {
      * @return whether the filter recovers by itself (a rebuild from its key source)
      */
     public boolean markIncomplete(String reason) {
-        if (backend instanceof SharedBloomFilter shared) {
-            try {
-                shared.markIncomplete(reason);
-                return true;
-            }
-            catch (RuntimeException ex) {
-                // Not an unreachable store (the backend owes the mark then): a fault of its own. At least this
-                // instance stops trusting the filter.
-            }
+        if (lifecycle.markIncompleteInStore(reason)) {
+            return true;
         }
         if (recovery != null) {
             recovery.lost();
@@ -187,9 +154,7 @@ public final class NamedBloomFilter implements BloomFilter {
      * The keys a rebuild of a local filter reads (a shared filter is handed its own when it starts).
      */
     public void keySource(KeyFeed feed) {
-        if (backend instanceof RebuildableBloomFilter rebuildable && !(backend instanceof SharedBloomFilter)) {
-            rebuildable.keySource(rebuildGate.guard(feed));
-        }
+        lifecycle.keySource(rebuildGate.guard(feed));
     }
 
     /**
@@ -234,8 +199,7 @@ public final class NamedBloomFilter implements BloomFilter {
      * also asks {@link #unkeyedWrites()} before it rejects.
      */
     public boolean trustedToReject() {
-        return state.get() == FilterState.READY
-                && (!(backend instanceof SharedBloomFilter shared) || shared.trustedToReject());
+        return state.get() == FilterState.READY && lifecycle.storeTrusted();
     }
 
     /**
@@ -266,28 +230,22 @@ public final class NamedBloomFilter implements BloomFilter {
                     + " holds no bits; there is nothing to rebuild");
         }
         rebuildGate.checkMayRebuild();
-        if (backend instanceof SharedBloomFilter shared) {
-            // Recorded in the history as the backend reports its builds.
-            return (expectedSize > 0) ? shared.rebuild(expectedSize) : shared.rebuild();
-        }
-        if (!(backend instanceof RebuildableBloomFilter rebuildable) || recovery == null) {
-            throw new UnsupportedOperationException("Filter '" + name() + "' cannot be rebuilt: " + backend);
-        }
-        long lossesBefore = recovery.losses();
-        long start = System.nanoTime();
+        long lossesBefore = (recovery != null) ? recovery.losses() : 0;
         long keys;
         try {
-            keys = (expectedSize > 0) ? rebuildable.rebuild(expectedSize) : rebuildable.rebuild();
+            keys = lifecycle.rebuild(expectedSize); // recorded in the history as the backend reports its builds
         }
-        catch (RuntimeException ex) {
-            history.recordLoad(FilterHistory.LoadKind.REBUILD, start, 0, "key source", String.valueOf(ex.getMessage()));
-            if (ex instanceof RebuildRefusedException refused) {
-                throw refused; // says what to do itself
-            }
-            throw new IllegalStateException("Filter '" + name() + "' could not be rebuilt: " + ex.getMessage(), ex);
+        catch (RebuildRefusedException ex) {
+            throw ex; // says what to do itself
         }
-        history.recordLoad(FilterHistory.LoadKind.REBUILD, start, keys, "key source", null);
-        if (recovery.losses() == lossesBefore) {
+        catch (UnsupportedOperationException ex) {
+            throw new UnsupportedOperationException("Filter '" + name() + "': " + ex.getMessage(), ex);
+        }
+        catch (IllegalStateException ex) {
+            throw (recovery != null) ? new IllegalStateException("Filter '" + name() + "': " + ex.getMessage(),
+                    ex.getCause()) : ex;
+        }
+        if (recovery != null && recovery.losses() == lossesBefore) {
             state.compareAndSet(FilterState.FAILED, FilterState.READY); // it holds every key now
             history.since(state());
         }
@@ -317,12 +275,7 @@ public final class NamedBloomFilter implements BloomFilter {
      * {@link #expectedFpp()}) were last read and whether they are stale. Never waits on a shared store.
      */
     public FilterStats stats() {
-        FilterStats counted = counters.snapshot();
-        if (backend instanceof SharedBloomFilter shared) {
-            FillEstimate fill = shared.lastEstimate();
-            return counted.withEstimates(fill.asOf(), fill.stale());
-        }
-        return counted;
+        return lifecycle.stats(counters.snapshot());
     }
 
     /** The writes under way whose rows may be visible before their keys are in this filter. */
@@ -341,8 +294,7 @@ public final class NamedBloomFilter implements BloomFilter {
      * @throws IllegalArgumentException for a key of an unsupported type
      */
     public CompletableFuture<Boolean> backendMightContainAsync(Object key) {
-        return (backend instanceof SharedBloomFilter shared) ? shared.mightContainAsync(key)
-                : CompletableFuture.completedFuture(backend.mightContain(key));
+        return lifecycle.mightContainAsync(key);
     }
 
     @Override
@@ -466,15 +418,13 @@ public final class NamedBloomFilter implements BloomFilter {
      */
     @Override
     public long approximateElementCount() {
-        return (backend instanceof SharedBloomFilter shared) ? shared.lastEstimate().approximateElementCount()
-                : backend.approximateElementCount();
+        return lifecycle.approximateElementCount();
     }
 
     /** False-positive probability at the current fill; for a shared filter as last read, as {@link #approximateElementCount()}. */
     @Override
     public double expectedFpp() {
-        return (backend instanceof SharedBloomFilter shared) ? shared.lastEstimate().expectedFpp()
-                : backend.expectedFpp();
+        return lifecycle.expectedFpp();
     }
 
     /**

@@ -68,7 +68,7 @@ class StartupFailureReportTest {
         assertThat(output).contains("APPLICATION FAILED TO START")
                 .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001'")
                 .contains("bloom-guard.filters.<name> takes: backend, error-rate, expected-size, growth, mode,"
-                        + " on-add-failure, on-backend-failure, preload.*, rebuild.*, redis.*, type")
+                        + " on-add-failure, on-backend-failure, preload.*, puts-only, rebuild.*, redis.*, type")
                 .contains("See docs/properties.md.");
     }
 
