@@ -8,6 +8,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.ProxyMethodInvocation;
 
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,7 +17,8 @@ import java.util.function.Function;
 
 /**
  * Puts the keys of {@code @BloomPut} methods, from inside the method's transaction, so that a key is in the filter
- * before its row is committed; and removes those of {@code @BloomRemove} methods once theirs has committed.
+ * before its row is committed; and removes those of {@code @BloomRemove} methods once theirs has committed, if the
+ * delete provably deleted their rows ({@link RemoveOperation}).
  *
  * <ul>
  * <li>A key the arguments hold before the call is put before it.</li>
@@ -76,14 +78,14 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Runs the delete (and its put, on another filter, if it has one), then removes its key(s) once its
-     * transaction has committed, or at once when there is none: each statement committed as it ran.
+     * Runs the delete (and its put, on another filter, if it has one), then removes the keys whose rows it provably
+     * deleted once its transaction has committed, or at once when there is none: each statement committed as it ran.
      */
     private @Nullable Object removeAfterCommit(RemoveOperation remove, MethodInvocation invocation,
             @Nullable PutOperation put) throws Throwable {
         Object result = put(put, invocation); // a delete that throws removes nothing: its row may still be there
-        Object keys = remove.keysOf(invocation.getArguments(), result);
-        if (keys != null && !ActiveTransactions.afterCommit(() -> remove.removeKeys(keys))) {
+        List<Object> keys = remove.provenKeys(invocation.getArguments(), result);
+        if (!keys.isEmpty() && !ActiveTransactions.afterCommit(() -> remove.removeKeys(keys))) {
             remove.removeKeys(keys);
         }
         return result;
