@@ -17,8 +17,9 @@ import java.lang.annotation.Target;
  * {@code deleteById}) and that has no condition stops startup.</li>
  * <li>Several keys ({@code key = "#ids"}) are removed only when the count, or the number of deleted entities, is at
  * least the number of distinct keys; otherwise none is (logged once per method).</li>
- * <li>After the commit of the method's transaction; not if it rolls back. With no transaction, when the method
- * returns; if it throws, never.</li>
+ * <li>After the commit of the method's transaction, unless it rolls back, or a savepoint taken before the delete is
+ * rolled back to ({@code Propagation.NESTED}, {@code TransactionStatus.rollbackToSavepoint}). With no transaction, when
+ * the method returns; if it throws, never. Inside a transaction whose synchronization is off, never (logged).</li>
  * </ul>
  *
  * <pre>{@code

@@ -79,14 +79,19 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
 
     /**
      * Runs the delete (and its put, on another filter, if it has one), then removes the keys whose rows it provably
-     * deleted once its transaction has committed, or at once when there is none: each statement committed as it ran.
+     * deleted once its transaction has committed, unless a savepoint taken before the delete is rolled back to; at once
+     * when there is no transaction (each statement committed as it ran); never when the transaction cannot be watched.
      */
     private @Nullable Object removeAfterCommit(RemoveOperation remove, MethodInvocation invocation,
             @Nullable PutOperation put) throws Throwable {
         Object result = put(put, invocation); // a delete that throws removes nothing: its row may still be there
         List<Object> keys = remove.provenKeys(invocation.getArguments(), result);
-        if (!keys.isEmpty() && !ActiveTransactions.afterCommit(() -> remove.removeKeys(keys))) {
-            remove.removeKeys(keys);
+        if (!keys.isEmpty()) {
+            switch (ActiveTransactions.scope()) {
+                case NONE -> remove.removeKeys(keys);
+                case SYNCHRONIZED -> ActiveTransactions.afterCommitUnlessUndone(() -> remove.removeKeys(keys));
+                case UNSYNCHRONIZED -> remove.leftInUnwatchedTransaction();
+            }
         }
         return result;
     }

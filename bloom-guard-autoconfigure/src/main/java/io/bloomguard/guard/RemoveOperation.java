@@ -85,6 +85,18 @@ final class RemoveOperation {
         return distinct;
     }
 
+    /**
+     * A delete inside a transaction whose synchronization is off (an after-completion callback of another
+     * transaction, say): bloom-guard cannot learn whether it commits, so it removes nothing.
+     */
+    void leftInUnwatchedTransaction() {
+        warnOnce("unsynchronized", description + " deleted inside a transaction whose synchronization is off, so"
+                + " bloom-guard cannot learn whether the delete commits: its key stays in filter '" + filter.name()
+                + "' as a false positive until the next rebuild. Delete in a transaction with synchronization on"
+                + " (the transaction managers' default); in an after-completion callback, such as a"
+                + " @TransactionalEventListener, give the delete a transaction of its own (REQUIRES_NEW).");
+    }
+
     /** Removes each of {@code keys}. */
     void removeKeys(List<Object> keys) {
         for (Object deleted : keys) {
