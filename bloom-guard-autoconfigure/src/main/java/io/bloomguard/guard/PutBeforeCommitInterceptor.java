@@ -23,7 +23,8 @@ import java.util.function.Function;
  * <ul>
  * <li>A key the arguments hold before the call is put before it.</li>
  * <li>A key taken from the result is put as the method returns, inside its transaction. If it is still unknown then
- * (a column the database fills in at the flush), it is put just before the commit, or else right after it.</li>
+ * (a column the database fills in at the flush), it is put just before the commit, or else right after it; so is
+ * each element of a collection of keys that is ({@link LateKeys}).</li>
  * <li>A {@code Mono} or {@code Flux} is keyed as it delivers ({@link ReactivePuts}), a {@code CompletionStage} when it
  * completes ({@link DeferredPuts}).</li>
  * </ul>
@@ -103,11 +104,12 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
         Object[] args = invocation.getArguments();
         if (!put.key().usesResult()) {
             Object known = put.keysOf(args, null);
-            if (known != null) {
+            if (known != null && !LateKeys.anyNull(known)) {
                 put.putKeys(known); // known up front: in before anything is written
                 return invocation.proceed();
             }
-            // Not known yet, e.g. #user.id before the database assigns it: read again once the method returns.
+            // Not known yet, e.g. #user.id (or #users.![id]) before the database assigns it: read again once the
+            // method returns.
         }
         UnkeyedWrites.Write write = put.filter().unkeyedWrites().begin();
         boolean inTransaction = ActiveTransactions.onSuspend(write::visible);
@@ -154,8 +156,8 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Puts the key(s) of a method that returned what it wrote; a key still {@code null} is put at the commit, as
-     * soon as the database has filled it in.
+     * Puts the key(s) of a method that returned what it wrote; a key still {@code null} (or an element of a
+     * collection of keys) is put at the commit, as soon as the database has filled it in.
      *
      * @return whether the write stays unkeyed until its transaction ends
      */
@@ -164,14 +166,15 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
         if (!inTransaction && put.sharedFilter()) {
             reportOnce(put, "no transaction", () -> warnOutsideTransaction(put));
         }
-        Object keys = put.putFromResult(args, result);
-        if (keys != null || !put.yieldsNull(args, result)) {
+        LateKeys late = LateKeys.of(put, args, result, put.putFromResult(args, result));
+        if (late == null) {
             return false;
         }
         AtomicBoolean keyedBeforeCommit = new AtomicBoolean();
         boolean atCommit = inTransaction && ActiveTransactions.atCommit(
                 () -> {
-                    if (put.putFromResult(args, result) != null) {
+                    late.putKnown();
+                    if (late.complete()) {
                         keyedBeforeCommit.set(true);
                     }
                     else {
@@ -180,28 +183,41 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
                 },
                 () -> {
                     if (!keyedBeforeCommit.get()) {
-                        putAfterCommit(put, args, result);
+                        putAfterCommit(put, late);
                     }
                 },
                 write::end);
         if (!atCommit) {
-            reportNullArgumentKey(put);
+            keysStillUnknown(put, late, "when the method returned, with no transaction whose commit bloom-guard can"
+                    + " wait for");
         }
         return atCommit;
     }
 
-    private void putAfterCommit(PutOperation put, Object[] args, @Nullable Object result) {
-        if (put.keysOf(args, result) == null) {
-            reportNullArgumentKey(put);
-            return;
-        }
-        if (put.sharedFilter()) {
+    private void putAfterCommit(PutOperation put, LateKeys late) {
+        if (late.putKnown() > 0 && put.sharedFilter()) {
             reportOnce(put, "after commit", () -> logger.warn(put.description() + " puts its @BloomPut key into shared"
                     + " filter '" + put.filter().name() + "' only after its transaction has committed (the key was"
                     + " null until then: a column the database fills in at the flush), so other instances can read"
                     + " the row a moment before its key. Key the @BloomPut on a value known before the commit."));
         }
-        put.putFromResult(args, result);
+        if (!late.complete()) {
+            keysStillUnknown(put, late, "after its transaction committed");
+        }
+    }
+
+    /**
+     * A single key from the result still null is no key (an optional attribute); one from the arguments may be a
+     * record keyed where the expression does not read, which is worth a warning. Elements of a returned collection
+     * still without theirs are records whose keys never reach the filter.
+     */
+    private void keysStillUnknown(PutOperation put, LateKeys late, String when) {
+        if (late.whole() || !put.key().usesResult()) {
+            reportNullArgumentKey(put);
+        }
+        else {
+            late.reportElementsLost(when);
+        }
     }
 
     /** A plain {@code Future}: a key from the arguments still unknown when the method returns cannot be watched. */
