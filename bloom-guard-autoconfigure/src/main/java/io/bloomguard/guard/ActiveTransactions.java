@@ -1,8 +1,13 @@
 package io.bloomguard.guard;
 
+import org.springframework.transaction.support.ResourceHolderSupport;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.ClassUtils;
+
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 
 /**
  * Whether the current thread runs in a Spring-managed transaction, and what to do unless it rolls back, without needing
@@ -56,14 +61,33 @@ final class ActiveTransactions {
         return SPRING_TX && SpringTx.atCommit(beforeCommit, afterCommit, ended);
     }
 
+    /** What the current thread runs in, as far as waiting for a commit goes. */
+    enum Scope {
+        /** No transaction: each statement has committed as it ran. */
+        NONE,
+        /** A transaction whose end can be watched. */
+        SYNCHRONIZED,
+        /**
+         * A transaction whose synchronization is off, such as the one an after-completion callback still runs in, or
+         * one of a transaction manager told never to synchronize: nothing tells when, or whether, what is done in it
+         * commits.
+         */
+        UNSYNCHRONIZED
+    }
+
+    /** The scope of the current thread; {@link Scope#NONE} without spring-tx. */
+    static Scope scope() {
+        return SPRING_TX ? SpringTx.scope() : Scope.NONE;
+    }
+
     /**
-     * Runs {@code action} once the transaction active on this thread has committed: not if it rolled back, nor if
-     * its outcome is unknown.
-     *
-     * @return whether a transaction is active to wait for; if not, nothing is registered
+     * Runs {@code action} once the transaction active on this thread has committed, unless what was done up to this
+     * point is undone: the transaction rolls back or ends with an unknown outcome, or is rolled back to a savepoint
+     * taken before this point ({@code Propagation.NESTED}, {@code TransactionStatus.rollbackToSavepoint}). Only in
+     * the {@link Scope#SYNCHRONIZED} scope.
      */
-    static boolean afterCommit(Runnable action) {
-        return SPRING_TX && SpringTx.atCommit(() -> { }, action, () -> { });
+    static void afterCommitUnlessUndone(Runnable action) {
+        SpringTx.afterCommitUnlessUndone(action);
     }
 
     /** Loaded only once spring-tx is known to be there. */
@@ -113,6 +137,27 @@ final class ActiveTransactions {
             return TransactionSynchronizationManager.isActualTransactionActive();
         }
 
+        static Scope scope() {
+            if (TransactionSynchronizationManager.isSynchronizationActive()) {
+                return active() ? Scope.SYNCHRONIZED : Scope.NONE;
+            }
+            return (active() || holdsTransactionalResource()) ? Scope.UNSYNCHRONIZED : Scope.NONE;
+        }
+
+        /**
+         * Whether a transaction's resource (a connection, an entity manager) is bound to the thread: a transaction
+         * manager with synchronization set to never marks no transaction active, yet binds what its transaction uses.
+         * One bound outside transactions (an entity manager kept open for a web request) is not synchronized with one.
+         */
+        private static boolean holdsTransactionalResource() {
+            for (Object resource : TransactionSynchronizationManager.getResourceMap().values()) {
+                if (resource instanceof ResourceHolderSupport holder && holder.isSynchronizedWithTransaction()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         static void unlessRolledBack(Runnable action) {
             if (synchronizedTransaction()) {
                 TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
@@ -123,6 +168,44 @@ final class ActiveTransactions {
                         }
                     }
                 });
+            }
+        }
+
+        static void afterCommitUnlessUndone(Runnable action) {
+            TransactionSynchronizationManager.registerSynchronization(new AfterCommitUnlessUndone(action));
+        }
+
+        /**
+         * The work before its registration is undone by a rollback to a savepoint it has not seen taken: that
+         * savepoint was taken before it was registered. A rollback to one taken after it leaves that work in.
+         */
+        private static final class AfterCommitUnlessUndone implements TransactionSynchronization {
+
+            private final Runnable action;
+            private final Set<Object> savepointsSince = Collections.newSetFromMap(new IdentityHashMap<>());
+            private boolean undone;
+
+            AfterCommitUnlessUndone(Runnable action) {
+                this.action = action;
+            }
+
+            @Override
+            public void savepoint(Object savepoint) {
+                savepointsSince.add(savepoint);
+            }
+
+            @Override
+            public void savepointRollback(Object savepoint) {
+                if (!savepointsSince.contains(savepoint)) {
+                    undone = true;
+                }
+            }
+
+            @Override
+            public void afterCommit() {
+                if (!undone) {
+                    action.run();
+                }
             }
         }
     }

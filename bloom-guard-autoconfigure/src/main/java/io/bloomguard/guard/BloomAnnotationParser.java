@@ -22,7 +22,8 @@ import java.util.function.Function;
 /**
  * Reads {@code @BloomGuarded}, {@code @BloomPut} and {@code @BloomRemove} off a method and resolves them into operations, refusing
  * what cannot work: an unknown filter, a method guarded by the filter it puts into, a return type with no empty
- * value, a method no proxy can intercept; the key expressions are {@link KeyExpressionParser}'s to check.
+ * value, a method no proxy can intercept, a delete whose result cannot prove that it deleted ({@link DeleteProof});
+ * the key expressions are {@link KeyExpressionParser}'s to check.
  */
 final class BloomAnnotationParser {
 
@@ -145,8 +146,9 @@ final class BloomAnnotationParser {
     }
 
     /**
-     * A remove needs a counting filter, and a method that has deleted when it returns: a {@code Mono}, {@code Flux}
-     * or future deletes later, in a transaction this interceptor cannot see commit.
+     * A remove needs a counting filter, a method that has deleted when it returns (a {@code Mono}, {@code Flux} or
+     * future deletes later, in a transaction this interceptor cannot see commit), and a proof that it deleted: its
+     * result or its condition ({@link DeleteProof}).
      */
     private RemoveOperation removeOperation(BloomRemove annotation, AnnotatedMethod annotated) {
         NamedBloomFilter filter = filter(annotation.filter(), annotated);
@@ -164,7 +166,9 @@ final class BloomAnnotationParser {
                             + " .then(Mono.fromRunnable(...)) after the transactional operator)");
         }
         KeyExpression key = keys.parse(annotation.key(), true, annotated);
-        return new RemoveOperation(filter, key, annotated.description());
+        @Nullable KeyExpression condition = annotation.condition().isBlank() ? null
+                : keys.parseCondition(annotation.condition(), annotated);
+        return new RemoveOperation(filter, key, DeleteProof.of(annotated, condition), annotated.description());
     }
 
     private NamedBloomFilter filter(String name, AnnotatedMethod annotated) {
@@ -206,7 +210,9 @@ final class BloomAnnotationParser {
     }
 
     private static String asWritten(BloomRemove remove) {
-        return asWritten("@BloomRemove", remove.filter(), remove.key());
+        String written = asWritten("@BloomRemove", remove.filter(), remove.key());
+        return remove.condition().isEmpty() ? written
+                : written.substring(0, written.length() - 1) + ", condition = \"" + remove.condition() + "\")";
     }
 
     private static String asWritten(String annotation, String filter, String key) {

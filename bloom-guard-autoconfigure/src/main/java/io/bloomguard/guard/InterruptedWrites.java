@@ -3,6 +3,7 @@ package io.bloomguard.guard;
 import org.jspecify.annotations.Nullable;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@code @BloomPut} write that ended before it gave its key: the method threw, or its {@code Mono} or {@code Flux}
@@ -19,11 +20,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is marked at once; a failure is taken as a write that did not happen, as the guard cannot tell the difference
  * and most failed writes wrote nothing.</li>
  * </ul>
+ * A {@code Flux} element that arrives with a {@code null} key is a row whose key is lost the same way, once its
+ * transaction commits (at once without one).
  */
 final class InterruptedWrites {
 
     private static final String FIX = "Let the failure roll the transaction back, or compute the @BloomPut key from"
             + " values known before the call";
+
+    private static final String FLUX_FIX = "Key the @BloomPut on a value known before the insert, or deliver what"
+            + " the database holds (read the rows back)";
 
     private InterruptedWrites() {
     }
@@ -84,6 +90,7 @@ final class InterruptedWrites {
         private final String publisher;
         private volatile boolean inTransaction;
         private final AtomicBoolean over = new AtomicBoolean();
+        private final AtomicInteger deliveredWithoutKey = new AtomicInteger();
         private volatile @Nullable String endedWithoutKey;
 
         Subscription(PutOperation put, Object[] args, String publisher) {
@@ -128,11 +135,28 @@ final class InterruptedWrites {
             }
         }
 
+        /**
+         * An element of the write's {@code Flux} came with a {@code null} key, which nothing will fill in for it (a
+         * column the database fills in, that the element does not show): its row would lack its key. With no
+         * transaction that row is committed already; in one, it is once the transaction commits.
+         */
+        void deliveredWithoutKey() {
+            if (deliveredWithoutKey.getAndIncrement() == 0 && !inTransaction) {
+                put.keyUnknown("an element of its Flux had a null key, with no transaction to roll back its row",
+                        FLUX_FIX);
+            }
+        }
+
         /** The transaction the write ran in has ended. */
         void transactionEnded(boolean committed) {
             String what = endedWithoutKey;
             if (committed && what != null) {
                 committedWithoutKey(put, what);
+            }
+            int withoutKey = deliveredWithoutKey.get();
+            if (committed && withoutKey > 0) {
+                put.keyUnknown(withoutKey + " element(s) of its Flux had a null key, and the transaction they were"
+                        + " written in committed", FLUX_FIX);
             }
         }
     }

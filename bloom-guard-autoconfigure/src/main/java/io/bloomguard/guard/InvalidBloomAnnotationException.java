@@ -1,8 +1,8 @@
 package io.bloomguard.guard;
 
 /**
- * A {@code @BloomGuarded} or {@code @BloomPut} that cannot work as written: the application must not start
- * with it. The failure analyzer turns it into a startup report.
+ * A {@code @BloomGuarded}, {@code @BloomPut} or {@code @BloomRemove} that cannot work as written: the application must
+ * not start with it. The failure analyzer turns it into a startup report.
  */
 public class InvalidBloomAnnotationException extends IllegalStateException {
 

@@ -23,7 +23,8 @@ import java.util.Map;
 /**
  * Turns the {@code key} of an annotation into the {@link KeyExpression} its method computes keys with, once, at
  * startup, after checking that it can work: that it parses, names only parameters of the method (and
- * {@code #result}, in a put), reaches no bean, and yields keys of a type with a canonical key form.
+ * {@code #result}, in a put), reaches no bean, and yields keys of a type with a canonical key form; and the
+ * {@code condition} of a {@code @BloomRemove}, checked the same way.
  *
  * <p>A key that is a parameter or the result as it is skips SpEL. Any other expression is compiled by SpEL in its
  * {@linkplain SpelCompilerMode#MIXED mixed} mode: once it has run often enough to know its types. Not
@@ -53,49 +54,11 @@ final class KeyExpressionParser {
             checkParameterKeyType(0, put, annotated);
             return KeyExpression.argument(0);
         }
-        ClassLoader classLoader = (method.getDeclaringClass().getClassLoader() != null)
-                ? method.getDeclaringClass().getClassLoader() : ClassUtils.getDefaultClassLoader();
-        SpelExpression parsed;
-        try {
-            parsed = (SpelExpression) new SpelExpressionParser(
-                    new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader)).parseExpression(expression);
-        }
-        catch (ParseException ex) {
-            throw annotated.invalid("key expression does not parse: " + ex.getMessage(),
-                    "Write a SpEL expression over the parameters, e.g. key = \"#id\"", ex);
-        }
-        String[] names = parameterNames.getParameterNames(method);
-        Map<String, Integer> parameters = KeyEvaluationContext.parameterVariables(names, parameterCount);
-        List<String> variables = new ArrayList<>();
-        collectVariables(parsed.getAST(), variables);
-        if (containsBeanReference(parsed.getAST())) {
-            // Spring's cache annotations resolve @name; these expressions have no bean resolver, so every call
-            // would fail to compute its key.
-            throw annotated.invalid(
-                    "key expression refers to a bean (@name), which bloom-guard key expressions cannot reach",
-                    "Compute the key from the parameters, e.g. key = \"#tenant + ':' + #id\", or pass the value in");
-        }
-        boolean usesResult = false;
-        for (String variable : variables) {
-            if (variable.equals("root")) {
-                throw annotated.invalid("key expression uses #root, which here is not Spring Cache's root object"
-                        + " (#root.args, #root.method do not exist)", "Name the parameters instead: #p0, #p1, … or their names");
-            }
-            if (variable.equals("result")) {
-                if (!put) {
-                    throw annotated.invalid("#result is only known after the method ran, too late to guard it",
-                            "Compute the key from the parameters");
-                }
-                usesResult = true;
-            }
-            else if (!parameters.containsKey(variable) && !variable.equals("this")) {
-                throw annotated.invalid("key expression names #" + variable + ", which is not a parameter of the method"
-                        + (names == null ? " (parameter names are not compiled in)" : "; parameters: " + String.join(", ", names)),
-                        names == null
-                                ? "Use #p0, #p1, … or compile with -parameters (Spring Boot's Maven and Gradle plugins do)"
-                                : "Use one of the parameter names, #p0, #p1, …" + (put ? " or #result" : ""));
-            }
-        }
+        Checked checked = check(expression, "key expression", put, annotated);
+        SpelExpression parsed = checked.parsed();
+        Map<String, Integer> parameters = checked.parameters();
+        List<String> variables = checked.variables();
+        boolean usesResult = checked.usesResult();
         boolean keyIsOneVariable = parsed.getAST() instanceof VariableReference && variables.size() == 1;
         if (keyIsOneVariable && parameters.containsKey(variables.get(0)) && !usesResult) {
             int index = parameters.get(variables.get(0));
@@ -112,7 +75,80 @@ final class KeyExpressionParser {
         // no record has, while the query finds the rows whose column IS NULL. (A put's key is merely useless then.)
         int[] nullMeansNoKey = put ? new int[0] : variables.stream().filter(parameters::containsKey)
                 .mapToInt(parameters::get).distinct().toArray();
-        return KeyExpression.spel(parsed, parameters, KeyEvaluationContext.tools(classLoader), usesResult, nullMeansNoKey);
+        return KeyExpression.spel(parsed, parameters, KeyEvaluationContext.tools(checked.classLoader()), usesResult,
+                nullMeansNoKey);
+    }
+
+    /**
+     * The {@code condition} of a {@code @BloomRemove}: a SpEL expression over the parameters and {@code #result}, which
+     * the call must make {@code true}.
+     *
+     * @throws InvalidBloomAnnotationException when the expression cannot work
+     */
+    KeyExpression parseCondition(String expression, AnnotatedMethod annotated) {
+        Checked checked = check(expression, "condition", true, annotated);
+        Class<?> returned = annotated.returnClass();
+        if (checked.usesResult() && (returned == void.class || returned == Void.class)) {
+            throw annotated.invalid("the condition uses #result, but the method returns nothing",
+                    "Return what the delete deleted (a count, true, the deleted entity), or base the condition on the"
+                            + " parameters");
+        }
+        return KeyExpression.spel(checked.parsed(), checked.parameters(),
+                KeyEvaluationContext.tools(checked.classLoader()), checked.usesResult(), new int[0]);
+    }
+
+    /**
+     * Parses {@code expression} (the annotation's {@code what}) and checks that it names only parameters of the
+     * method, and {@code #result} where {@code resultAllowed}, and reaches no bean.
+     */
+    private Checked check(String expression, String what, boolean resultAllowed, AnnotatedMethod annotated) {
+        Method method = annotated.method();
+        int parameterCount = method.getParameterCount();
+        ClassLoader classLoader = (method.getDeclaringClass().getClassLoader() != null)
+                ? method.getDeclaringClass().getClassLoader() : ClassUtils.getDefaultClassLoader();
+        SpelExpression parsed;
+        try {
+            parsed = (SpelExpression) new SpelExpressionParser(
+                    new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader)).parseExpression(expression);
+        }
+        catch (ParseException ex) {
+            throw annotated.invalid(what + " does not parse: " + ex.getMessage(),
+                    "Write a SpEL expression over the parameters, e.g. " + (what.equals("condition")
+                            ? "condition = \"#result.deleted\"" : "key = \"#id\""), ex);
+        }
+        String[] names = parameterNames.getParameterNames(method);
+        Map<String, Integer> parameters = KeyEvaluationContext.parameterVariables(names, parameterCount);
+        List<String> variables = new ArrayList<>();
+        collectVariables(parsed.getAST(), variables);
+        if (containsBeanReference(parsed.getAST())) {
+            // Spring's cache annotations resolve @name; these expressions have no bean resolver, so every call
+            // would fail to compute its key.
+            throw annotated.invalid(
+                    what + " refers to a bean (@name), which bloom-guard key expressions cannot reach",
+                    "Compute the key from the parameters, e.g. key = \"#tenant + ':' + #id\", or pass the value in");
+        }
+        boolean usesResult = false;
+        for (String variable : variables) {
+            if (variable.equals("root")) {
+                throw annotated.invalid(what + " uses #root, which here is not Spring Cache's root object"
+                        + " (#root.args, #root.method do not exist)", "Name the parameters instead: #p0, #p1, … or their names");
+            }
+            if (variable.equals("result")) {
+                if (!resultAllowed) {
+                    throw annotated.invalid("#result is only known after the method ran, too late to guard it",
+                            "Compute the key from the parameters");
+                }
+                usesResult = true;
+            }
+            else if (!parameters.containsKey(variable) && !variable.equals("this")) {
+                throw annotated.invalid(what + " names #" + variable + ", which is not a parameter of the method"
+                        + (names == null ? " (parameter names are not compiled in)" : "; parameters: " + String.join(", ", names)),
+                        names == null
+                                ? "Use #p0, #p1, … or compile with -parameters (Spring Boot's Maven and Gradle plugins do)"
+                                : "Use one of the parameter names, #p0, #p1, …" + (resultAllowed ? " or #result" : ""));
+            }
+        }
+        return new Checked(parsed, parameters, variables, usesResult, classLoader);
     }
 
     /** A key that is a parameter as it is must have a type with a canonical form (or one that may hold it). */
@@ -167,6 +203,11 @@ final class KeyExpressionParser {
             throw annotated.invalid("the key is " + what + ", of type " + type.getTypeName()
                     + ", which has no canonical key form", "Name the key inside the result, e.g. key = \"#result.id\"");
         }
+    }
+
+    /** An expression that parsed, and the variables it names. */
+    private record Checked(SpelExpression parsed, Map<String, Integer> parameters, List<String> variables,
+            boolean usesResult, ClassLoader classLoader) {
     }
 
     private static boolean containsBeanReference(SpelNode node) {

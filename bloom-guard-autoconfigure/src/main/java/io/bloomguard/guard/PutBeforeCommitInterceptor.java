@@ -8,6 +8,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.ProxyMethodInvocation;
 
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,12 +17,14 @@ import java.util.function.Function;
 
 /**
  * Puts the keys of {@code @BloomPut} methods, from inside the method's transaction, so that a key is in the filter
- * before its row is committed; and removes those of {@code @BloomRemove} methods once theirs has committed.
+ * before its row is committed; and removes those of {@code @BloomRemove} methods once theirs has committed, if the
+ * delete provably deleted their rows ({@link RemoveOperation}).
  *
  * <ul>
  * <li>A key the arguments hold before the call is put before it.</li>
  * <li>A key taken from the result is put as the method returns, inside its transaction. If it is still unknown then
- * (a column the database fills in at the flush), it is put just before the commit, or else right after it.</li>
+ * (a column the database fills in at the flush), it is put just before the commit, or else right after it; so is
+ * each element of a collection of keys that is ({@link LateKeys}).</li>
  * <li>A {@code Mono} or {@code Flux} is keyed as it delivers ({@link ReactivePuts}), a {@code CompletionStage} when it
  * completes ({@link DeferredPuts}).</li>
  * </ul>
@@ -76,15 +79,20 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Runs the delete (and its put, on another filter, if it has one), then removes its key(s) once its
-     * transaction has committed, or at once when there is none: each statement committed as it ran.
+     * Runs the delete (and its put, on another filter, if it has one), then removes the keys whose rows it provably
+     * deleted once its transaction has committed, unless a savepoint taken before the delete is rolled back to; at once
+     * when there is no transaction (each statement committed as it ran); never when the transaction cannot be watched.
      */
     private @Nullable Object removeAfterCommit(RemoveOperation remove, MethodInvocation invocation,
             @Nullable PutOperation put) throws Throwable {
         Object result = put(put, invocation); // a delete that throws removes nothing: its row may still be there
-        Object keys = remove.keysOf(invocation.getArguments(), result);
-        if (keys != null && !ActiveTransactions.afterCommit(() -> remove.removeKeys(keys))) {
-            remove.removeKeys(keys);
+        List<Object> keys = remove.provenKeys(invocation.getArguments(), result);
+        if (!keys.isEmpty()) {
+            switch (ActiveTransactions.scope()) {
+                case NONE -> remove.removeKeys(keys);
+                case SYNCHRONIZED -> ActiveTransactions.afterCommitUnlessUndone(() -> remove.removeKeys(keys));
+                case UNSYNCHRONIZED -> remove.leftInUnwatchedTransaction();
+            }
         }
         return result;
     }
@@ -96,11 +104,12 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
         Object[] args = invocation.getArguments();
         if (!put.key().usesResult()) {
             Object known = put.keysOf(args, null);
-            if (known != null) {
+            if (known != null && !LateKeys.anyNull(known)) {
                 put.putKeys(known); // known up front: in before anything is written
                 return invocation.proceed();
             }
-            // Not known yet, e.g. #user.id before the database assigns it: read again once the method returns.
+            // Not known yet, e.g. #user.id (or #users.![id]) before the database assigns it: read again once the
+            // method returns.
         }
         UnkeyedWrites.Write write = put.filter().unkeyedWrites().begin();
         boolean inTransaction = ActiveTransactions.onSuspend(write::visible);
@@ -147,8 +156,8 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Puts the key(s) of a method that returned what it wrote; a key still {@code null} is put at the commit, as
-     * soon as the database has filled it in.
+     * Puts the key(s) of a method that returned what it wrote; a key still {@code null} (or an element of a
+     * collection of keys) is put at the commit, as soon as the database has filled it in.
      *
      * @return whether the write stays unkeyed until its transaction ends
      */
@@ -157,14 +166,15 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
         if (!inTransaction && put.sharedFilter()) {
             reportOnce(put, "no transaction", () -> warnOutsideTransaction(put));
         }
-        Object keys = put.putFromResult(args, result);
-        if (keys != null || !put.yieldsNull(args, result)) {
+        LateKeys late = LateKeys.of(put, args, result, put.putFromResult(args, result));
+        if (late == null) {
             return false;
         }
         AtomicBoolean keyedBeforeCommit = new AtomicBoolean();
         boolean atCommit = inTransaction && ActiveTransactions.atCommit(
                 () -> {
-                    if (put.putFromResult(args, result) != null) {
+                    late.putKnown();
+                    if (late.complete()) {
                         keyedBeforeCommit.set(true);
                     }
                     else {
@@ -173,28 +183,41 @@ public final class PutBeforeCommitInterceptor implements MethodInterceptor {
                 },
                 () -> {
                     if (!keyedBeforeCommit.get()) {
-                        putAfterCommit(put, args, result);
+                        putAfterCommit(put, late);
                     }
                 },
                 write::end);
         if (!atCommit) {
-            reportNullArgumentKey(put);
+            keysStillUnknown(put, late, "when the method returned, with no transaction whose commit bloom-guard can"
+                    + " wait for");
         }
         return atCommit;
     }
 
-    private void putAfterCommit(PutOperation put, Object[] args, @Nullable Object result) {
-        if (put.keysOf(args, result) == null) {
-            reportNullArgumentKey(put);
-            return;
-        }
-        if (put.sharedFilter()) {
+    private void putAfterCommit(PutOperation put, LateKeys late) {
+        if (late.putKnown() > 0 && put.sharedFilter()) {
             reportOnce(put, "after commit", () -> logger.warn(put.description() + " puts its @BloomPut key into shared"
                     + " filter '" + put.filter().name() + "' only after its transaction has committed (the key was"
                     + " null until then: a column the database fills in at the flush), so other instances can read"
                     + " the row a moment before its key. Key the @BloomPut on a value known before the commit."));
         }
-        put.putFromResult(args, result);
+        if (!late.complete()) {
+            keysStillUnknown(put, late, "after its transaction committed");
+        }
+    }
+
+    /**
+     * A single key from the result still null is no key (an optional attribute); one from the arguments may be a
+     * record keyed where the expression does not read, which is worth a warning. Elements of a returned collection
+     * still without theirs are records whose keys never reach the filter.
+     */
+    private void keysStillUnknown(PutOperation put, LateKeys late, String when) {
+        if (late.whole() || !put.key().usesResult()) {
+            reportNullArgumentKey(put);
+        }
+        else {
+            late.reportElementsLost(when);
+        }
     }
 
     /** A plain {@code Future}: a key from the arguments still unknown when the method returns cannot be watched. */

@@ -85,7 +85,11 @@ final class ReactivePuts {
                     .doOnError(failure -> watch.failed())
                     .doOnCancel(watch::cancelled);
             return watch.track(put.key().usesResult()
-                    ? watchedFlux.doOnNext(value -> put.putFromResult(args, value))
+                    ? watchedFlux.doOnNext(value -> {
+                        if (put.putFromResult(args, value) == null && put.yieldsNull(args, value)) {
+                            watch.deliveredWithoutKey(); // nothing re-reads a delivered element at the commit
+                        }
+                    })
                     : watchedFlux.doOnComplete(() -> put.putFromResult(args, null)));
         });
     }
@@ -130,6 +134,10 @@ final class ReactivePuts {
 
         void cancelled() {
             interrupted.cancelled();
+        }
+
+        void deliveredWithoutKey() {
+            interrupted.deliveredWithoutKey();
         }
 
         /** Marks the pipeline as writing; outside a transaction its rows may be visible before their keys. */

@@ -6,63 +6,133 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.Array;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A {@code @BloomRemove}: which counting filter, and which key(s) the deleting method removes once its transaction
- * has committed. A remove that fails or is left out keeps a key that is gone (a false positive, one extra query),
- * never the reverse, so failures are logged and the delete goes on.
+ * A {@code @BloomRemove}: which counting filter, which key(s) a delete names, and what proves that it deleted their
+ * rows ({@link DeleteProof}). A remove that is left out keeps a key that is gone (a false positive, one extra query);
+ * a remove of a key whose row is still there takes counts that belong to other keys and may make a record that exists
+ * "not found". So whatever is in doubt is left out, logged, and the delete goes on.
  */
-record RemoveOperation(NamedBloomFilter filter, KeyExpression key, String description) {
+final class RemoveOperation {
 
     /** The guard's log category: one place to look for, and to configure, what the guard reports. */
     private static final Log logger = LogFactory.getLog(BloomGuardInterceptor.class);
 
+    private final NamedBloomFilter filter;
+    private final KeyExpression key;
+    private final DeleteProof proof;
+    private final String description;
+    private final Set<String> warned = ConcurrentHashMap.newKeySet();
+
+    RemoveOperation(NamedBloomFilter filter, KeyExpression key, DeleteProof proof, String description) {
+        this.filter = filter;
+        this.key = key;
+        this.proof = proof;
+        this.description = description;
+    }
+
+    NamedBloomFilter filter() {
+        return filter;
+    }
+
+    /** {@code Type.method}. */
+    String description() {
+        return description;
+    }
+
     /**
-     * The key(s) of a delete that returned {@code result}, or {@code null} (logged) when the expression fails: the
-     * key then stays in the filter.
+     * The distinct keys of a delete that returned {@code result}, if it proved that it deleted the row of every one
+     * of them; otherwise none. A count that proves fewer rows than there are keys does not say which went.
      */
-    @Nullable Object keysOf(Object[] args, @Nullable Object result) {
+    List<Object> provenKeys(Object[] args, @Nullable Object result) {
+        long rows;
         try {
-            return key.evaluate(args, result);
+            rows = proof.rowsDeleted(args, result);
+        }
+        catch (RuntimeException ex) {
+            logger.warn(description + ": its @BloomRemove condition failed (" + ex.getMessage() + "), so the deleted"
+                    + " key stays in filter '" + filter.name() + "' (a false positive until the next rebuild). Fix the"
+                    + " condition.", ex);
+            return List.of();
+        }
+        if (rows <= 0) {
+            return List.of(); // nothing deleted: the key's counts are another put's, or other keys'
+        }
+        Object keys;
+        try {
+            keys = key.evaluate(args, result);
         }
         catch (RuntimeException ex) {
             logger.warn(description + ": its @BloomRemove key expression failed (" + ex.getMessage() + "), so the"
                     + " deleted key stays in filter '" + filter.name() + "' (a false positive until the next"
                     + " rebuild). Fix the key expression.", ex);
-            return null;
+            return List.of();
+        }
+        List<Object> distinct = distinct(keys);
+        if (distinct.size() > rows) {
+            warnOnce("fewer rows than keys", description + " names " + distinct.size() + " keys but its result proves"
+                    + " only " + rows + " deleted row(s), which does not say whose rows went: none of its keys is"
+                    + " removed from filter '" + filter.name() + "', and those deleted stay in as false positives"
+                    + " until the next rebuild. Return the deleted entities and key on them (key = \"#result.![id]\"),"
+                    + " or delete one key per call.");
+            return List.of();
+        }
+        return distinct;
+    }
+
+    /**
+     * A delete inside a transaction whose synchronization is off (an after-completion callback of another
+     * transaction, say): bloom-guard cannot learn whether it commits, so it removes nothing.
+     */
+    void leftInUnwatchedTransaction() {
+        warnOnce("unsynchronized", description + " deleted inside a transaction whose synchronization is off, so"
+                + " bloom-guard cannot learn whether the delete commits: its key stays in filter '" + filter.name()
+                + "' as a false positive until the next rebuild. Delete in a transaction with synchronization on"
+                + " (the transaction managers' default); in an after-completion callback, such as a"
+                + " @TransactionalEventListener, give the delete a transaction of its own (REQUIRES_NEW).");
+    }
+
+    /** Removes each of {@code keys}. */
+    void removeKeys(List<Object> keys) {
+        for (Object deleted : keys) {
+            try {
+                filter.remove(deleted);
+            }
+            catch (RuntimeException ex) {
+                logger.warn(description + ": could not remove a deleted key from filter '" + filter.name() + "' ("
+                        + ex.getMessage() + "); it stays in as a false positive until the next rebuild.", ex);
+            }
         }
     }
 
-    /** Removes a key, or each element of a collection or array of keys; {@code null}s are skipped. */
-    void removeKeys(@Nullable Object keys) {
-        if (keys == null) {
-            return;
-        }
+    /** A key, or the elements of a collection or array of keys; {@code null}s left out, each key once. */
+    private static List<Object> distinct(@Nullable Object keys) {
+        Set<Object> distinct = new LinkedHashSet<>();
         if (keys instanceof Iterable<?> iterable) {
             for (Object element : iterable) {
-                removeOne(element);
+                distinct.add(element);
             }
         }
-        else if (keys.getClass().isArray()) {
+        else if (keys != null && keys.getClass().isArray()) {
             for (int i = 0, n = Array.getLength(keys); i < n; i++) {
-                removeOne(Array.get(keys, i));
+                distinct.add(Array.get(keys, i));
             }
         }
         else {
-            removeOne(keys);
+            distinct.add(keys);
         }
+        distinct.remove(null);
+        return new ArrayList<>(distinct);
     }
 
-    private void removeOne(@Nullable Object key) {
-        if (key == null) {
-            return;
-        }
-        try {
-            filter.remove(key);
-        }
-        catch (RuntimeException ex) {
-            logger.warn(description + ": could not remove a deleted key from filter '" + filter.name() + "' ("
-                    + ex.getMessage() + "); it stays in as a false positive until the next rebuild.", ex);
+    private void warnOnce(String problem, String message) {
+        if (warned.add(problem)) {
+            logger.warn(message);
         }
     }
 }

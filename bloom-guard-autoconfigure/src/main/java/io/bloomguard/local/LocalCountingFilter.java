@@ -22,9 +22,11 @@ import java.util.OptionalLong;
  * and removed fewer times is always found. Counters change by compare-and-set, never lose a change and never
  * wrap, and a saturated one is never decremented, so no sequence of puts and removes of keys that were put makes
  * another key absent, whichever threads run them. A remove first checks the key: when one of its counters is zero
- * the key is certainly not in, and the remove changes nothing. A remove of a key that was never put but whose
- * counters are all above zero (a false positive) cannot be told apart from a real one: it takes counts that belong to
- * other keys, and may make one of them absent. That is the caller's mistake, and the filter cannot refuse it.
+ * the key is certainly not in, and the remove changes nothing. Check and decrements are one step for every key of a
+ * block (a lock per stripe of blocks), so two removes of a key put once never both pass the check. A remove of a key
+ * that was never put (or already removed) but whose counters are all above zero (a false positive) cannot be told
+ * apart from a real one: it takes counts that belong to other keys, and may make one of them absent. That is the
+ * caller's mistake, and the filter cannot refuse it.
  */
 public final class LocalCountingFilter implements BloomFilter {
 
@@ -33,11 +35,15 @@ public final class LocalCountingFilter implements BloomFilter {
 
     private static final SecureRandom SEEDS = new SecureRandom();
 
+    /** Locks for removes, by block: enough that two threads seldom share one, few enough to cost nothing. */
+    private static final int REMOVE_STRIPES = 256;
+
     private final FilterSizing sizing;
     private final int seed;
     private final int blockCount;
     private final int hashCount;
     private final LocalCounterArray counters;
+    private final Object[] removeLocks;
 
     private LocalCountingFilter(FilterSizing sizing, int seed) {
         if (sizing.blockCount() > MAX_BLOCKS) {
@@ -49,6 +55,10 @@ public final class LocalCountingFilter implements BloomFilter {
         this.blockCount = (int) sizing.blockCount();
         this.hashCount = sizing.hashCount();
         this.counters = new LocalCounterArray(sizing.bitSize());
+        this.removeLocks = new Object[(int) Math.min(REMOVE_STRIPES, blockCount)];
+        for (int i = 0; i < removeLocks.length; i++) {
+            removeLocks[i] = new Object();
+        }
     }
 
     /** A filter with a random seed, so that nobody can precompute keys that pass it. */
@@ -107,24 +117,34 @@ public final class LocalCountingFilter implements BloomFilter {
 
     /**
      * Takes one from each of the key's counters, unless one of them is zero (the key is certainly not in: nothing
-     * changes). A counter another remove took to zero meanwhile, or a saturated one, is left as it is.
+     * changes). A saturated counter is left as it is.
+     *
+     * <p>The check and the decrements hold the lock of the key's block, which every remove of a key with counters in
+     * that block takes: a remove sees the counts every earlier remove left, so a second remove of a key put once is
+     * refused as a sequential one would be, instead of both passing the check and taking a count of another key's.
+     * Puts need no lock: they only add. Between a remove's check and its decrements no other remove can lower the
+     * key's counters and a put can only raise them, so each decrement finds its counter above zero, as the check did:
+     * the outcome is that of the put running first.
      */
     @Override
     public boolean remove(Object key) {
         Hash128 hash = KeyCanonicalizer.hash(key, seed);
         long h1 = hash.h1();
-        if (!holds(h1, hash.h2())) {
-            return false;
+        int block = BlockedBloomLayout.blockIndex(h1, blockCount);
+        synchronized (removeLocks[block % removeLocks.length]) {
+            if (!holds(h1, hash.h2())) {
+                return false;
+            }
+            int firstWord = block * CountingBlockLayout.BLOCK_WORDS;
+            long step = BlockedBloomLayout.step(h1);
+            long probe = hash.h2();
+            for (int i = 0; i < hashCount; i++) {
+                counters.decrement(firstWord + CountingBlockLayout.wordInBlock(probe),
+                        CountingBlockLayout.shiftInWord(probe));
+                probe = BlockedBloomLayout.nextProbe(probe, step);
+            }
+            return true;
         }
-        int firstWord = BlockedBloomLayout.blockIndex(h1, blockCount) * CountingBlockLayout.BLOCK_WORDS;
-        long step = BlockedBloomLayout.step(h1);
-        long probe = hash.h2();
-        for (int i = 0; i < hashCount; i++) {
-            counters.decrement(firstWord + CountingBlockLayout.wordInBlock(probe),
-                    CountingBlockLayout.shiftInWord(probe));
-            probe = BlockedBloomLayout.nextProbe(probe, step);
-        }
-        return true;
     }
 
     /** Estimated from the counters above zero, as a plain filter's from its set bits. */

@@ -1,8 +1,5 @@
 package io.bloomguard.guard;
 
-import io.bloomguard.annotation.BloomRemove;
-import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
-import io.bloomguard.autoconfigure.BloomGuardFailureAnalyses;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerDeletions;
@@ -11,11 +8,7 @@ import io.bloomguard.testapp.TestApplication;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.test.context.TestPropertySource;
 
 import java.util.ArrayList;
@@ -27,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@code @BloomRemove} on a real Spring Data JPA repository over H2, behind a counting filter: a delete takes its
- * key out once it has committed, and never before, nor when it rolls back.
+ * key out once it has committed, never before, nor when it rolls back, and only when its result proves that it
+ * deleted the row. A remove of a key whose row is still there would make that record "not found".
  */
 @SpringBootTest(classes = TestApplication.class)
 @TestPropertySource(locations = "classpath:testapp.properties")
@@ -37,8 +31,10 @@ class BloomRemoveTest {
      * A removed key may still pass as a false positive, at the filter's rate: at most ε = 0.01 with the filter at its
      * expected size. Of 100 removed keys the chance that more than 6 pass is below 0.0001 (binomial, p = 0.01).
      */
-    private static final int REMOVED = 100;
-    private static final int MAX_STILL_PASSING = 6;
+    static final int REMOVED = 100;
+    static final int MAX_STILL_PASSING = 6;
+
+    static final String TENANT = "t-removable";
 
     @Autowired
     RemovableCustomerRepository customers;
@@ -52,10 +48,10 @@ class BloomRemoveTest {
 
     @Test
     void deletedCustomersAreRejectedAgainAndEveryOtherIsStillFound() {
-        List<Long> ids = saveNew(REMOVED);
+        List<Long> ids = saveNew(REMOVED, TENANT);
         assertThat(ids).allSatisfy(id -> assertThat(removable.mightContain(id)).as("saved %d", id).isTrue());
 
-        ids.forEach(customers::deleteById);
+        ids.forEach(id -> assertThat(customers.deleteCustomerById(id)).isOne());
 
         assertThat(stillPassing(ids)).isLessThanOrEqualTo(MAX_STILL_PASSING);
         assertThat(ids).allSatisfy(id -> assertThat(customers.findById(id)).isEmpty());
@@ -64,20 +60,73 @@ class BloomRemoveTest {
         }
     }
 
+    /**
+     * A delete that matches no row (another tenant's customer: the query's condition leaves it) returns 0 and removes
+     * nothing: that customer is still found.
+     */
     @Test
-    void deleteOfAnEntityAndDeleteAllByIdRemoveTheirKeys() {
-        List<Long> one = saveNew(REMOVED / 2);
-        List<Long> all = saveNew(REMOVED / 2);
-        one.forEach(id -> customers.delete(customers.findById(id).orElseThrow()));
-        customers.deleteAllById(all);
-        List<Long> removed = new ArrayList<>(one);
-        removed.addAll(all);
-        assertThat(stillPassing(removed)).isLessThanOrEqualTo(MAX_STILL_PASSING);
+    void aDeleteThatDeletedNothingLeavesTheKeyOfTheRowStillThere() {
+        List<Long> ids = saveNew(REMOVED, TENANT);
+
+        ids.forEach(id -> assertThat(customers.deleteByIdAndTenant(id, "t-someone-else")).isZero());
+
+        assertThat(ids).allSatisfy(id -> assertThat(customers.findById(id)).as("customer %d", id).isPresent());
+        ids.forEach(id -> assertThat(customers.deleteByIdAndTenant(id, TENANT)).isOne());
+        assertThat(stillPassing(ids)).isLessThanOrEqualTo(MAX_STILL_PASSING);
+    }
+
+    /** A derived delete that returns the deleted entities proves each of its keys. */
+    @Test
+    void aDeleteReturningTheDeletedEntitiesRemovesEachOfTheirKeys() {
+        List<Long> ids = saveNew(REMOVED, TENANT);
+
+        assertThat(customers.deleteAllByIdIn(ids)).hasSize(REMOVED);
+
+        assertThat(stillPassing(ids)).isLessThanOrEqualTo(MAX_STILL_PASSING);
+    }
+
+    /**
+     * A count of fewer rows than the delete named keys does not say whose rows went: no key is removed, and the
+     * customers it did not delete (another tenant's) are still found.
+     */
+    @Test
+    void aCountOfFewerRowsThanKeysRemovesNoneOfThem() {
+        List<Long> own = saveNew(REMOVED / 2, TENANT);
+        List<Long> others = saveNew(REMOVED / 2, "t-elsewhere");
+        List<Long> named = new ArrayList<>(own);
+        named.addAll(others);
+
+        assertThat(customers.deleteByIdInAndTenant(named, TENANT)).isEqualTo(own.size());
+
+        assertThat(others).allSatisfy(id -> assertThat(customers.findById(id)).as("customer %d", id).isPresent());
+        assertThat(stillPassing(own)).as("deleted, left in as false positives").isEqualTo(own.size());
+    }
+
+    /** A result that says nothing by itself, and a condition that reads it. */
+    @Test
+    void aConditionDecidesWhetherTheKeyIsRemoved() {
+        List<Long> ids = saveNew(REMOVED, TENANT);
+
+        ids.forEach(id -> assertThat(deletions.remove(id, "t-someone-else").deleted()).isFalse());
+        assertThat(ids).allSatisfy(id -> assertThat(customers.findById(id)).as("customer %d", id).isPresent());
+
+        ids.forEach(id -> assertThat(deletions.remove(id, TENANT).deleted()).isTrue());
+        assertThat(stillPassing(ids)).isLessThanOrEqualTo(MAX_STILL_PASSING);
+    }
+
+    /** With no transaction the delete has committed when the method returns: the key goes then. */
+    @Test
+    void aDeleteWithNoTransactionRemovesTheKeyWhenItReturns() {
+        List<Long> ids = saveNew(REMOVED, TENANT);
+
+        ids.forEach(id -> assertThat(deletions.deleteRow(id)).isOne());
+
+        assertThat(stillPassing(ids)).isLessThanOrEqualTo(MAX_STILL_PASSING);
     }
 
     @Test
     void aDeleteThatRollsBackRemovesNothing() {
-        List<Long> ids = saveNew(20);
+        List<Long> ids = saveNew(20, TENANT);
         for (Long id : ids) {
             assertThatThrownBy(() -> deletions.deleteThenFail(id)).isInstanceOf(IllegalStateException.class);
         }
@@ -90,7 +139,7 @@ class BloomRemoveTest {
     /** Before the commit the row is still there for every other transaction: its key must be too. */
     @Test
     void theKeyStaysInUntilTheDeleteCommits() {
-        List<Long> ids = saveNew(REMOVED);
+        List<Long> ids = saveNew(REMOVED, TENANT);
         List<Long> missingBeforeCommit = new ArrayList<>();
         for (Long id : ids) {
             deletions.delete(id, () -> {
@@ -103,39 +152,16 @@ class BloomRemoveTest {
         assertThat(stillPassing(ids)).isLessThanOrEqualTo(MAX_STILL_PASSING);
     }
 
-    @Test
-    void bloomRemoveOnAPlainBloomFilterStopsStartup() {
-        new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, BloomGuardAutoConfiguration.class))
-                .withPropertyValues("bloom-guard.filters.users.expected-size=1000")
-                .withBean(PlainFilterDeletions.class)
-                .run(context -> {
-                    assertThat(context).hasFailed();
-                    FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
-                    assertThat(analysis.getDescription())
-                            .contains("@BloomRemove(filter = \"users\") on PlainFilterDeletions.delete")
-                            .contains("filter 'users' is a plain Bloom filter");
-                    assertThat(analysis.getAction()).contains("bloom-guard.filters.users.type: counting");
-                });
-    }
-
-    private List<Long> saveNew(int count) {
+    private List<Long> saveNew(int count, String tenant) {
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             String code = "r-" + UUID.randomUUID();
-            ids.add(customers.save(new Customer(code, "t-removable", code)).getId());
+            ids.add(customers.save(new Customer(code, tenant, code)).getId());
         }
         return ids;
     }
 
     private long stillPassing(List<Long> removed) {
         return removed.stream().filter(removable::mightContain).count();
-    }
-
-    static class PlainFilterDeletions {
-
-        @BloomRemove(filter = "users")
-        public void delete(Long id) {
-        }
     }
 }

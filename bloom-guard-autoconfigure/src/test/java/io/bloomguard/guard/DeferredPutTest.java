@@ -99,6 +99,24 @@ class DeferredPutTest {
         });
     }
 
+    /**
+     * Each element's key is a column the database fills in, which the insert does not read back: no element delivers
+     * its key, so the rows would be rejected. The filter stops rejecting instead.
+     */
+    @Test
+    void elementsOfAFluxDeliveredWithoutTheirKeysStopTheFilterRejecting() {
+        run(app -> {
+            List<Person> people = app.store().insertAllCoded(List.of("uma", "vic")).collectList().block();
+
+            assertThat(people).hasSize(2).allSatisfy(person -> assertThat(person.code).as("not read back").isNull());
+            assertThat(app.people().trustedToReject()).isFalse();
+            for (String name : List.of("uma", "vic")) {
+                assertThat(app.store().findByCode(app.store().codeOf(name)).block(Duration.ofSeconds(10)))
+                        .as(name).isNotNull();
+            }
+        });
+    }
+
     @Test
     void theResultOfACompletableFutureIsItsValueAndIsInBeforeTheFutureCompletes() {
         run(app -> {
@@ -413,6 +431,7 @@ class DeferredPutTest {
     static final class Person {
 
         volatile Long id; // assigned by the insert, possibly on another thread than the test's
+        volatile UUID code; // filled in by the database, never read back by the insert
         final String name;
         final LocalDate created = LocalDate.of(2026, 11, 22);
 
@@ -426,6 +445,10 @@ class DeferredPutTest {
 
         public String getName() {
             return name;
+        }
+
+        public UUID getCode() {
+            return code;
         }
 
         public LocalDate getCreated() {
@@ -450,7 +473,8 @@ class DeferredPutTest {
         @Bean
         DatabaseClient databaseClient(ConnectionFactory connectionFactory) {
             DatabaseClient db = DatabaseClient.create(connectionFactory);
-            db.sql("create table person (id bigint auto_increment primary key, name varchar(50))").then().block();
+            db.sql("create table person (id bigint auto_increment primary key, name varchar(50),"
+                    + " code uuid default random_uuid())").then().block();
             return db;
         }
 
@@ -514,6 +538,24 @@ class DeferredPutTest {
         @BloomPut(filter = "people", key = "#result.id")
         public Flux<Person> insertAll(List<String> names) {
             return Flux.fromIterable(names).concatMap(name -> insertRow(new Person(name)));
+        }
+
+        /** Keyed on a column the database fills in, which {@code insertRow} does not read back. */
+        @Transactional
+        @BloomPut(filter = "people", key = "#result.code")
+        public Flux<Person> insertAllCoded(List<String> names) {
+            return Flux.fromIterable(names).concatMap(name -> insertRow(new Person(name)));
+        }
+
+        @BloomGuarded(filter = "people")
+        public Mono<Person> findByCode(UUID code) {
+            return db.sql("select id, name from person where code = :code").bind("code", code)
+                    .map(row -> new Person(row.get("name", String.class))).one();
+        }
+
+        public UUID codeOf(String name) {
+            return db.sql("select code from person where name = :name").bind("name", name)
+                    .map(row -> row.get(0, UUID.class)).one().block();
         }
 
         @BloomPut(filter = "people", key = "#result")

@@ -9,6 +9,8 @@ import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.interceptor.TransactionAspectSupport;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import java.util.List;
+
 /** Write paths: transactional service methods, with a hook that runs right after the commit. */
 @Service
 public class CustomerService {
@@ -49,6 +51,14 @@ public class CustomerService {
     public Customer register(Customer customer) {
         customers.save(customer);
         return customer;
+    }
+
+    /** The keys name the entities passed in, whose ids the database assigns while the method runs. */
+    @Transactional
+    @BloomPut(filter = "customers", key = "#customers.![id]")
+    public List<Customer> registerAll(List<Customer> customers) {
+        this.customers.saveAll(customers);
+        return customers;
     }
 
     /**

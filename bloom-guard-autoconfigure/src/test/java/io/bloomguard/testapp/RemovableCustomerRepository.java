@@ -3,11 +3,19 @@ package io.bloomguard.testapp;
 import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.annotation.BloomRemove;
+import org.springframework.data.jpa.repository.Modifying;
+import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.CrudRepository;
+import org.springframework.transaction.annotation.Transactional;
 
+import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 
-/** Customers behind a counting filter, whose deletes take their keys back out. */
+/**
+ * Customers behind a counting filter, whose deletes take their keys back out: each delete returns what it deleted,
+ * which is what tells bloom-guard that the row went.
+ */
 public interface RemovableCustomerRepository extends CrudRepository<Customer, Long> {
 
     @Override
@@ -18,15 +26,27 @@ public interface RemovableCustomerRepository extends CrudRepository<Customer, Lo
     @BloomPut(filter = "removable", key = "#result.id")
     <S extends Customer> S save(S customer);
 
-    @Override
+    /** 1, or 0 when there is no such customer (any more). */
     @BloomRemove(filter = "removable")
-    void deleteById(Long id);
+    @Transactional
+    @Modifying
+    @Query("delete from Customer c where c.id = :id")
+    int deleteCustomerById(Long id);
 
-    @Override
-    @BloomRemove(filter = "removable", key = "#customer.id")
-    void delete(Customer customer);
+    /** Deletes the customer only if it is the tenant's: another tenant's is left, and 0 returned. */
+    @BloomRemove(filter = "removable", key = "#id")
+    @Transactional
+    @Modifying
+    @Query("delete from Customer c where c.id = :id and c.tenant = :tenant")
+    int deleteByIdAndTenant(Long id, String tenant);
 
-    @Override
+    /** A derived delete: the customers it deleted. */
     @BloomRemove(filter = "removable", key = "#ids")
-    void deleteAllById(Iterable<? extends Long> ids);
+    @Transactional
+    List<Customer> deleteAllByIdIn(Collection<Long> ids);
+
+    /** A derived delete: how many of the tenant's customers among {@code ids} it deleted. */
+    @BloomRemove(filter = "removable", key = "#ids")
+    @Transactional
+    long deleteByIdInAndTenant(Collection<Long> ids, String tenant);
 }

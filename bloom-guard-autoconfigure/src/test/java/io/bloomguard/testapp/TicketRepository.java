@@ -16,4 +16,7 @@ public interface TicketRepository extends JpaRepository<Ticket, Long> {
 
     @BloomGuarded(filter = "tickets")
     Optional<Ticket> findByCode(UUID code);
+
+    /** Not guarded here: for callers that guard with a filter of their own. */
+    Optional<Ticket> findTicketByCode(UUID code);
 }
