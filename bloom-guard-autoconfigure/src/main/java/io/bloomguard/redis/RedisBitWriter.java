@@ -11,7 +11,8 @@ import java.util.concurrent.CompletableFuture;
  * counters, for a counting filter; {@link RedisLayerScripts#ADD}, into the newest layer, for one that grows by layers),
  * all sent before any reply is awaited, into the live generation and, while one is
  * being built, into the next one too, so that the swap loses none. A script that
- * finds the generations changed since this instance last looked writes nothing; the writer reads the stored state
+ * finds the generations changed since this instance last looked writes nothing (a shard begun or swapped apart from
+ * shard 0 is not such a change: see {@link RedisScripts#PLACE}); the writer reads the stored state
  * again and retries those keys, up to {@value #WRITE_ATTEMPTS} attempts. The keys are set in the
  * {@link RedisNearCopy} of the live generation as they are sent, so that this instance answers them at once.
  *
@@ -45,7 +46,8 @@ final class RedisBitWriter {
         List<Object> unwritten = new ArrayList<>();
         for (int attempt = 1; ; attempt++) {
             RedisFilterView current = state.view();
-            if (current.live == null && current.next == null) {
+            RedisFilterIdentity live = current.liveForAdds;
+            if (live == null && current.next == null) {
                 unwritten.addAll(remaining);
                 return new Written(changed, unwritten);
             }
@@ -55,8 +57,8 @@ final class RedisBitWriter {
                 if (layers != null) {
                     writes.computeIfAbsent(0, this::shardWrite).addLive(key, layers.offsetsOf(key));
                 }
-                else if (current.live != null) {
-                    RedisFilterIdentity.KeyBits located = current.live.locate(key);
+                else if (live != null) {
+                    RedisFilterIdentity.KeyBits located = live.locate(key);
                     writes.computeIfAbsent(located.shard(), this::shardWrite).addLive(key, located.offsets());
                 }
                 if (current.next != null) {
