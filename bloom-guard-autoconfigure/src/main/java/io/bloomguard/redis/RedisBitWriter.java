@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  * again and retries those keys, up to {@value #WRITE_ATTEMPTS} attempts. The keys are set in the
  * {@link RedisNearCopy} of the live generation as they are sent, so that this instance answers them at once.
  *
- * <p>Usage: {@code Written written = writer.write(keys); if (!written.unwritten().isEmpty()) ...}
+ * <p>Usage: {@code Written written = writer.write(keys); if (!written.unplaced().isEmpty()) ...}
  */
 final class RedisBitWriter {
 
@@ -49,7 +49,7 @@ final class RedisBitWriter {
             RedisFilterIdentity live = current.liveForAdds;
             if (live == null && current.next == null) {
                 unwritten.addAll(remaining);
-                return new Written(changed, unwritten);
+                return new Written(changed, unwritten, List.of());
             }
             Map<Integer, RedisShardWrite> writes = new LinkedHashMap<>();
             RedisLayers layers = current.layers;
@@ -102,11 +102,10 @@ final class RedisBitWriter {
                 state.refresh(); // this instance's next put goes into the new layer, and its checks read it
             }
             if (retry.isEmpty()) {
-                return new Written(changed, unwritten);
+                return new Written(changed, unwritten, List.of());
             }
             if (attempt == WRITE_ATTEMPTS) {
-                unwritten.addAll(retry);
-                return new Written(changed, unwritten);
+                return new Written(changed, unwritten, retry);
             }
             state.refresh(); // a generation started or was swapped since this instance last looked
             remaining = new ArrayList<>(retry);
@@ -121,8 +120,20 @@ final class RedisBitWriter {
      * What a write did.
      *
      * @param changed   keys that changed a bitmap: certainly new
-     * @param unwritten keys not written: no bitmap to write them to, or the generations kept changing
+     * @param unwritten keys not written for want of a bitmap to write them to: no instance rejects with the filter then
+     * @param unplaced  keys not written because the generations kept changing under every attempt: other instances
+     *                  may reject them
      */
-    record Written(long changed, List<Object> unwritten) {
+    record Written(long changed, List<Object> unwritten, List<Object> unplaced) {
+
+        /** Every key not written, for want of a bitmap or of a place. */
+        List<Object> notWritten() {
+            if (unplaced.isEmpty()) {
+                return unwritten;
+            }
+            List<Object> all = new ArrayList<>(unwritten);
+            all.addAll(unplaced);
+            return all;
+        }
     }
 }

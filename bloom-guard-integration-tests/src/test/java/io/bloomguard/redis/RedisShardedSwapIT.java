@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
@@ -24,9 +25,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -173,6 +176,43 @@ class RedisShardedSwapIT {
         finally {
             writing.set(false);
             threads.shutdownNow();
+        }
+    }
+
+    /**
+     * Keys a put cannot place because the generations change under each of its attempts (here another build is
+     * announced before each) wait in a buffer under {@code on-add-failure: buffer}; under {@code fail} the put fails,
+     * so that the write rolls back rather than leave a record the other instances reject until the replay.
+     */
+    @ParameterizedTest
+    @EnumSource(UnwritableAdds.class)
+    void keysThatCannotBePlacedFailThePutUnderFail(UnwritableAdds onAddFailure) {
+        String name = "churn-" + onAddFailure.name().toLowerCase();
+        try (TestRedisBackend a = TestRedisBackend.intercepting(server, WRITER)) {
+            RedisBloomFilter writer = create(a, name, false, onAddFailure);
+            assertThat(writer.start(RecordingKeyFeed.of(List.of(1L, 2L)))).isEqualTo(StartOutcome.LOADED_HERE);
+            String meta = "bloom-guard:{" + name + "}:meta";
+            String live = server.command("HGET", meta, "live");
+            AtomicInteger announced = new AtomicInteger();
+            a.port.beforeEvery("eval:add", command -> {
+                if (command.keys().get(0).equals(meta)) {
+                    String seed = ".s" + Integer.toHexString(announced.incrementAndGet()) + ".";
+                    server.command("HSET", meta, "next", live.replaceFirst("\\.s[0-9a-f]+\\.", seed));
+                }
+            });
+            List<Long> keys = LongStream.range(1_000, 1_020).boxed().toList();
+            if (onAddFailure == UnwritableAdds.FAIL) {
+                assertThatThrownBy(() -> writer.putAll(keys)).isInstanceOf(RedisUnavailableException.class)
+                    .hasMessageContaining("could not place");
+                assertThat(writer.pendingAdds()).as("nothing left in a buffer").isZero();
+            }
+            else {
+                writer.putAll(keys);
+                assertThat(writer.pendingAdds()).as("kept for replay").isPositive();
+            }
+            assertThat(announced.get()).as("a build announced before each of the put's attempts on shard 0")
+                .isEqualTo(3);
+            a.port.clear();
         }
     }
 
