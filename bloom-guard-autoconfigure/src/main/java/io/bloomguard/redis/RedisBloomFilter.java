@@ -96,7 +96,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                 backend);
         this.fill = new RedisFillEstimate(settings.refreshInterval(), sizing, state, commands);
         this.lifecycle = new RedisFilterLifecycle(name, settings.refreshInterval(), access,
-                new RedisAccessCheck(keys, settings.commandTimeout(), access, counting), commands, state,
+                new RedisAccessCheck(keys, settings.commandTimeout(), access, counting,
+                        new RedisKeyTypes(keys, configured, settings.commandTimeout())), commands, state,
                 this.nearCopy, outage, loader, fill, backend.scheduler(), waitForRedis);
     }
 
