@@ -29,8 +29,9 @@ public enum SharedFilterStatus {
     STALE,
 
     /**
-     * The store refuses this instance: no or wrong credentials, or a user whose ACL denies a command or key the
-     * filter needs. A configuration mistake: it lasts until fixed, and this instance's adds cannot reach the store.
+     * The store refuses this instance: no or wrong credentials, a user whose ACL denies a command or key the
+     * filter needs, or a key of the filter that holds a value of another type than the filter writes there. A
+     * configuration mistake: it lasts until fixed, and this instance's adds cannot reach the store.
      */
     ACCESS_DENIED,
 

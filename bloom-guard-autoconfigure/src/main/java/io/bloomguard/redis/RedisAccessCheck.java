@@ -13,14 +13,19 @@ import java.util.UUID;
  * not run, rather than when that command is first needed (a check, a rebuild, the first script after a Redis
  * restart). It is one script: Redis checks the commands a script runs against the user as it checks the user's own,
  * and one round trip tries them all. Nothing it does changes the filter: it writes scratch keys and deletes them.
+ * The same script finds a server that stores a bitmap written with {@code SETBIT} as a type of its own
+ * ({@code bitmap-default-roaring yes}), on which every check would fail; once Redis allows every command,
+ * {@link RedisKeyTypes} looks for a key of the filter that holds another type than bloom-guard writes there.
  *
- * <p>Usage: {@code check.verify(commands);} (throws {@link RedisAccessDeniedException} naming what was refused)
+ * <p>Usage: {@code check.verify(commands, view);} (throws {@link RedisAccessDeniedException} naming what was
+ * refused)
  */
 final class RedisAccessCheck {
 
     /**
      * Runs every command with {@code redis.pcall}, which returns a refusal instead of stopping the script, and
-     * answers the names of those refused (and {@code ~keys} for keys outside the user's patterns), space-separated.
+     * answers the names of those refused (and {@code ~keys} for keys outside the user's patterns, {@code ~type:} and
+     * a type for a bitmap that {@code SETBIT} made a value of another type than a string), space-separated.
      */
     private static final String SCRIPT_SOURCE = """
             local denied = {}
@@ -53,6 +58,13 @@ final class RedisAccessCheck {
             try('hgetall', 'HGETALL', KEYS[3])
             try('hincrby', 'HINCRBY', KEYS[3], 'f', 1)
             try('hdel', 'HDEL', KEYS[3], 'f')
+            redis.pcall('DEL', KEYS[2])
+            redis.pcall('SETBIT', KEYS[2], 7, 1)
+            local read = redis.pcall('GETRANGE', KEYS[2], 0, 0)
+            if type(read) == 'table' and read.err and string.find(read.err, 'WRONGTYPE', 1, true) then
+              local named = redis.pcall('TYPE', KEYS[2])
+              table.insert(denied, '~type:' .. ((type(named) == 'table' and named.ok) or ''))
+            end
             try('del', 'DEL', KEYS[1], KEYS[2], KEYS[3])
             return table.concat(denied, ' ')
             """;
@@ -67,29 +79,52 @@ final class RedisAccessCheck {
     private final RedisAccessState access;
     /** {@code counting} for a counting filter, whose scripts run {@code BITFIELD}; {@code bloom} for a plain one. */
     private final String type;
+    private final RedisKeyTypes keyTypes;
 
-    RedisAccessCheck(RedisFilterKeys keys, Duration timeout, RedisAccessState access, boolean counting) {
+    RedisAccessCheck(RedisFilterKeys keys, Duration timeout, RedisAccessState access, boolean counting,
+            RedisKeyTypes keyTypes) {
         this.keys = List.of(keys.accessCheck(1), keys.accessCheck(2), keys.accessCheck(3));
         this.script = LuaScript.of("access-check", LuaScript.Result.BULK,
                 SCRIPT_SOURCE + "-- " + UUID.randomUUID() + "\n");
         this.timeout = timeout;
         this.access = access;
         this.type = counting ? "counting" : "bloom";
+        this.keyTypes = keyTypes;
     }
 
     /**
-     * Checks every command and records the outcome in the filter's access state: the filter is refused while Redis
-     * refuses any command, and no longer once it refuses none.
+     * Checks every command, then the type of every key {@code view} names, and records the outcome in the filter's
+     * access state: the filter is refused while Redis refuses any command or holds a key of another type, and no
+     * longer once neither is so.
      *
-     * @throws RedisAccessDeniedException naming every command (or the keys) Redis refused
+     * @throws RedisAccessDeniedException naming every command (or the keys) Redis refused, or the key of another type
      * @throws RedisUnavailableException  when Redis does not answer
      */
-    void verify(RedisCommands via) {
+    void verify(RedisCommands via, RedisFilterView view) {
         List<RedisDenial> denials = run(via);
+        if (denials.isEmpty()) {
+            RedisDenial wrongType = keyTypes.find(via, view);
+            if (wrongType != null) {
+                denials = List.of(wrongType);
+            }
+        }
         if (!denials.isEmpty()) {
             throw access.denied(denials);
         }
         access.accessVerified();
+    }
+
+    /**
+     * Checks the type of every key {@code view} names, once a refresh has read which they are.
+     *
+     * @throws RedisAccessDeniedException naming a key of another type
+     * @throws RedisUnavailableException  when Redis does not answer
+     */
+    void verifyKeyTypes(RedisCommands via, RedisFilterView view) {
+        RedisDenial wrongType = keyTypes.find(via, view);
+        if (wrongType != null) {
+            throw access.denied(List.of(wrongType));
+        }
     }
 
     /**
@@ -111,7 +146,10 @@ final class RedisAccessCheck {
         }
         List<RedisDenial> denied = new ArrayList<>();
         for (String what : new String(refused, StandardCharsets.UTF_8).split(" ")) {
-            if (what.equals("~keys")) {
+            if (what.startsWith("~type:")) {
+                denied.add(RedisDenial.bitmapsStoredAs(what.substring("~type:".length())));
+            }
+            else if (what.equals("~keys")) {
                 denied.add(new RedisDenial("NOPERM", null, true, "NOPERM (from a script) no permissions to access"
                         + " a key"));
             }

@@ -7,7 +7,10 @@ import java.util.stream.Collectors;
 
 /**
  * Redis refused this instance: no password where one is required ({@code NOAUTH}), a wrong username or password
- * ({@code WRONGPASS}), or a user whose ACL denies a command or the keys bloom-guard needs ({@code NOPERM}). Not an
+ * ({@code WRONGPASS}), a user whose ACL denies a command or the keys bloom-guard needs ({@code NOPERM}), or a key of
+ * the filter that holds a value of another type than bloom-guard writes there ({@code WRONGTYPE}: another
+ * application's key under the prefix, or a server that stores bitmaps as a type of their own,
+ * {@code bitmap-default-roaring yes}). Not an
  * outage that passes by itself but a configuration mistake: the filter is not ready until it is fixed, its adds
  * fail rather than wait for a Redis that would never take them, and at startup the application does not start.
  * The message says what was refused and what to change; {@link #acl()} is the ACL bloom-guard needs.
@@ -43,7 +46,7 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
         return filter;
     }
 
-    /** What Redis answered with: {@code NOAUTH}, {@code WRONGPASS} or {@code NOPERM}. */
+    /** What Redis answered with: {@code NOAUTH}, {@code WRONGPASS}, {@code NOPERM} or {@code WRONGTYPE}. */
     public String code() {
         return code;
     }
@@ -51,6 +54,14 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
     /** What was refused: command names in upper case, {@code keys}, or nothing for an authentication failure. */
     public List<String> denied() {
         return code.equals("NOPERM") ? denied : List.of();
+    }
+
+    /**
+     * Whether this refusal says what to fix: every one does but a {@code WRONGTYPE} answered to a command, until
+     * {@link RedisKeyTypes} has found which key it was.
+     */
+    boolean pinpointed() {
+        return denials.stream().noneMatch(RedisDenial::keyUnknown);
     }
 
     /** The ACL bloom-guard's Redis user needs. */
@@ -65,11 +76,31 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
                     + " (and spring.data.redis.username for an ACL user other than 'default'). " + aclSentence();
             case "WRONGPASS" -> "Correct spring.data.redis.username and spring.data.redis.password, or enable the"
                     + " user in Redis (ACL SETUSER <user> on). " + aclSentence();
+            case RedisDenial.WRONG_TYPE -> wrongTypeAction(denials.get(0));
             default -> "Grant the Redis user what bloom-guard needs: ACL SETUSER <user> " + acl.rules()
                     + " (or add just what is missing: " + denied.stream()
                             .map(what -> what.equals("keys") ? acl.keyPattern() : "+" + what.toLowerCase(java.util.Locale.ROOT))
                             .filter(rule -> !rule.contains(" ")).collect(Collectors.joining(" ")) + ")";
         };
+    }
+
+    /** The remedies of a key of another type, whichever way it got there. */
+    private String wrongTypeAction(RedisDenial wrongType) {
+        String roaring = "set bitmap-default-roaring no (CONFIG SET bitmap-default-roaring no, and in redis.conf)";
+        if (wrongType.key() == null && !wrongType.keyUnknown()) {
+            return "The server stores bitmaps as a type of their own: " + roaring + ", then delete the filter's"
+                    + " bitmaps that have that type (" + acl.keyPrefix() + "*:bits:*, :next:*): the filter is rebuilt"
+                    + " from its key source";
+        }
+        String shown = wrongType.key();
+        String key = (shown == null) ? "the key (the filter's health names it at its next refresh)"
+                : shown.contains("*") ? "the key (its seed is left out here: redis-cli --scan --pattern '" + shown
+                        + "' finds it)"
+                : "the key (DEL " + shown + ")";
+        return "bloom-guard keeps only strings and hashes under " + acl.keyPrefix() + ". If the server stores bitmaps"
+                + " as a type of their own, " + roaring + "; if another application writes under that prefix, give"
+                + " bloom-guard a prefix of its own (bloom-guard.redis.key-prefix); then delete " + key + ": the"
+                + " filter is rebuilt from its key source";
     }
 
     private String aclSentence() {
@@ -78,6 +109,12 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
 
     private static String message(String filter, List<RedisDenial> denials, RedisAcl acl) {
         RedisDenial first = denials.get(0);
+        if (first.code().equals(RedisDenial.WRONG_TYPE)) {
+            // Not a matter of the user's rights: the ACL would only distract.
+            return "Filter '" + filter + "': " + (first.keyUnknown() ? "a key of the filter holds a value of another"
+                    + " type than bloom-guard writes there (Redis answered: " + first.serverMessage() + ")"
+                    : first.serverMessage()) + ", so Redis refuses bloom-guard's commands on it (WRONGTYPE)";
+        }
         String refused = switch (first.code()) {
             case "NOAUTH" -> "Redis requires authentication and none was given (NOAUTH)";
             case "WRONGPASS" -> "Redis refused the username or password (WRONGPASS)";

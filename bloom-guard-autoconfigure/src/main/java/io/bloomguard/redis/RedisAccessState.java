@@ -112,17 +112,27 @@ final class RedisAccessState implements RedisCommands.Outcomes {
     void accessVerified() {
         verified = true;
         RedisAccessDeniedException ended = denied.getAndSet(null);
-        if (ended != null) {
-            logger.info("Filter '" + filter + "': Redis now allows every command bloom-guard needs; the filter"
-                    + " rejoins the shared filter and is trusted again once it is ready");
+        if (ended != null && ended.pinpointed()) {
+            logger.info("Filter '" + filter + "': " + (ended.code().equals(RedisDenial.WRONG_TYPE)
+                    ? "its keys in Redis hold what bloom-guard writes there again"
+                    : "Redis now allows every command bloom-guard needs") + "; the filter rejoins the shared filter"
+                    + " and is trusted again once it is ready");
         }
         answered();
     }
 
     private RedisAccessDeniedException deny(RedisAccessDeniedException refusal) {
         verified = false;
-        RedisAccessDeniedException previous = denied.getAndSet(refusal);
-        if (previous == null) {
+        RedisAccessDeniedException previous;
+        do {
+            previous = denied.get();
+            if (previous != null && previous.pinpointed() && !refusal.pinpointed()) {
+                return previous; // a WRONGTYPE answered to a command says less than what is known already
+            }
+        } while (!denied.compareAndSet(previous, refusal));
+        // A WRONGTYPE answered to a command does not say which key: it is logged once the next verification, at the
+        // next refresh, has found it.
+        if ((previous == null || !previous.pinpointed()) && refusal.pinpointed()) {
             logger.error(refusal.getMessage() + ". Until this is fixed the filter is ACCESS_DENIED: guarded calls pass"
                     + " through, its adds fail, and the application's readiness is REFUSING_TRAFFIC. "
                     + refusal.action());

@@ -11,11 +11,12 @@ import java.util.concurrent.CompletableFuture;
  * counters, for a counting filter; {@link RedisLayerScripts#ADD}, into the newest layer, for one that grows by layers),
  * all sent before any reply is awaited, into the live generation and, while one is
  * being built, into the next one too, so that the swap loses none. A script that
- * finds the generations changed since this instance last looked writes nothing; the writer reads the stored state
+ * finds the generations changed since this instance last looked writes nothing (a shard begun or swapped apart from
+ * shard 0 is not such a change: see {@link RedisScripts#PLACE}); the writer reads the stored state
  * again and retries those keys, up to {@value #WRITE_ATTEMPTS} attempts. The keys are set in the
  * {@link RedisNearCopy} of the live generation as they are sent, so that this instance answers them at once.
  *
- * <p>Usage: {@code Written written = writer.write(keys); if (!written.unwritten().isEmpty()) ...}
+ * <p>Usage: {@code Written written = writer.write(keys); if (!written.unplaced().isEmpty()) ...}
  */
 final class RedisBitWriter {
 
@@ -45,9 +46,10 @@ final class RedisBitWriter {
         List<Object> unwritten = new ArrayList<>();
         for (int attempt = 1; ; attempt++) {
             RedisFilterView current = state.view();
-            if (current.live == null && current.next == null) {
+            RedisFilterIdentity live = current.liveForAdds;
+            if (live == null && current.next == null) {
                 unwritten.addAll(remaining);
-                return new Written(changed, unwritten);
+                return new Written(changed, unwritten, List.of());
             }
             Map<Integer, RedisShardWrite> writes = new LinkedHashMap<>();
             RedisLayers layers = current.layers;
@@ -55,8 +57,8 @@ final class RedisBitWriter {
                 if (layers != null) {
                     writes.computeIfAbsent(0, this::shardWrite).addLive(key, layers.offsetsOf(key));
                 }
-                else if (current.live != null) {
-                    RedisFilterIdentity.KeyBits located = current.live.locate(key);
+                else if (live != null) {
+                    RedisFilterIdentity.KeyBits located = live.locate(key);
                     writes.computeIfAbsent(located.shard(), this::shardWrite).addLive(key, located.offsets());
                 }
                 if (current.next != null) {
@@ -100,11 +102,10 @@ final class RedisBitWriter {
                 state.refresh(); // this instance's next put goes into the new layer, and its checks read it
             }
             if (retry.isEmpty()) {
-                return new Written(changed, unwritten);
+                return new Written(changed, unwritten, List.of());
             }
             if (attempt == WRITE_ATTEMPTS) {
-                unwritten.addAll(retry);
-                return new Written(changed, unwritten);
+                return new Written(changed, unwritten, retry);
             }
             state.refresh(); // a generation started or was swapped since this instance last looked
             remaining = new ArrayList<>(retry);
@@ -119,8 +120,20 @@ final class RedisBitWriter {
      * What a write did.
      *
      * @param changed   keys that changed a bitmap: certainly new
-     * @param unwritten keys not written: no bitmap to write them to, or the generations kept changing
+     * @param unwritten keys not written for want of a bitmap to write them to: no instance rejects with the filter then
+     * @param unplaced  keys not written because the generations kept changing under every attempt: other instances
+     *                  may reject them
      */
-    record Written(long changed, List<Object> unwritten) {
+    record Written(long changed, List<Object> unwritten, List<Object> unplaced) {
+
+        /** Every key not written, for want of a bitmap or of a place. */
+        List<Object> notWritten() {
+            if (unplaced.isEmpty()) {
+                return unwritten;
+            }
+            List<Object> all = new ArrayList<>(unwritten);
+            all.addAll(unplaced);
+            return all;
+        }
     }
 }

@@ -96,7 +96,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
                 backend);
         this.fill = new RedisFillEstimate(settings.refreshInterval(), sizing, state, commands);
         this.lifecycle = new RedisFilterLifecycle(name, settings.refreshInterval(), access,
-                new RedisAccessCheck(keys, settings.commandTimeout(), access, counting), commands, state,
+                new RedisAccessCheck(keys, settings.commandTimeout(), access, counting,
+                        new RedisKeyTypes(keys, configured, settings.commandTimeout())), commands, state,
                 this.nearCopy, outage, loader, fill, backend.scheduler(), waitForRedis);
     }
 
@@ -257,8 +258,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     /**
      * Adds keys with one script per shard. Keys that cannot be written now (Redis unreachable, no bitmap yet)
      * are buffered for replay and counted as new, since they may be. Under {@link UnwritableAdds#FAIL} keys that
-     * cannot be written because Redis does not answer (or its circuit breaker is open) are not buffered: this
-     * throws, so that the write they belong to fails.
+     * cannot be written because Redis does not answer (or its circuit breaker is open), or because the generations
+     * changed under every attempt, are not buffered: this throws, so that the write they belong to fails.
      *
      * <p>After {@link #close()} nothing replays a buffer, so keys are not buffered: they are written at once, past
      * the circuit breaker, within {@link RedisBackendSettings#lastAttemptTimeout()}; if they cannot be, the filter
@@ -267,7 +268,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      * loss is not silent: the caller's write can roll back, and the guard logs it.
      *
      * @throws RedisUnavailableException after close, when neither the keys nor a stale mark reached Redis; under
-     *                                   {@link UnwritableAdds#FAIL}, when Redis did not take the keys
+     *                                   {@link UnwritableAdds#FAIL}, when Redis did not take the keys or they could
+     *                                   not be placed
      */
     @Override
     public long putAll(Iterable<?> added) {

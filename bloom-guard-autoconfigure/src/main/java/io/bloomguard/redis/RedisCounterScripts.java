@@ -16,10 +16,7 @@ final class RedisCounterScripts {
      * key is new when one of its counters went from 0 to 1; in a plain one its bits are set. Same keys, arguments
      * and answers as {@link RedisScripts#ADD}.
      */
-    static final LuaScript ADD = LuaScript.of("add-counting", LuaScript.Result.INTEGER, """
-            local live = redis.call('HGET', KEYS[1], 'live') or ''
-            local nxt = redis.call('HGET', KEYS[1], 'next') or ''
-            if live ~= ARGV[1] or nxt ~= ARGV[2] then return -2 end
+    static final LuaScript ADD = LuaScript.of("add-counting", LuaScript.Result.INTEGER, RedisScripts.PLACE + """
             local pos = 7
             local function set(key, counters, k, count)
               local changed = 0
@@ -50,13 +47,13 @@ final class RedisCounterScripts {
             local liveK, liveCount = tonumber(ARGV[3]), tonumber(ARGV[4])
             local nextK, nextCount = tonumber(ARGV[5]), tonumber(ARGV[6])
             local result = -1
-            if live ~= '' and redis.call('EXISTS', KEYS[2]) == 1 then
-              result = set(KEYS[2], string.sub(live, -3) == '.c4', liveK, liveCount)
+            if liveKey and redis.call('EXISTS', liveKey) == 1 then
+              result = set(liveKey, string.sub(ARGV[1], -3) == '.c4', liveK, liveCount)
             else
               pos = pos + liveK * liveCount
             end
-            if nxt ~= '' and redis.call('EXISTS', KEYS[3]) == 1 then
-              local changed = set(KEYS[3], string.sub(nxt, -3) == '.c4', nextK, nextCount)
+            if nextKey and redis.call('EXISTS', nextKey) == 1 then
+              local changed = set(nextKey, string.sub(ARGV[2], -3) == '.c4', nextK, nextCount)
               if result < 0 then result = changed end
             end
             return result
@@ -179,7 +176,8 @@ final class RedisCounterScripts {
 
     /** The add script for a view's generations: {@link #ADD} when one of them is counting. */
     static LuaScript addFor(RedisFilterView view) {
-        boolean counting = (view.live != null && view.live.counting()) || (view.next != null && view.next.counting());
+        boolean counting = (view.liveForAdds != null && view.liveForAdds.counting())
+                || (view.next != null && view.next.counting());
         return counting ? ADD : RedisScripts.ADD;
     }
 }

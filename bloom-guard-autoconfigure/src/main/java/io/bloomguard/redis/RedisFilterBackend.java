@@ -115,7 +115,13 @@ public final class RedisFilterBackend implements AutoCloseable {
 
     /** A counting filter with a chosen seed for when this instance creates it: for tests and migrations. */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards) {
-        return create(name, sizing, seed, shards, true, UnwritableAdds.BUFFER, false);
+        return createCounting(name, sizing, seed, shards, UnwritableAdds.BUFFER);
+    }
+
+    /** A counting filter with a chosen seed, whose puts do as {@code unwritableAdds} says when Redis is down. */
+    public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards,
+            UnwritableAdds unwritableAdds) {
+        return create(name, sizing, seed, shards, true, unwritableAdds, false);
     }
 
     /**

@@ -72,6 +72,8 @@ final class RedisFilterLifecycle {
         try {
             verifyAccessAtStart();
             state.refresh();
+            // Now that it knows which bitmaps are live: one of another type would fail every check.
+            accessCheck.verifyKeyTypes(commands.pastBreaker(), state.view());
             StartOutcome outcome = switch (state.view().status) {
                 case READY -> StartOutcome.ALREADY_LOADED;
                 case MISMATCHED -> StartOutcome.MISMATCHED;
@@ -81,6 +83,9 @@ final class RedisFilterLifecycle {
             return outcome;
         }
         catch (RedisAccessDeniedException ex) {
+            if (!ex.pinpointed()) {
+                nameKeyOfWrongType(); // a WRONGTYPE a command met while loading: which key, before startup fails
+            }
             return StartOutcome.ACCESS_DENIED; // logged, with what to fix, by the access state
         }
         catch (RedisUnavailableException ex) {
@@ -177,10 +182,23 @@ final class RedisFilterLifecycle {
         }
     }
 
-    /** Runs the {@link RedisAccessCheck}; throws {@link RedisAccessDeniedException} while Redis refuses a command. */
+    /**
+     * Runs the {@link RedisAccessCheck}; throws {@link RedisAccessDeniedException} while Redis refuses a command or
+     * a key of the filter holds another type.
+     */
     private void verifyAccess() {
         // Past the breaker, within one command timeout: a breaker opened by the refusals would hold the check back.
-        accessCheck.verify(commands.pastBreaker());
+        accessCheck.verify(commands.pastBreaker(), state.view());
+    }
+
+    private void nameKeyOfWrongType() {
+        try {
+            accessCheck.verifyKeyTypes(commands.pastBreaker(), state.view());
+        }
+        catch (RedisUnavailableException ex) {
+            // Found (the access state has it), or Redis did not answer: then the maintenance looks again.
+            logger.debug("Filter '" + name + "': looked for the key of another type", ex);
+        }
     }
 
     /** See {@link RedisBloomFilter#status()}. */

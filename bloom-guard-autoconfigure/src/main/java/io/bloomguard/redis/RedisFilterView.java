@@ -12,11 +12,18 @@ import org.jspecify.annotations.Nullable;
  */
 final class RedisFilterView {
 
-    static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, 1, null,
-            null, null, null, null);
+    static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, null, 1,
+            null, null, null, null, null);
 
     final SharedFilterStatus status;
     final @Nullable RedisFilterIdentity live;
+    /**
+     * The live generation adds go to: {@link #live}, or, when a bitmap of it is missing, the one shard 0's metadata
+     * names. While a filter of several shards is swapped, the shards swapped ahead of shard 0 no longer hold that one,
+     * so it is not {@link #live} (checks pass), but the shards not swapped yet are where the other instances read an
+     * add: it must still reach them. {@code null} for a filter that grows by layers (one shard, swapped at once).
+     */
+    final @Nullable RedisFilterIdentity liveForAdds;
     /**
      * The live generation's size, with the keys it holds at the error rate: the configured size, or the larger one it
      * grew to ({@code growth: rebuild}). {@code null} when there is no live generation, or one of another shape
@@ -37,11 +44,14 @@ final class RedisFilterView {
     /** The metadata's count of layers (1 unless the filter grows by layers): what {@link #layers} was built for. */
     final int layerCount;
 
-    RedisFilterView(SharedFilterStatus status, @Nullable RedisFilterIdentity live, @Nullable FilterSizing liveSizing,
-            int layerCount, @Nullable RedisLayers layers, @Nullable RedisFilterIdentity next,
-            @Nullable String storeStale, @Nullable String liveBuild, @Nullable RedisFilterKeys keys) {
+    /** @param liveNamed the live generation shard 0's metadata names, whether or not its bitmaps all exist */
+    RedisFilterView(SharedFilterStatus status, @Nullable RedisFilterIdentity live,
+            @Nullable RedisFilterIdentity liveNamed, @Nullable FilterSizing liveSizing, int layerCount,
+            @Nullable RedisLayers layers, @Nullable RedisFilterIdentity next, @Nullable String storeStale,
+            @Nullable String liveBuild, @Nullable RedisFilterKeys keys) {
         this.status = status;
         this.live = live;
+        this.liveForAdds = (live != null) ? live : (liveNamed != null && !liveNamed.layered()) ? liveNamed : null;
         this.liveSizing = (live != null) ? liveSizing : null;
         this.layerCount = layerCount;
         this.layers = (this.liveSizing != null) ? layers : null;
@@ -56,6 +66,7 @@ final class RedisFilterView {
 
     /** The same view with another status. */
     RedisFilterView withStatus(SharedFilterStatus changed, RedisFilterKeys keys) {
-        return new RedisFilterView(changed, live, liveSizing, layerCount, layers, next, storeStale, liveBuild, keys);
+        return new RedisFilterView(changed, live, liveForAdds, liveSizing, layerCount, layers, next, storeStale,
+                liveBuild, keys);
     }
 }

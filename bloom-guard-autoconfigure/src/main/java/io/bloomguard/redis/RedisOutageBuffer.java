@@ -73,15 +73,12 @@ final class RedisOutageBuffer {
             buffer(list);
             return list.size();
         }
+        RedisBitWriter.Written result;
         try {
             if (state.view() == RedisFilterView.NOT_STARTED) {
                 state.refresh(); // FAIL: the key must reach Redis now, so learn where it goes
             }
-            RedisBitWriter.Written result = writer.write(list);
-            if (!result.unwritten().isEmpty()) {
-                buffer(result.unwritten()); // no bitmap to write to (no instance rejects with it) or churn: replayed
-            }
-            return result.changed() + result.unwritten().size();
+            result = writer.write(list);
         }
         catch (RedisUnavailableException ex) {
             if (unwritableAdds == UnwritableAdds.FAIL) {
@@ -94,6 +91,20 @@ final class RedisOutageBuffer {
             logger.debug("Filter '" + name + "': buffered " + list.size() + " adds while Redis is unavailable", ex);
             return list.size();
         }
+        if (!result.unwritten().isEmpty()) {
+            buffer(result.unwritten()); // no bitmap to write to: no instance rejects with it; replayed
+        }
+        if (!result.unplaced().isEmpty()) {
+            if (unwritableAdds == UnwritableAdds.FAIL) {
+                // Buffered, they would be missing for the other instances, which trust the filter, until the replay.
+                throw new RedisUnavailableException("Filter '" + name + "' could not place "
+                        + adds(result.unplaced().size()) + " in Redis: its generations changed under each attempt"
+                        + " (rebuilds in quick succession), and on-add-failure is fail: the write must not succeed"
+                        + " without its key");
+            }
+            buffer(result.unplaced()); // replayed; the other instances may reject them meanwhile, as in an outage
+        }
+        return result.changed() + result.notWritten().size();
     }
 
     private void buffer(List<Object> keys) {
@@ -113,10 +124,11 @@ final class RedisOutageBuffer {
                 state.refresh();
             }
             RedisBitWriter.Written result = writer.write(keys);
-            if (result.unwritten().isEmpty()) {
+            if (result.notWritten().isEmpty()) {
                 return result.changed();
             }
-            why = "no bitmap in Redis to write them to";
+            why = result.unplaced().isEmpty() ? "no bitmap in Redis to write them to"
+                    : "its generations changed under each attempt";
         }
         catch (RedisUnavailableException ex) {
             why = ex.getMessage();
@@ -210,10 +222,11 @@ final class RedisOutageBuffer {
                 pending.putBack(batch);
                 throw ex;
             }
-            pending.written(batch.size() - result.unwritten().size());
-            if (!result.unwritten().isEmpty()) {
-                pending.putBack(result.unwritten());
-                return; // no bitmap to write to yet: the rebuild will take them
+            List<Object> notWritten = result.notWritten();
+            pending.written(batch.size() - notWritten.size());
+            if (!notWritten.isEmpty()) {
+                pending.putBack(notWritten);
+                return; // no bitmap to write to yet (the rebuild will take them), or the generations kept changing
             }
             logger.info("Filter '" + name + "': replayed " + batch.size() + " adds that could not be written when made"
                     + " (Redis unavailable, or no bitmap to write to)");

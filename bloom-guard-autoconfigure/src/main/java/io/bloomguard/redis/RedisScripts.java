@@ -30,34 +30,69 @@ final class RedisScripts {
             """;
 
     /**
-     * Adds keys to a shard: sets their bits in the live bitmap and, while a rebuild runs, in the next one too,
-     * so no add is lost across the swap.
+     * Lua that opens an add script ({@link #ADD}, {@link RedisCounterScripts#ADD}): from the shard's metadata and the
+     * caller's view (KEYS: meta, live bitmap, next bitmap, and the bitmap the next generation is live under once
+     * swapped; ARGV: the live and next fingerprints the caller computed offsets for, '' for none), sets
+     * {@code liveKey}, where the caller's live offsets go, and {@code nextKey}, where its next offsets go
+     * ({@code false}: nowhere), or returns -2 when the view cannot place them.
      *
-     * <p>KEYS: meta, live bitmap, next bitmap. ARGV: the live and next fingerprints the caller computed offsets
-     * for ('' for none), then k and key count for live, k and key count for next, then k offsets per key for
-     * live followed by those for next (the two generations may differ in size, so in k and in which keys fall
-     * in this shard).
+     * <p>Each shard is begun (shard 0 first) and swapped (shard 0 last) by a command of its own, while instances read
+     * shard 0's metadata only: a view read at any moment of a build is up to date for shard 0, and may be one step
+     * ahead of another shard (not begun yet) or one step behind it (swapped already). Both steps are placed, not
+     * refused:
+     * <ul>
+     * <li>not begun yet: the live offsets go to the live bitmap, as if the add had come just before the shard was
+     * begun (the build's read of the key source comes after every shard is begun);</li>
+     * <li>swapped already: the next offsets go to the bitmap swapped in, where every instance's check of that shard
+     * reads; the caller's live bitmap there is gone, or (same fingerprint) is that one. Refused, they would be buffered
+     * while the instances that had read the swap rejected them.</li>
+     * </ul>
+     * A shard that holds a generation the caller does not know of is refused: only a refresh can give its offsets.
+     */
+    static final String PLACE = """
+            local live = redis.call('HGET', KEYS[1], 'live') or ''
+            local nxt = redis.call('HGET', KEYS[1], 'next') or ''
+            local liveKey = ARGV[1] ~= '' and KEYS[2]
+            local nextKey = ARGV[2] ~= '' and KEYS[3]
+            if live ~= ARGV[1] or nxt ~= ARGV[2] then
+              if nxt ~= '' or ARGV[2] == '' then return -2 end
+              if live == ARGV[1] and live ~= '' then
+                nextKey = false
+              elseif live == ARGV[2] then
+                liveKey, nextKey = false, KEYS[4]
+              else
+                return -2
+              end
+            end
+            """;
+
+    /**
+     * Adds keys to a shard: sets their bits in the live bitmap and, while a rebuild runs, in the next one too,
+     * so no add is lost across the swap; where a shard is a step ahead of or behind the caller's view, see
+     * {@link #PLACE}.
+     *
+     * <p>KEYS: meta, live bitmap, next bitmap, the next generation's live bitmap. ARGV: the live and next fingerprints
+     * the caller computed offsets for ('' for none), then k and key count for live, k and key count for next, then k
+     * offsets per key for live followed by those for next (the two generations may differ in size, so in k and in
+     * which keys fall in this shard).
      *
      * <p>Returns how many keys changed the live bitmap (or the next one while there is no live bitmap): keys
      * that were certainly new. -1 when neither bitmap exists (the add went nowhere), -2 when the caller's view
      * of the live / next generations is out of date (refresh, retry).
      */
-    static final LuaScript ADD = LuaScript.of("add", LuaScript.Result.INTEGER, """
-            local live = redis.call('HGET', KEYS[1], 'live') or ''
-            local nxt = redis.call('HGET', KEYS[1], 'next') or ''
-            if live ~= ARGV[1] or nxt ~= ARGV[2] then return -2 end
+    static final LuaScript ADD = LuaScript.of("add", LuaScript.Result.INTEGER, PLACE + """
             local pos = 7
             """ + SET_KEYS + """
             local liveK, liveCount = tonumber(ARGV[3]), tonumber(ARGV[4])
             local nextK, nextCount = tonumber(ARGV[5]), tonumber(ARGV[6])
             local result = -1
-            if live ~= '' and redis.call('EXISTS', KEYS[2]) == 1 then
-              result = set(KEYS[2], liveK, liveCount)
+            if liveKey and redis.call('EXISTS', liveKey) == 1 then
+              result = set(liveKey, liveK, liveCount)
             else
               pos = pos + liveK * liveCount
             end
-            if nxt ~= '' and redis.call('EXISTS', KEYS[3]) == 1 then
-              local changed = set(KEYS[3], nextK, nextCount)
+            if nextKey and redis.call('EXISTS', nextKey) == 1 then
+              local changed = set(nextKey, nextK, nextCount)
               if result < 0 then result = changed end
             end
             return result

@@ -49,11 +49,14 @@ final class RedisShardWrite {
     }
 
     List<String> keys(RedisFilterView current) {
-        RedisFilterIdentity live = current.live;
+        RedisFilterIdentity live = current.liveForAdds;
         RedisFilterIdentity next = current.next;
         String liveKey = (live != null && shard < live.shards()) ? names.bits(shard, live) : names.meta(shard) + ":none";
-        String nextKey = (next != null && shard < next.shards()) ? names.next(shard, next) : names.meta(shard) + ":none";
-        return List.of(names.meta(shard), liveKey, nextKey);
+        boolean inNext = next != null && shard < next.shards();
+        String nextKey = inNext ? names.next(shard, next) : names.meta(shard) + ":none";
+        // Where the next generation's bits are once this shard has been swapped: see RedisScripts.PLACE.
+        String nextLiveKey = inNext ? names.bits(shard, next) : names.meta(shard) + ":none";
+        return List.of(names.meta(shard), liveKey, nextKey, nextLiveKey);
     }
 
     /** KEYS of {@link RedisLayerScripts#ADD}, for a filter that grows by layers (one shard). */
@@ -90,7 +93,7 @@ final class RedisShardWrite {
 
     /** The view this shard's metadata must match; see {@link RedisScripts#ADD}. */
     List<String> args(RedisFilterView current) {
-        RedisFilterIdentity live = current.live;
+        RedisFilterIdentity live = current.liveForAdds;
         RedisFilterIdentity next = current.next;
         List<String> args = new ArrayList<>(6 + liveOffsets.size() + nextOffsets.size());
         args.add((live != null && shard < live.shards()) ? live.fingerprint() : "");

@@ -81,6 +81,7 @@ final class RedisStoredState {
         if (live != null && liveSizing != null && live.layered() && layers == null) {
             liveSizing = null; // more layers than this version can size: it cannot read them all
         }
+        RedisFilterIdentity liveNamed = live;
         if (live != null && !allExist(live, layers)) {
             live = null;
         }
@@ -98,8 +99,8 @@ final class RedisStoredState {
         }
         RedisFilterView previous = view;
         String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
-        RedisFilterView updated = new RedisFilterView(status, live, liveSizing, layerCount, layers, next, stale,
-                liveBuild, keys);
+        RedisFilterView updated = new RedisFilterView(status, live, liveNamed, liveSizing, layerCount, layers, next,
+                stale, liveBuild, keys);
         view = updated;
         reportChange(previous, updated, meta);
     }

@@ -16,8 +16,9 @@ public enum UnwritableAdds {
 
     /**
      * Throw {@link RedisUnavailableException} from the put, so that the caller's write fails (and its transaction
-     * rolls back) rather than create a record another instance may reject. Keys that cannot be written for want of
-     * a bitmap (none is loaded yet, or it is gone: no instance rejects with the filter then) are still buffered.
+     * rolls back) rather than create a record another instance may reject; so too when the filter's generations
+     * changed under every attempt to write them (rebuilds in quick succession). Keys that cannot be written for want
+     * of a bitmap (none is loaded yet, or it is gone: no instance rejects with the filter then) are still buffered.
      */
     FAIL
 }

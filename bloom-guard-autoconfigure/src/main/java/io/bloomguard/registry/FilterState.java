@@ -35,8 +35,9 @@ public enum FilterState {
     STALE,
 
     /**
-     * Shared filters: the store refuses this instance (no or a wrong password, or an ACL that denies a command or
-     * key the filter needs); {@link NamedBloomFilter#stateReason()} says what and how to fix it. Calls pass
+     * Shared filters: the store refuses this instance (no or a wrong password, an ACL that denies a command or
+     * key the filter needs, or a key of the filter that holds another type than it writes there);
+     * {@link NamedBloomFilter#stateReason()} says what and how to fix it. Calls pass
      * through, adds fail, and the application's readiness is held at {@code REFUSING_TRAFFIC} until it is fixed.
      */
     ACCESS_DENIED,
