@@ -48,6 +48,7 @@ final class RebuildGate {
      */
     private final AtomicLong lastCounted = new AtomicLong();
     private volatile @Nullable HeldRebuild held;
+    private final AtomicBoolean refusalLogged = new AtomicBoolean();
 
     RebuildGate(FilterSpec spec, Supplier<OptionalLong> liveKeys, Clock clock) {
         this.filter = spec.name();
@@ -100,7 +101,9 @@ final class RebuildGate {
                 RebuildRefusedException refused = new RebuildRefusedException("Filter '" + filter + "' is filled by"
                         + " puts alone (puts-only: true) and cannot be built again without losing its keys: it stays"
                         + " not ready (calls pass through) rather than reject keys it held");
-                logger.warn(refused.getMessage());
+                if (refusalLogged.compareAndSet(false, true)) {
+                    logger.warn(refused.getMessage()); // once: a shared filter's maintenance asks again and again
+                }
                 throw refused;
             }
             boolean confirmedNow = confirmed.getAndSet(false);
