@@ -48,8 +48,19 @@ final class RedisBitWriter {
             RedisFilterView current = state.view();
             RedisFilterIdentity live = current.liveForAdds;
             if (live == null && current.next == null) {
-                unwritten.addAll(remaining);
-                return new Written(changed, unwritten, List.of());
+                // This instance's view may lag a build another instance has begun (or finished) since: only Redis
+                // can say that no bitmap takes the keys, in one step with a build's announcement, so it is asked.
+                // Kept here while one is announced, the keys would be missing from the generation the other
+                // instances trust once it is swapped in, until this instance replays them.
+                if (!buildAnnounced(current)) {
+                    unwritten.addAll(remaining);
+                    return new Written(changed, unwritten, List.of());
+                }
+                if (attempt == WRITE_ATTEMPTS) {
+                    return new Written(changed, unwritten, remaining);
+                }
+                state.refresh();
+                continue;
             }
             Map<Integer, RedisShardWrite> writes = new LinkedHashMap<>();
             RedisLayers layers = current.layers;
@@ -110,6 +121,17 @@ final class RedisBitWriter {
             state.refresh(); // a generation started or was swapped since this instance last looked
             remaining = new ArrayList<>(retry);
         }
+    }
+
+    /**
+     * Whether shard 0's metadata, which every instance reads, names a live or next generation that {@code current}
+     * (which has neither) does not know: the add script, sent with no keys, answers -2 then, -1 when there is none.
+     */
+    private boolean buildAnnounced(RedisFilterView current) {
+        RedisShardWrite none = shardWrite(0);
+        long answer = (Long) commands.await(commands.send(port -> port.eval(RedisCounterScripts.addFor(current),
+                none.keys(current), none.args(current))));
+        return answer == -2;
     }
 
     private RedisShardWrite shardWrite(int shard) {
