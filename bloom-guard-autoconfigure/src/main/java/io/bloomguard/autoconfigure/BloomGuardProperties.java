@@ -1,9 +1,11 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.registry.FilterSpec;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -33,7 +35,7 @@ public class BloomGuardProperties {
 
     /** Settings every filter inherits unless it sets its own. */
     @NestedConfigurationProperty
-    private final FilterDefaults defaults = new FilterDefaults();
+    private FilterDefaults defaults = new FilterDefaults();
 
     /**
      * Filters by name (lowercase letters, digits and '-'). Each takes backend, expected-size, error-rate, mode,
@@ -46,7 +48,7 @@ public class BloomGuardProperties {
 
     /** Settings of the redis backend, shared by every filter that uses it. */
     @NestedConfigurationProperty
-    private final RedisBackendProperties redis = new RedisBackendProperties();
+    private RedisBackendProperties redis = new RedisBackendProperties();
 
     public boolean isEnabled() {
         return enabled;
@@ -70,5 +72,21 @@ public class BloomGuardProperties {
 
     public RedisBackendProperties getRedis() {
         return redis;
+    }
+
+    /**
+     * These properties with each filter's values as resolved ({@link FilterProperties#resolved}): a filter shows
+     * every setting it ended up with, its own or inherited, rather than only the ones it set. The defaults and the
+     * redis settings are shared, not copied.
+     */
+    BloomGuardProperties withResolvedFilters(List<FilterSpec> specs) {
+        BloomGuardProperties resolved = new BloomGuardProperties();
+        resolved.enabled = enabled;
+        resolved.defaults = defaults;
+        resolved.redis = redis;
+        for (FilterSpec spec : specs) {
+            resolved.filters.put(spec.name(), FilterProperties.resolved(spec));
+        }
+        return resolved;
     }
 }

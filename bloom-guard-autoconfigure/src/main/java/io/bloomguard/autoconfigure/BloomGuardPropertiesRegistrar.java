@@ -15,6 +15,7 @@ import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
 import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.context.properties.bind.BindMethod;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.env.Environment;
@@ -23,10 +24,10 @@ import java.util.Objects;
 
 /**
  * Binds {@code bloom-guard.*} once per application context, before any bean is created, and registers what it
- * configures: the {@link BloomGuardSettings} (and the bound {@link BloomGuardProperties}, as Spring Boot would
- * register a properties bean) as singletons the other beans inject, and one bean per filter. It also logs a warning
- * for each {@code bloom-guard.*} property from an environment variable or a system property that this version does
- * not know, such as {@code BLOOMGUARD_VERSION=1.0} set by a build tool; the same name in the application's
+ * configures: the {@link BloomGuardSettings} as a singleton the other beans inject, the bound
+ * {@link BloomGuardProperties} as Spring Boot would register a properties bean, and one bean per filter. It also logs a
+ * warning for each {@code bloom-guard.*} property from an environment variable or a system property that this version
+ * does not know, such as {@code BLOOMGUARD_VERSION=1.0} set by a build tool; the same name in the application's
  * configuration files stops startup.
  *
  * <p>A filter's bean is qualified with the filter's name, so that {@code @Qualifier("users") NamedBloomFilter users}
@@ -79,10 +80,22 @@ final class BloomGuardPropertiesRegistrar implements BeanDefinitionRegistryPostP
                     + registry.getClass().getName());
         }
         singletons.registerSingleton(BloomGuardSettings.class.getName(), settings);
-        singletons.registerSingleton(PROPERTIES_BEAN_NAME, settings.properties());
+        registry.registerBeanDefinition(PROPERTIES_BEAN_NAME, propertiesBean(settings.properties()));
         for (FilterSpec spec : settings.filters()) {
             registry.registerBeanDefinition(beanName(spec.name()), filterBean(spec.name()));
         }
+    }
+
+    /**
+     * The properties as a bean definition, not a bare singleton: {@code /actuator/configprops} lists only the
+     * {@code @ConfigurationProperties} beans that have one. Marked as bound already (Spring Boot's mark for a value
+     * object bound at construction), so that Spring Boot does not bind it again over the resolved filters.
+     */
+    private static RootBeanDefinition propertiesBean(BloomGuardProperties properties) {
+        RootBeanDefinition definition = new RootBeanDefinition(BloomGuardProperties.class, () -> properties);
+        definition.setAttribute(BindMethod.class.getName(), BindMethod.VALUE_OBJECT);
+        definition.setAttribute(BeanRegistrationAotProcessor.IGNORE_REGISTRATION_ATTRIBUTE, true);
+        return definition;
     }
 
     private RootBeanDefinition filterBean(String name) {

@@ -19,7 +19,7 @@ import java.util.Set;
  * what the registry, the filter beans and the redis backend are built from. {@link BloomGuardPropertiesRegistrar}
  * binds it before any bean is created and publishes it as a singleton, which the beans that need it inject.
  *
- * @param properties the properties as bound
+ * @param properties the properties as bound, each filter shown with the values it ended up with
  * @param filters    each configured filter's spec, in the order the filters are declared
  */
 record BloomGuardSettings(BloomGuardProperties properties, List<FilterSpec> filters) {
@@ -35,7 +35,7 @@ record BloomGuardSettings(BloomGuardProperties properties, List<FilterSpec> filt
 
     /**
      * Binds {@code bloom-guard.*} from the environment and resolves the filters' specs, which refuses invalid
-     * values. Strict for application files, the command line and every other source the application chose: a
+     * values; the properties it returns show each filter as resolved. Strict for application files, the command line and every other source the application chose: a
      * property this version does not know (a typo such as {@code eror-rate}, or a setting from a later version)
      * fails startup instead of silently leaving a filter on its defaults. Not for environment variables and system
      * properties, which relaxed binding maps onto {@code bloom-guard.*} even when another tool set them
@@ -46,7 +46,8 @@ record BloomGuardSettings(BloomGuardProperties properties, List<FilterSpec> filt
         BloomGuardProperties properties = Binder.get(environment).bindOrCreate(PREFIX,
                 Bindable.of(BloomGuardProperties.class),
                 new NoUnboundElementsBindHandler(BindHandler.DEFAULT, new UnboundElementsSourceFilter()));
-        return new BloomGuardSettings(properties, FilterSpecResolver.resolve(properties));
+        List<FilterSpec> filters = FilterSpecResolver.resolve(properties);
+        return new BloomGuardSettings(properties.withResolvedFilters(filters), filters);
     }
 
     /**

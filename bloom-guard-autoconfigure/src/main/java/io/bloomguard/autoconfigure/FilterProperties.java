@@ -3,6 +3,7 @@ package io.bloomguard.autoconfigure;
 import io.bloomguard.registry.AddFailurePolicy;
 import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.BackendType;
+import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterType;
 import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.GuardMode;
@@ -145,5 +146,26 @@ public class FilterProperties {
 
     public void setGrowth(@Nullable GrowthPolicy growth) {
         this.growth = growth;
+    }
+
+    /** The values a filter ended up with, defaults applied: what {@code /actuator/configprops} shows for it. */
+    static FilterProperties resolved(FilterSpec spec) {
+        FilterProperties filter = new FilterProperties();
+        filter.backend = spec.backend();
+        filter.expectedSize = spec.expectedSize();
+        filter.errorRate = spec.errorRate();
+        filter.mode = spec.mode();
+        filter.onBackendFailure = spec.onBackendFailure();
+        filter.onAddFailure = spec.onAddFailure();
+        filter.type = spec.type();
+        filter.growth = spec.growth();
+        filter.putsOnly = spec.putsOnly();
+        filter.preload.setSql(spec.preloadSql());
+        filter.rebuild.setCron(spec.rebuildCron());
+        filter.rebuild.setZone(spec.rebuildZone());
+        filter.rebuild.setHoldBelow(spec.rebuildHoldBelow());
+        filter.redis.setShards(spec.redisShards());
+        filter.redis.setNearCopy(spec.redisNearCopy());
+        return filter;
     }
 }
