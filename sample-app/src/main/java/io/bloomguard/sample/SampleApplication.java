@@ -2,7 +2,6 @@ package io.bloomguard.sample;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.cache.annotation.EnableCaching;
 
 /**
  * A small REST service with bloom-guard in front of two Spring Data repositories: users (keyed by id, loaded
@@ -11,7 +10,6 @@ import org.springframework.cache.annotation.EnableCaching;
  * <p>Run it from the repository root: {@code ./mvnw -q -pl sample-app -am -DskipTests package spring-boot:run}
  */
 @SpringBootApplication
-@EnableCaching
 public class SampleApplication {
 
     public static void main(String[] args) {
