@@ -2,6 +2,7 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomPut;
+import io.bloomguard.annotation.BloomRemove;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.ExecutableMode;
@@ -23,16 +24,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Registers the reflection a native image needs for the application's beans with {@code @BloomGuarded} or
- * {@code @BloomPut} methods (Spring Data repositories included): at startup each such class and its interfaces are
- * read for the annotations, and a method's parameter names for its key expression; a key expression then reads the
- * properties of the method's parameters and, through {@code #result}, of what it returns; and a guarded method that
- * returns a collection class answers a rejected call with a new one, made through its public constructor.
+ * Registers the reflection a native image needs for the application's beans with {@code @BloomGuarded},
+ * {@code @BloomPut} or {@code @BloomRemove} methods (Spring Data repositories included): at startup each such class
+ * and its interfaces are read for the annotations, and a method's parameter names for its key expression; a key
+ * expression (or a remove's condition) then reads the properties of the method's parameters and, through
+ * {@code #result}, of what it returns; and a guarded method that returns a collection class answers a rejected call
+ * with a new one, made through its public constructor.
  * Registered in {@code META-INF/spring/aot.factories}.
  */
 final class BloomAnnotatedBeanAotProcessor implements BeanRegistrationAotProcessor {
 
-    private static final List<Class<? extends Annotation>> ANNOTATIONS = List.of(BloomGuarded.class, BloomPut.class);
+    private static final List<Class<? extends Annotation>> ANNOTATIONS = List.of(BloomGuarded.class, BloomPut.class,
+            BloomRemove.class);
 
     @Override
     public @Nullable BeanRegistrationAotContribution processAheadOfTime(RegisteredBean bean) {
@@ -76,14 +79,19 @@ final class BloomAnnotatedBeanAotProcessor implements BeanRegistrationAotProcess
         });
     }
 
-    /** The key expressions of an annotated method ("" for default keys), or null when it has neither annotation. */
+    /**
+     * The expressions of an annotated method, keys and a remove's condition ("" when all are defaults), or null when
+     * it has none of the annotations.
+     */
     private static @Nullable String keysOf(Method method) {
         BloomGuarded guarded = AnnotatedElementUtils.findMergedAnnotation(method, BloomGuarded.class);
         BloomPut put = AnnotatedElementUtils.findMergedAnnotation(method, BloomPut.class);
-        if (guarded == null && put == null) {
+        BloomRemove remove = AnnotatedElementUtils.findMergedAnnotation(method, BloomRemove.class);
+        if (guarded == null && put == null && remove == null) {
             return null;
         }
-        return (((guarded != null) ? guarded.key() : "") + " " + ((put != null) ? put.key() : "")).strip();
+        return String.join(" ", (guarded != null) ? guarded.key() : "", (put != null) ? put.key() : "",
+                (remove != null) ? remove.key() + " " + remove.condition() : "").strip();
     }
 
     /** A type variable ({@code <S extends User> S save(S)}) as its bound; generic types as they are. */

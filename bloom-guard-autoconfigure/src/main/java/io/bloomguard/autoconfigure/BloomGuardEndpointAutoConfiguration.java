@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * The {@code bloomfilters} actuator endpoint, when the application has Spring Boot's actuator and the endpoint is
@@ -19,6 +20,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class)
 @ConditionalOnClass(ConditionalOnAvailableEndpoint.class)
 @ConditionalOnAvailableEndpoint(BloomFiltersEndpoint.class)
+@ImportRuntimeHints(BloomFiltersEndpointRuntimeHints.class)
 public final class BloomGuardEndpointAutoConfiguration {
 
     @Bean

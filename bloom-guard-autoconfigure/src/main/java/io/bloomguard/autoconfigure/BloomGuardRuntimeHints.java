@@ -9,10 +9,11 @@ import java.util.List;
 
 /**
  * What bloom-guard itself looks up reflectively in a native image: the classes whose presence tells it which
- * integrations the application has (Spring Data, Reactor, Spring's transactions). Nothing else is needed here: Spring
- * Boot registers binding hints for the bound properties singleton as for any {@code @ConfigurationProperties} bean,
- * the endpoint's operations are Spring Boot's too, the Redis scripts are strings in the code rather than resources,
- * and the application's annotated beans are {@link BloomAnnotatedBeanAotProcessor}'s.
+ * integrations the application has (Spring Data, Reactor, Spring's transactions, Lettuce). Nothing else is needed
+ * here: Spring Boot registers binding hints for the bound properties as for any {@code @ConfigurationProperties}
+ * bean, the Redis scripts are strings in the code rather than resources, the endpoint's bodies are
+ * {@link BloomFiltersEndpointRuntimeHints}' and the application's annotated beans
+ * {@link BloomAnnotatedBeanAotProcessor}'s.
  */
 final class BloomGuardRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -20,7 +21,8 @@ final class BloomGuardRuntimeHints implements RuntimeHintsRegistrar {
     static final List<String> OPTIONAL_CLASSES = List.of("org.springframework.data.domain.Page",
             "org.springframework.data.repository.Repository", "org.springframework.data.repository.CrudRepository",
             "reactor.core.publisher.Mono", "reactor.core.publisher.Flux", "org.reactivestreams.Publisher",
-            "org.springframework.transaction.support.TransactionSynchronizationManager");
+            "org.springframework.transaction.support.TransactionSynchronizationManager",
+            "org.springframework.data.domain.Persistable", "io.lettuce.core.AbstractRedisClient");
 
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {

@@ -2,6 +2,9 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomPut;
+import io.bloomguard.annotation.BloomRemove;
+import io.bloomguard.actuate.BloomFiltersEndpoint;
+import io.bloomguard.actuate.BloomFiltersEndpointWebExtension;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.junit.jupiter.api.Test;
@@ -24,9 +27,15 @@ import org.springframework.javapoet.ClassName;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.LinkedList;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -93,16 +102,76 @@ class BloomGuardAotProcessingTest {
                 .withMemberCategory(MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS)).accepts(hints);
     }
 
+    /** A remove's key reads its parameter, and its condition what the delete returned. */
+    @Test
+    void removesAndWhatTheirConditionsReadAreReflectable() throws NoSuchMethodException {
+        RuntimeHints hints = process(RemovingApplication.class, "bloom-guard.filters.accounts.type=counting",
+                "bloom-guard.filters.accounts.expected-size=100").hints();
+
+        assertThat(RuntimeHintsPredicates.reflection().onType(AccountClosing.class)).accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection()
+                .onMethod(AccountClosing.class.getMethod("close", AccountQuery.class))).accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(AccountQuery.class, "number"))
+                .accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Closure.class, "closed")).accepts(hints);
+    }
+
+    /** What a filter, a refused action and an unknown filter's 404 answer is written to JSON from. */
+    @Test
+    void theEndpointsBodiesCanBeWrittenInANativeImage() {
+        RuntimeHints hints = process(EndpointApplication.class, "bloom-guard.filters.accounts.expected-size=100",
+                "management.endpoints.web.exposure.include=bloomfilters").hints();
+
+        for (Class<?> body : List.of(BloomFiltersEndpoint.FilterDescriptor.class,
+                BloomFiltersEndpoint.RebuildDescriptor.class, BloomFiltersEndpoint.MembershipDescriptor.class,
+                BloomFiltersEndpointWebExtension.FailureDescriptor.class,
+                BloomFiltersEndpointWebExtension.UnknownFilterDescriptor.class,
+                BloomFiltersEndpoint.SpecDescriptor.class)) {
+            String firstComponent = body.getRecordComponents()[0].getName();
+            assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(body, firstComponent))
+                    .as(body.getSimpleName()).accepts(hints);
+        }
+    }
+
+    /** Each class the code looks up by name, to see which integrations are there, is one a native image knows. */
+    @Test
+    void everyClassLookedUpByNameIsRegistered() throws IOException {
+        Pattern lookup = Pattern.compile("(?:isPresent|optionalClass)\\(\\s*\"([\\w.$]+)\"");
+        List<String> looked;
+        try (Stream<Path> sources = Files.walk(Path.of("src", "main", "java"))) {
+            looked = sources.filter(path -> path.toString().endsWith(".java")).flatMap(path -> {
+                Matcher found = lookup.matcher(read(path));
+                return found.results().map(result -> result.group(1));
+            }).distinct().toList();
+        }
+
+        assertThat(looked).contains("io.lettuce.core.AbstractRedisClient", "reactor.core.publisher.Mono");
+        assertThat(BloomGuardRuntimeHints.OPTIONAL_CLASSES).containsAll(looked);
+    }
+
+    private static String read(Path path) {
+        try {
+            return Files.readString(path);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
     private record Processed(String sources, RuntimeHints hints, long filterBits) {
     }
 
     private static Processed process(String... properties) {
+        return process(GuardedApplication.class, properties);
+    }
+
+    private static Processed process(Class<?> application, String... properties) {
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
             TestPropertyValues.of(properties).applyTo(context);
-            context.register(GuardedApplication.class);
+            context.register(application);
             InMemoryGeneratedFiles files = new InMemoryGeneratedFiles();
             DefaultGenerationContext generation = new DefaultGenerationContext(
-                    new ClassNameGenerator(ClassName.get(GuardedApplication.class)), files);
+                    new ClassNameGenerator(ClassName.get(application)), files);
             // As spring-boot:process-aot runs it.
             System.setProperty(AbstractAotProcessor.AOT_PROCESSING, "true");
             try {
@@ -134,6 +203,32 @@ class BloomGuardAotProcessingTest {
         AccountService accountService() {
             return new AccountService();
         }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration(BloomGuardAutoConfiguration.class)
+    static class RemovingApplication {
+
+        @org.springframework.context.annotation.Bean
+        AccountClosing accountClosing() {
+            return new AccountClosing();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({ BloomGuardAutoConfiguration.class, BloomGuardEndpointAutoConfiguration.class })
+    static class EndpointApplication {
+    }
+
+    public static class AccountClosing {
+
+        @BloomRemove(filter = "accounts", key = "#query.number", condition = "#result.closed")
+        public Closure close(AccountQuery query) {
+            return new Closure(false);
+        }
+    }
+
+    public record Closure(boolean closed) {
     }
 
     public static class AccountService {

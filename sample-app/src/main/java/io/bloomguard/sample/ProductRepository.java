@@ -1,10 +1,13 @@
 package io.bloomguard.sample;
 
 import io.bloomguard.annotation.BloomGuarded;
+import io.bloomguard.annotation.BloomRemove;
 import org.hibernate.jpa.HibernateHints;
 import org.springframework.data.jpa.repository.JpaRepository;
+import org.springframework.data.jpa.repository.Modifying;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.jpa.repository.QueryHints;
+import org.springframework.transaction.annotation.Transactional;
 
 import jakarta.persistence.QueryHint;
 import java.util.Optional;
@@ -15,6 +18,17 @@ public interface ProductRepository extends JpaRepository<Product, ProductId> {
 
     @BloomGuarded(filter = "products", key = "#tenant + ':' + #sku")
     Optional<Product> findByTenantAndSku(String tenant, String sku);
+
+    /**
+     * Deletes a product: 1, or 0 when there was none. The count proves the row went, so its key leaves the filter
+     * (a counting one) once the delete commits, and lookups of it are rejected again; a delete of no row removes
+     * nothing, since its key's counters may be other keys' too.
+     */
+    @BloomRemove(filter = "products", key = "#tenant + ':' + #sku")
+    @Transactional
+    @Modifying
+    @Query("delete from Product p where p.tenant = :tenant and p.sku = :sku")
+    int deleteByKey(String tenant, String sku);
 
     /**
      * Every product's filter key, {@code tenant:sku}, streamed from a cursor for the preload (which reads it in

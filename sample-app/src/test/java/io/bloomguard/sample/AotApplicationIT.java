@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -112,7 +113,52 @@ class AotApplicationIT {
         assertThat(filters.filters()).containsOnlyKeys("users", "products", "visited-urls");
     }
 
+    /** A write operation of the endpoint, and its error bodies: JSON written from records the hints name. */
+    @Test
+    void theEndpointAnswersWriteOperationsAndErrors() {
+        MembershipJson test = http.post().uri("/actuator/bloomfilters/users")
+                .contentType(MediaType.APPLICATION_JSON).body(Map.of("action", "test", "key", "42")).retrieve()
+                .body(MembershipJson.class);
+        assertThat(test.mightContain()).isTrue();
+
+        assertThatExceptionOfType(HttpClientErrorException.BadRequest.class)
+                .isThrownBy(() -> http.post().uri("/actuator/bloomfilters/users")
+                        .contentType(MediaType.APPLICATION_JSON).body(Map.of("action", "shrink")).retrieve()
+                        .toBodilessEntity())
+                .satisfies(refused -> assertThat(refused.getResponseBodyAsString()).contains("\"message\"")
+                        .contains("shrink"));
+        assertThatExceptionOfType(HttpClientErrorException.NotFound.class)
+                .isThrownBy(() -> http.get().uri("/actuator/bloomfilters/userz").retrieve().toBodilessEntity())
+                .satisfies(unknown -> assertThat(unknown.getResponseBodyAsString()).contains("\"filters\"")
+                        .contains("products"));
+    }
+
+    /**
+     * {@code @BloomRemove}: a proven delete takes the key out of the counting filter. A removed key still tests
+     * positive only if all its counters are shared, ~10^-4 per key at this fill, so two of three ~10^-8.
+     */
+    @Test
+    void aDeletedProductLeavesTheFilter() {
+        List<String> skus = List.of("SKU-00201", "SKU-00202", "SKU-00203");
+        int removed = 0;
+        for (String sku : skus) {
+            assertThat(http.delete().uri("/products/initech/{sku}", sku).retrieve().toBodilessEntity()
+                    .getStatusCode().value()).isEqualTo(204);
+            MembershipJson test = http.post().uri("/actuator/bloomfilters/products")
+                    .contentType(MediaType.APPLICATION_JSON).body(Map.of("action", "test", "key", "initech:" + sku))
+                    .retrieve().body(MembershipJson.class);
+            removed += test.mightContain() ? 0 : 1;
+        }
+
+        assertThat(removed).isGreaterThanOrEqualTo(skus.size() - 1);
+        assertThatExceptionOfType(HttpClientErrorException.NotFound.class)
+                .isThrownBy(() -> http.get().uri("/products/initech/SKU-00201").retrieve().toBodilessEntity());
+    }
+
     record UserJson(long id, String name, String email) {
+    }
+
+    record MembershipJson(boolean mightContain) {
     }
 
     record FiltersJson(Map<String, Object> filters) {
