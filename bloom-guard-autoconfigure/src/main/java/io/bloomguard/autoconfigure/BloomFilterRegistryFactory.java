@@ -43,10 +43,13 @@ final class BloomFilterRegistryFactory {
      *
      * @param redis the Redis backend, asked for only when a filter uses it; {@code null} when the application
      *              has no Spring Data Redis with Lettuce
+     * @param threads the threads the filters rebuild on in the background
      */
-    static BloomFilterRegistry create(BloomGuardSettings settings, Supplier<RedisFilterBackend> redis) {
+    static BloomFilterRegistry create(BloomGuardSettings settings, Supplier<RedisFilterBackend> redis,
+            BloomGuardThreads threads) {
         boolean holdsBits = settings.enabled() && !Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING);
-        BackgroundRebuilds background = new BackgroundRebuilds();
+        BackgroundRebuilds background = new BackgroundRebuilds(
+                () -> threads.scheduledExecutor("bloom-guard-background-rebuild"));
         List<NamedBloomFilter> filters = settings.filters().stream().map(spec -> holdsBits
                 ? new NamedBloomFilter(spec, backendFilter(spec, redis), FilterState.LOADING, background)
                 : new NamedBloomFilter(spec, new DisabledBloomFilter(sizing(spec)), FilterState.DISABLED, background))

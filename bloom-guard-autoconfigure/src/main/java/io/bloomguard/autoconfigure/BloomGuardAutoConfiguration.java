@@ -29,6 +29,7 @@ import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.data.repository.core.support.RepositoryFactoryBeanSupport;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -69,8 +70,9 @@ public final class BloomGuardAutoConfiguration {
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static BloomFilterRegistry bloomFilterRegistry(BloomGuardSettings settings,
-            ObjectProvider<RedisFilterBackend> redisBackend) {
-        return BloomFilterRegistryFactory.create(settings, redisBackend::getIfAvailable);
+            ObjectProvider<RedisFilterBackend> redisBackend, Environment environment) {
+        return BloomFilterRegistryFactory.create(settings, redisBackend::getIfAvailable,
+                new BloomGuardThreads(environment));
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -152,7 +154,7 @@ public final class BloomGuardAutoConfiguration {
         FilterPreloader bloomFilterPreloader(BloomFilterRegistry registry, ObjectProvider<BloomKeySource> keySources,
                 ListableBeanFactory beans,
                 ObjectProvider<SqlKeySourceFactory> sqlKeySources, ObjectProvider<KeyReadScope> readScope,
-                ObjectProvider<BloomOperationSource> operations) {
+                ObjectProvider<BloomOperationSource> operations, Environment environment) {
             List<BloomKeySource> sources = new ArrayList<>(byBeanName(keySources.orderedStream().toList(), beans));
             // The registry's specs, already resolved and validated (and a user's own registry's, if there is one).
             List<FilterSpec> specs = registry.all().stream().map(NamedBloomFilter::spec).toList();
@@ -168,7 +170,7 @@ public final class BloomGuardAutoConfiguration {
             return new FilterPreloader(registry, sources, readScope.getIfAvailable(() -> KeyReadScope.DIRECT), () -> {
                 BloomOperationSource source = operations.getIfAvailable();
                 return (source != null) ? source.guardedMethodsByFilter() : Map.of();
-            });
+            }, new BloomGuardThreads(environment).perTask("bloom-guard-preload"));
         }
 
         /** The key source beans, in their order, each named by its bean name in the preload's log and errors. */
@@ -189,17 +191,19 @@ public final class BloomGuardAutoConfiguration {
         /** Rebuilds the filters that have a {@code rebuild.cron}, on a scheduler of its own. */
         @Bean
         @ConditionalOnMissingBean
-        ScheduledRebuilds bloomScheduledRebuilds(BloomFilterRegistry registry) {
-            return new ScheduledRebuilds(registry);
+        ScheduledRebuilds bloomScheduledRebuilds(BloomFilterRegistry registry, Environment environment) {
+            return new ScheduledRebuilds(registry, new BloomGuardThreads(environment).scheduler("bloom-guard-rebuild"));
         }
 
         /** Holds readiness while a shared filter is refused by its store or has never reached it. */
         @Bean
         @ConditionalOnMissingBean
         static SharedFilterReadiness bloomSharedFilterReadiness(ObjectProvider<BloomFilterRegistry> registry,
-                ObjectProvider<ApplicationAvailability> availability, BloomGuardSettings settings) {
+                ObjectProvider<ApplicationAvailability> availability, BloomGuardSettings settings,
+                Environment environment) {
             return new SharedFilterReadiness(registry, availability,
-                    settings.properties().getRedis().getRefreshInterval());
+                    settings.properties().getRedis().getRefreshInterval(),
+                    new BloomGuardThreads(environment).scheduler("bloom-guard-readiness"));
         }
     }
 

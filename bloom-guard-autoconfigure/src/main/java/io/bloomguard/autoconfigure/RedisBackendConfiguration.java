@@ -22,6 +22,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
@@ -52,9 +53,12 @@ final class RedisBackendConfiguration {
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static RedisFilterBackend bloomGuardRedisBackend(BloomGuardSettings settings,
-            ObjectProvider<RedisConnectionFactory> connectionFactory) {
-        return new RedisFilterBackend(() -> connect(connectionFactory.getIfAvailable()),
-                FilterSpecResolver.redisSettings(settings.properties().getRedis()));
+            ObjectProvider<RedisConnectionFactory> connectionFactory, Environment environment) {
+        BloomGuardThreads threads = new BloomGuardThreads(environment);
+        // JDK executor types, made by Spring Boot's builders: the backend is Spring-free, and shuts them down itself.
+        return new RedisFilterBackend(() -> connect(connectionFactory.getIfAvailable(), threads),
+                FilterSpecResolver.redisSettings(settings.properties().getRedis()),
+                threads.scheduledExecutor("bloom-guard-redis"), threads.growingPool("bloom-guard-redis-build"));
     }
 
     @Bean
@@ -166,12 +170,13 @@ final class RedisBackendConfiguration {
      * A port of the backend's own: over the application's Lettuce client when it has one (pipelined, per-call
      * timeouts), else over Spring Data Redis's connection API (Jedis, Redisson's factory), at that client's speed.
      */
-    static RedisPort connect(RedisConnectionFactory factory) {
+    static RedisPort connect(RedisConnectionFactory factory, BloomGuardThreads threads) {
         checkConnectionFactory(factory, null);
         if (LETTUCE_PRESENT && LettuceClients.isLettuce(factory)) {
             return LettuceClients.connect(factory);
         }
-        return new SpringDataRedisPort(factory, BLOCKING_CLIENT_THREADS);
+        return new SpringDataRedisPort(factory,
+                threads.fixedPool("bloom-guard-redis-commands", BLOCKING_CLIENT_THREADS));
     }
 
     private static void checkConnectionFactory(RedisConnectionFactory factory, String filter) {

@@ -12,15 +12,15 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.ReadinessState;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.ApplicationListener;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -46,13 +46,16 @@ final class SharedFilterReadiness implements ApplicationListener<AvailabilityCha
     private volatile boolean applicationReady;
     /** Whether this holds readiness now: it published {@code REFUSING_TRAFFIC} and has not released it. */
     private volatile boolean holding;
-    private @Nullable ScheduledExecutorService poller;
+    private final ThreadPoolTaskSchedulerBuilder pollerBuilder;
+    private @Nullable ThreadPoolTaskScheduler poller;
 
     SharedFilterReadiness(ObjectProvider<BloomFilterRegistry> registry,
-            ObjectProvider<ApplicationAvailability> availability, Duration interval) {
+            ObjectProvider<ApplicationAvailability> availability, Duration interval,
+            ThreadPoolTaskSchedulerBuilder pollerBuilder) {
         this.registry = registry;
         this.availability = availability;
         this.interval = interval;
+        this.pollerBuilder = pollerBuilder;
     }
 
     @Override
@@ -119,13 +122,9 @@ final class SharedFilterReadiness implements ApplicationListener<AvailabilityCha
                 || filters.all().stream().noneMatch(filter -> filter.backend() instanceof SharedBloomFilter)) {
             return;
         }
-        ScheduledThreadPoolExecutor looking = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, "bloom-guard-readiness");
-            thread.setDaemon(true);
-            return thread;
-        });
-        looking.scheduleWithFixedDelay(this::checkQuietly, interval.toMillis(), interval.toMillis(),
-                TimeUnit.MILLISECONDS);
+        ThreadPoolTaskScheduler looking = pollerBuilder.build();
+        looking.initialize();
+        looking.scheduleWithFixedDelay(this::checkQuietly, Instant.now().plus(interval), interval);
         poller = looking;
     }
 
@@ -142,7 +141,7 @@ final class SharedFilterReadiness implements ApplicationListener<AvailabilityCha
     public synchronized void destroy() {
         applicationReady = false;
         if (poller != null) {
-            poller.shutdownNow();
+            poller.shutdown();
             poller = null;
         }
     }

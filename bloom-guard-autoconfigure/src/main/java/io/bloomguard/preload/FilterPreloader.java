@@ -9,6 +9,7 @@ import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -51,14 +53,29 @@ public final class FilterPreloader {
     private final KeyReadScope scope;
     private final Supplier<Map<String, Set<String>>> guardedMethods;
     private final Map<String, PreloadResult> results = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Executor startThreads;
 
     /**
+     * A preloader that starts shared filters together on daemon platform threads of its own.
+     *
      * @param guardedMethods filter name → the guarded methods using it, for the warning about empty filters
      * @throws UnknownKeySourceFilterException when a key source names a filter that is not configured
      */
     public FilterPreloader(BloomFilterRegistry registry, Collection<? extends BloomKeySource> sources,
             KeyReadScope scope, Supplier<Map<String, Set<String>>> guardedMethods) {
+        this(registry, sources, scope, guardedMethods, daemonThreadPerStart());
+    }
+
+    /**
+     * @param guardedMethods filter name → the guarded methods using it, for the warning about empty filters
+     * @param startThreads   runs each shared filter's start but one on a thread of its own (the last runs on the
+     *                       caller's), so their waits overlap: one thread per task, never a queue
+     * @throws UnknownKeySourceFilterException when a key source names a filter that is not configured
+     */
+    public FilterPreloader(BloomFilterRegistry registry, Collection<? extends BloomKeySource> sources,
+            KeyReadScope scope, Supplier<Map<String, Set<String>>> guardedMethods, Executor startThreads) {
         this.registry = registry;
+        this.startThreads = startThreads;
         this.scope = scope;
         this.guardedMethods = guardedMethods;
         for (BloomKeySource source : sources) {
@@ -116,7 +133,7 @@ public final class FilterPreloader {
     }
 
     /** Runs the starts of shared filters each on a thread of its own (the last on this one) and waits for all. */
-    private static void runTogether(List<Runnable> starts) {
+    private void runTogether(List<Runnable> starts) {
         if (starts.size() <= 1) {
             starts.forEach(Runnable::run);
             return;
@@ -124,9 +141,7 @@ public final class FilterPreloader {
         List<FutureTask<Void>> others = new ArrayList<>();
         for (int i = 0; i < starts.size() - 1; i++) {
             FutureTask<Void> task = new FutureTask<>(starts.get(i), null);
-            Thread thread = new Thread(task, "bloom-guard-preload-" + (i + 1));
-            thread.setDaemon(true);
-            thread.start();
+            startThreads.execute(task);
             others.add(task);
         }
         starts.get(starts.size() - 1).run();
@@ -388,5 +403,11 @@ public final class FilterPreloader {
         static long rate(long keys, long nanos) {
             return nanos <= 0 ? keys : Math.round(keys * 1e9 / nanos);
         }
+    }
+
+    private static Executor daemonThreadPerStart() {
+        SimpleAsyncTaskExecutor threads = new SimpleAsyncTaskExecutor("bloom-guard-preload-");
+        threads.setDaemon(true);
+        return threads;
     }
 }

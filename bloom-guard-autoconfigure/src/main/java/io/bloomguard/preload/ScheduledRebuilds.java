@@ -5,6 +5,8 @@ import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.scheduling.support.CronTrigger;
@@ -13,8 +15,8 @@ import java.time.ZoneId;
 import java.util.TimeZone;
 
 /**
- * Rebuilds the filters that have a {@code rebuild.cron} on their schedule, on a scheduler of its own (one daemon
- * thread, so a long rebuild delays the next one rather than running beside it, and an application need not enable
+ * Rebuilds the filters that have a {@code rebuild.cron} on their schedule, on a scheduler of its own (one thread,
+ * so a long rebuild delays the next one rather than running beside it, and an application need not enable
  * Spring's scheduling). A shared filter is rebuilt by one instance: the others find it being loaded and skip.
  *
  * <p>Usage: the auto-configuration registers it; {@code bloom-guard.filters.users.rebuild.cron: "0 0 4 * * *"}.
@@ -24,17 +26,21 @@ public final class ScheduledRebuilds implements SmartLifecycle {
     private static final Log logger = LogFactory.getLog(ScheduledRebuilds.class);
 
     private final BloomFilterRegistry registry;
-    private volatile ThreadPoolTaskScheduler scheduler;
+    private final ThreadPoolTaskSchedulerBuilder schedulerBuilder;
+    private volatile @Nullable ThreadPoolTaskScheduler scheduler;
 
-    public ScheduledRebuilds(BloomFilterRegistry registry) {
+    /**
+     * @param schedulerBuilder makes the scheduler when this starts: one thread, of the kind the application chose
+     *                         (virtual or platform)
+     */
+    public ScheduledRebuilds(BloomFilterRegistry registry, ThreadPoolTaskSchedulerBuilder schedulerBuilder) {
         this.registry = registry;
+        this.schedulerBuilder = schedulerBuilder;
     }
 
     @Override
     public void start() {
-        ThreadPoolTaskScheduler tasks = new ThreadPoolTaskScheduler();
-        tasks.setThreadNamePrefix("bloom-guard-rebuild-");
-        tasks.setDaemon(true);
+        ThreadPoolTaskScheduler tasks = schedulerBuilder.build();
         tasks.initialize();
         for (NamedBloomFilter filter : registry.all()) {
             String cron = filter.spec().rebuildCron();

@@ -50,7 +50,23 @@ public final class RedisFilterBackend implements AutoCloseable {
     private final List<RedisBloomFilter> filters = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
+    /** A backend on daemon platform threads of its own, for use without Spring. */
     public RedisFilterBackend(Supplier<RedisPort> connector, RedisBackendSettings settings) {
+        this(connector, settings, maintenanceThread(),
+                Executors.newCachedThreadPool(daemon("bloom-guard-redis-build")));
+    }
+
+    /**
+     * A backend on the threads its application chose (virtual ones, say); it owns them from now on and shuts them
+     * down in {@link #close()}.
+     *
+     * @param maintenance one thread (periodic work runs one task at a time): refreshes, the recovery probe, replays
+     *                    and lock renewals; cancelled tasks should leave its queue
+     * @param builders    a thread for each build or reconnect under way (never a queue: a build must not wait for
+     *                    another to finish)
+     */
+    public RedisFilterBackend(Supplier<RedisPort> connector, RedisBackendSettings settings,
+            ScheduledExecutorService maintenance, ExecutorService builders) {
         this.settings = settings;
         this.connection = new SharedConnection(connector, settings.reconnectDelay());
         // Two breakers: checks that miss their short timeout (a GC pause will do) must not hold back adds, whose
@@ -60,10 +76,8 @@ public final class RedisFilterBackend implements AutoCloseable {
                 settings.commandTimeout());
         this.checks = new RedisCommands(connection::get, checkBreaker);
         this.commands = new RedisCommands(connection::get, commandBreaker);
-        ScheduledThreadPoolExecutor maintenance = new ScheduledThreadPoolExecutor(1, daemon("bloom-guard-redis"));
-        maintenance.setRemoveOnCancelPolicy(true);
         this.scheduler = maintenance;
-        this.builders = Executors.newCachedThreadPool(daemon("bloom-guard-redis-build"));
+        this.builders = builders;
         this.recovery = new RecoveryProbe(connection, commands, scheduler, builders, settings.commandTimeout());
         recovery.start(settings.probeInterval());
     }
@@ -192,6 +206,12 @@ public final class RedisFilterBackend implements AutoCloseable {
         }
         builders.shutdownNow();
         connection.release();
+    }
+
+    private static ScheduledExecutorService maintenanceThread() {
+        ScheduledThreadPoolExecutor maintenance = new ScheduledThreadPoolExecutor(1, daemon("bloom-guard-redis"));
+        maintenance.setRemoveOnCancelPolicy(true);
+        return maintenance;
     }
 
     private static ThreadFactory daemon(String name) {

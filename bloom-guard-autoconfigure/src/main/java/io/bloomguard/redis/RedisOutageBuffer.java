@@ -6,6 +6,7 @@ import org.apache.commons.logging.LogFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Adds on their way to Redis, and what this instance owes it when they cannot get there: an add is written at once;
@@ -36,8 +37,11 @@ final class RedisOutageBuffer {
     private final Runnable waitForRedis;
     /** Set once by {@link #close()}: nothing replays buffered adds from then on. */
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** Held while a stale mark is sent: see {@link #sendOwedStaleMark()}. */
-    private final Object staleMarkSending = new Object();
+    /**
+     * Held while a stale mark is sent: see {@link #sendOwedStaleMark()}. A lock, not a monitor: it is held across
+     * round trips to Redis, on a request thread too, and a monitor held so would pin a virtual thread on Java 21.
+     */
+    private final ReentrantLock staleMarkSending = new ReentrantLock();
 
     RedisOutageBuffer(String name, UnwritableAdds unwritableAdds, PendingAdds pending, RedisStaleMarks marks,
             RedisStoredState state, RedisBitWriter writer, RedisFilterCommands commands, RedisAccessState access,
@@ -191,7 +195,8 @@ final class RedisOutageBuffer {
      * after the rebuild it started had begun, and leave the rebuilt filter stale, to be rebuilt once more.
      */
     private void sendOwedStaleMark() {
-        synchronized (staleMarkSending) {
+        staleMarkSending.lock();
+        try {
             RedisStaleMarks.Owed owed = marks.owed();
             if (owed == null) {
                 return;
@@ -199,6 +204,9 @@ final class RedisOutageBuffer {
             marks.send(owed.reason());
             state.refresh(); // before the owed mark is let go: until this view shows the mark, status() must show it
             marks.delivered(owed); // a key lost meanwhile is owed still: its mark may come after a rebuild
+        }
+        finally {
+            staleMarkSending.unlock();
         }
     }
 

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
@@ -27,7 +28,12 @@ final class SharedConnection {
     private final AtomicBoolean reconnecting = new AtomicBoolean();
     private volatile long lastAttempt;
     private volatile @Nullable RedisPort port;
-    /** Set once {@link #release()} has closed the connection: nothing may open another. Guarded by this. */
+    /**
+     * Guards {@link #released} and the first opening. A lock, not a monitor: the first call opens the connection
+     * while holding it, on a request thread, and a monitor held across that would pin a virtual thread on Java 21.
+     */
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Set once {@link #release()} has closed the connection: nothing may open another. Guarded by the lock. */
     private boolean released;
 
     SharedConnection(Supplier<RedisPort> connector, Duration reconnectDelay) {
@@ -40,7 +46,8 @@ final class SharedConnection {
     RedisPort get() {
         RedisPort current = port;
         if (current == null) {
-            synchronized (this) {
+            lock.lock();
+            try {
                 if (released) {
                     throw new IllegalStateException("the Redis backend is closed");
                 }
@@ -49,6 +56,9 @@ final class SharedConnection {
                     current = connector.get();
                     port = current;
                 }
+            }
+            finally {
+                lock.unlock();
             }
         }
         return current;
@@ -91,11 +101,15 @@ final class SharedConnection {
             return;
         }
         boolean replaced;
-        synchronized (this) {
+        lock.lock();
+        try {
             replaced = !released && port == down;
             if (replaced) {
                 port = fresh;
             }
+        }
+        finally {
+            lock.unlock();
         }
         if (!replaced) {
             fresh.close();
@@ -108,10 +122,14 @@ final class SharedConnection {
     /** Closes the connection for good; commands from then on fail. Releasing again does nothing. */
     void release() {
         RedisPort current;
-        synchronized (this) {
+        lock.lock();
+        try {
             released = true;
             current = port;
             port = null;
+        }
+        finally {
+            lock.unlock();
         }
         if (current != null) {
             current.close();

@@ -23,12 +23,13 @@ import java.util.function.Function;
  * {@link LettuceRedisPort}, since these clients block, but it needs nothing from the client beyond what Spring
  * Data Redis offers.
  *
- * <p>Each command borrows a connection from the factory (the client's pool), runs on one of a few threads of
- * this port's own, and gives it back, so the backend still bounds every wait with its own timeout and several
+ * <p>Each command borrows a connection from the factory (the client's pool), runs on one of a few threads
+ * the port owns, and gives it back, so the backend still bounds every wait with its own timeout and several
  * commands can be in flight at once (a preload's chunks are uploaded in parallel this way). The client's own
  * timeouts still apply underneath.
  *
- * <p>Usage: {@code RedisPort port = new SpringDataRedisPort(connectionFactory, 8);}
+ * <p>Usage: {@code RedisPort port = new SpringDataRedisPort(connectionFactory, 8);}, or with the application's
+ * threads: {@code new SpringDataRedisPort(connectionFactory, commandThreads)}
  */
 public final class SpringDataRedisPort implements RedisPort {
 
@@ -38,22 +39,41 @@ public final class SpringDataRedisPort implements RedisPort {
     private final ExecutorService commandThreads;
 
     /**
+     * A port on daemon platform threads of its own, for use without Spring.
+     *
      * @param threads how many commands may be in flight at once; keep it at or below the client's pool size,
      *                or commands wait for a connection there
      */
     public SpringDataRedisPort(RedisConnectionFactory connectionFactory, int threads) {
+        this(connectionFactory, Executors.newFixedThreadPool(checked(threads), daemons()));
+    }
+
+    /**
+     * A port whose commands run on {@code commandThreads}, which it owns from now on and shuts down when closed.
+     *
+     * @param commandThreads a bounded number of threads (at or below the client's pool size, or commands wait for
+     *                       a connection there) with a queue, so that a caller never waits to hand a command over
+     */
+    public SpringDataRedisPort(RedisConnectionFactory connectionFactory, ExecutorService commandThreads) {
+        this.connectionFactory = connectionFactory;
+        this.commandThreads = commandThreads;
+    }
+
+    private static int checked(int threads) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, was " + threads);
         }
-        this.connectionFactory = connectionFactory;
+        return threads;
+    }
+
+    private static ThreadFactory daemons() {
         int port = PORTS.incrementAndGet();
         AtomicInteger thread = new AtomicInteger();
-        ThreadFactory daemons = runnable -> {
+        return runnable -> {
             Thread worker = new Thread(runnable, "bloom-guard-redis-" + port + "-" + thread.incrementAndGet());
             worker.setDaemon(true);
             return worker;
         };
-        this.commandThreads = Executors.newFixedThreadPool(threads, daemons);
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The one daemon thread on which a registry's local filters rebuild themselves (to recover from {@code FAILED}, to
@@ -16,8 +17,26 @@ import java.util.concurrent.TimeUnit;
  */
 public final class BackgroundRebuilds implements AutoCloseable {
 
+    private final Supplier<ScheduledExecutorService> threadMaker;
     private @Nullable ScheduledExecutorService executor;
     private boolean closed;
+
+    /** Rebuilds on a daemon platform thread of its own, for use without Spring. */
+    public BackgroundRebuilds() {
+        this(() -> Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "bloom-guard-background-rebuild");
+            thread.setDaemon(true);
+            return thread;
+        }));
+    }
+
+    /**
+     * Rebuilds on the thread {@code threadMaker} makes when first needed (one the application chose: a virtual
+     * thread, say), which these rebuilds own from then on and shut down when closed.
+     */
+    public BackgroundRebuilds(Supplier<ScheduledExecutorService> threadMaker) {
+        this.threadMaker = threadMaker;
+    }
 
     /**
      * Runs {@code task} on the thread.
@@ -52,11 +71,7 @@ public final class BackgroundRebuilds implements AutoCloseable {
             return null;
         }
         if (executor == null) {
-            executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
-                Thread thread = new Thread(runnable, "bloom-guard-background-rebuild");
-                thread.setDaemon(true);
-                return thread;
-            });
+            executor = threadMaker.get();
         }
         return executor;
     }
