@@ -29,6 +29,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import static io.bloomguard.guard.BloomRemoveTest.MAX_STILL_PASSING;
@@ -148,22 +150,31 @@ class BloomRemoveTransactionsTest {
         CountDownLatch commitFirst = new CountDownLatch(1);
 
         TransactionTemplate transaction = new TransactionTemplate(transactionManager);
-        CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> transaction.execute(status -> {
-                    int deleted = customers.deleteCustomerById(id);
-                    firstDeleted.countDown();
-                    awaitLatch(commitFirst);
-                    return deleted;
-                }));
-        awaitLatch(firstDeleted);
-        CompletableFuture<Integer> second = CompletableFuture.supplyAsync(
-                () -> transaction.execute(status -> customers.deleteCustomerById(id)));
-        await("the second delete waits for the first's row lock").atMost(Duration.ofSeconds(10))
-                .until(() -> jdbc.queryForObject("select count(*) from information_schema.sessions"
-                        + " where blocker_id is not null", Integer.class) > 0);
-        commitFirst.countDown();
+        // A thread each: CompletableFuture's own pool may have a single one (Java 25 on two cores), where the
+        // second delete would wait for the first to commit instead of for its row lock.
+        ExecutorService twoThreads = Executors.newFixedThreadPool(2);
+        try {
+            CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> transaction.execute(status -> {
+                        int deleted = customers.deleteCustomerById(id);
+                        firstDeleted.countDown();
+                        awaitLatch(commitFirst);
+                        return deleted;
+                    }), twoThreads);
+            awaitLatch(firstDeleted);
+            CompletableFuture<Integer> second = CompletableFuture.supplyAsync(
+                    () -> transaction.execute(status -> customers.deleteCustomerById(id)), twoThreads);
+            await("the second delete waits for the first's row lock").atMost(Duration.ofSeconds(10))
+                    .until(() -> jdbc.queryForObject("select count(*) from information_schema.sessions"
+                            + " where blocker_id is not null", Integer.class) > 0);
+            commitFirst.countDown();
 
-        assertThat(first.get(10, TimeUnit.SECONDS)).isOne();
-        assertThat(second.get(10, TimeUnit.SECONDS)).isZero();
+            assertThat(first.get(10, TimeUnit.SECONDS)).isOne();
+            assertThat(second.get(10, TimeUnit.SECONDS)).isZero();
+        }
+        finally {
+            commitFirst.countDown();
+            twoThreads.shutdownNow();
+        }
         assertThat(removable.mightContain(id)).as("put twice, removed once").isTrue();
     }
 
