@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What this instance last read of its filter in Redis, as one {@link RedisFilterView}: the metadata of shard 0, and
@@ -35,6 +36,10 @@ final class RedisStoredState {
     private final RedisStaleMarks marks;
     private volatile RedisFilterView view = RedisFilterView.NOT_STARTED;
     private final AtomicBoolean refreshQueued = new AtomicBoolean();
+    /** Refreshes begun, in order: a read that began before the view's own is older, and is dropped. */
+    private final AtomicLong refreshesBegun = new AtomicLong();
+    /** Which refresh the view is from (guarded by this; changed with {@link #view}, never across a round trip). */
+    private long viewRefresh;
     /** The last size a grown filter was found to have: worked out once, not at every refresh. */
     private volatile @Nullable FilterSizing lastGrown;
 
@@ -55,6 +60,7 @@ final class RedisStoredState {
 
     /** Reads the metadata of shard 0 and whether the live bitmaps exist. */
     void refresh() {
+        long begun = refreshesBegun.incrementAndGet();
         // Taken before the read: a mark sent before it is in what it reads.
         RedisStaleMarks.Sent mark = marks.lastSent();
         Map<String, String> meta = commands.call(port -> port.hashGetAll(keys.meta(0)));
@@ -97,11 +103,20 @@ final class RedisStoredState {
         else {
             status = SharedFilterStatus.READY;
         }
-        RedisFilterView previous = view;
         String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
         RedisFilterView updated = new RedisFilterView(status, live, liveNamed, liveSizing, layerCount, layers, next,
                 stale, liveBuild, keys);
-        view = updated;
+        RedisFilterView previous;
+        synchronized (this) {
+            if (begun < viewRefresh) {
+                // A refresh that began later has published already: this read may predate a swap (its bitmaps
+                // since deleted, so it found them MISSING) and must not replace what came after it.
+                return;
+            }
+            viewRefresh = begun;
+            previous = view;
+            view = updated;
+        }
         reportChange(previous, updated, meta);
     }
 
@@ -188,11 +203,14 @@ final class RedisStoredState {
      * filter is {@code MISSING} from now on, unless a refresh has read another view since.
      */
     void bitmapMissing(RedisFilterView seen) {
-        if (view == seen && seen.status == SharedFilterStatus.READY) {
-            RedisFilterView missing = seen.withStatus(SharedFilterStatus.MISSING, keys);
+        RedisFilterView missing = seen.withStatus(SharedFilterStatus.MISSING, keys);
+        synchronized (this) {
+            if (view != seen || seen.status != SharedFilterStatus.READY) {
+                return;
+            }
             view = missing;
-            reportChange(seen, missing, Map.of());
         }
+        reportChange(seen, missing, Map.of());
     }
 
     /** What an operator may see of the stored filter, as last read: never the seed. */
