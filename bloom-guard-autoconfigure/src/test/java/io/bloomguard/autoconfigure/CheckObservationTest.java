@@ -183,6 +183,18 @@ class CheckObservationTest {
     }
 
     @Test
+    void springBootsPropertyTurnsTheChecksObservationsOff() {
+        runner.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class,
+                MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+                CompositeMeterRegistryAutoConfiguration.class))
+                .withPropertyValues("management.observations.enable.bloomguard.check=false").run(context -> {
+                    assertThat(lookups(loaded(context)).user(ABSENT)).isEmpty();
+                    assertThat(context.getBean(MeterRegistry.class).find("bloomguard.check").meters()).isEmpty();
+                    assertThat(context.getBean(CheckObserver.class).start("users", null)).isNull();
+                });
+    }
+
+    @Test
     void withoutARegistryNothingIsObserved() {
         runner.run(context -> {
             assertThat(context).hasNotFailed().doesNotHaveBean(CheckObserver.class);
