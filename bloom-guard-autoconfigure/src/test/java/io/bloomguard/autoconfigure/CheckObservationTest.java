@@ -1,12 +1,19 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.annotation.BloomGuarded;
+import io.bloomguard.core.BackendUnavailableException;
+import io.bloomguard.core.BloomFilter;
+import io.bloomguard.core.FilterSizing;
 import io.bloomguard.guard.CheckObserver;
 import io.bloomguard.observation.BloomGuardObservationContext;
 import io.bloomguard.observation.BloomGuardObservationConvention;
 import io.bloomguard.observation.DefaultBloomGuardObservationConvention;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
+import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterState;
+import io.bloomguard.registry.FixedBloomFilterRegistry;
+import io.bloomguard.registry.NamedBloomFilter;
 import io.micrometer.common.KeyValue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
@@ -22,6 +29,8 @@ import org.springframework.boot.micrometer.observation.autoconfigure.Observation
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
@@ -31,6 +40,7 @@ import java.util.stream.Stream;
 
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * With an {@code ObservationRegistry}, every call the guard checks is a {@code bloomguard.check} observation tagged
@@ -114,6 +124,43 @@ class CheckObservationTest {
             assertThat(observations).hasSingleObservationThat().hasLowCardinalityKeyValue("filter", "skus")
                     .hasLowCardinalityKeyValue("outcome", "shadow_rejected");
         });
+    }
+
+    /** A check the backend fails: what on-backend-failure then did, and the failure when it is thrown. */
+    @Test
+    void aFailedCheckIsObservedWithWhatTheFailurePolicyDid() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(BloomGuardAutoConfiguration.class))
+                .withUserConfiguration(UnreachableFilters.class)
+                .withPropertyValues("bloom-guard.filters.strict.expected-size=100",
+                        "bloom-guard.filters.strict.on-backend-failure=throw",
+                        "bloom-guard.filters.careful.expected-size=100",
+                        "bloom-guard.filters.careful.on-backend-failure=reject",
+                        "bloom-guard.filters.lenient.expected-size=100",
+                        "bloom-guard.filters.lenient.on-backend-failure=allow")
+                .withBean(ObservationRegistry.class, () -> observations)
+                .withBean(UnreachableLookups.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    UnreachableLookups lookups = context.getBean(UnreachableLookups.class);
+                    assertThatExceptionOfType(BackendUnavailableException.class).isThrownBy(() -> lookups.strict(1L));
+                    assertThat(observations).hasSingleObservationThat().hasLowCardinalityKeyValue("filter", "strict")
+                            .hasLowCardinalityKeyValue("outcome", "failed")
+                            .hasLowCardinalityKeyValue("reason", "backend_failure")
+                            .hasError();
+                    observations.clear();
+
+                    assertThat(lookups.careful(1L)).as("answered empty").isEmpty();
+                    assertThat(observations).hasSingleObservationThat().hasLowCardinalityKeyValue("filter", "careful")
+                            .hasLowCardinalityKeyValue("outcome", "rejected")
+                            .hasLowCardinalityKeyValue("reason", "backend_failure");
+                    observations.clear();
+
+                    assertThat(lookups.lenient(1L)).as("let through").contains("found");
+                    assertThat(observations).hasSingleObservationThat().hasLowCardinalityKeyValue("filter", "lenient")
+                            .hasLowCardinalityKeyValue("outcome", "skipped")
+                            .hasLowCardinalityKeyValue("reason", "backend_failure");
+                });
     }
 
     @Test
@@ -230,6 +277,77 @@ class CheckObservationTest {
 
     private static Lookups lookups(AssertableApplicationContext context) {
         return context.getBean(Lookups.class);
+    }
+
+    /** The configured filters, ready, on a backend whose every check fails as an unreachable Redis does. */
+    @Configuration(proxyBeanMethods = false)
+    static class UnreachableFilters {
+
+        @Bean
+        static BloomFilterRegistry bloomFilterRegistry(BloomGuardSettings settings) {
+            return new FixedBloomFilterRegistry(settings.filters().stream()
+                    .map(spec -> new NamedBloomFilter(spec,
+                            new UnreachableBackend(FilterSizing.of(spec.expectedSize(), spec.errorRate())),
+                            FilterState.READY))
+                    .toList());
+        }
+    }
+
+    record UnreachableBackend(FilterSizing sizing) implements BloomFilter {
+
+        @Override
+        public boolean mightContain(Object key) {
+            throw new BackendUnavailableException("Redis is unreachable");
+        }
+
+        @Override
+        public boolean put(Object key) {
+            throw new BackendUnavailableException("Redis is unreachable");
+        }
+
+        @Override
+        public long approximateElementCount() {
+            return 0;
+        }
+
+        @Override
+        public double expectedFpp() {
+            return 0;
+        }
+
+        @Override
+        public long bitSize() {
+            return sizing.bitSize();
+        }
+
+        @Override
+        public int hashCount() {
+            return sizing.hashCount();
+        }
+
+        @Override
+        public int seed() {
+            return 0;
+        }
+    }
+
+    /** Lookups of rows that all exist, guarded by filters whose backend fails. */
+    public static class UnreachableLookups {
+
+        @BloomGuarded(filter = "strict")
+        public Optional<String> strict(Long id) {
+            return Optional.of("found");
+        }
+
+        @BloomGuarded(filter = "careful")
+        public Optional<String> careful(Long id) {
+            return Optional.of("found");
+        }
+
+        @BloomGuarded(filter = "lenient")
+        public Optional<String> lenient(Long id) {
+            return Optional.of("found");
+        }
     }
 
     /** Guarded lookups: user ids below 100 exist, every sku exists, orders are never checked. */
