@@ -3,7 +3,10 @@ package io.bloomguard.autoconfigure;
 import io.bloomguard.guard.BloomGuardAdvisor;
 import io.bloomguard.guard.BloomGuardInterceptor;
 import io.bloomguard.guard.BloomOperationSource;
+import io.bloomguard.guard.CheckObserver;
 import io.bloomguard.guard.PutBeforeCommitAdvisor;
+import io.bloomguard.observation.BloomGuardObservationConvention;
+import io.bloomguard.observation.ObservationCheckObserver;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.preload.ScheduledRebuilds;
@@ -12,12 +15,14 @@ import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.NamedBloomFilter;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.availability.ApplicationAvailability;
@@ -47,9 +52,11 @@ import java.util.Map;
  * backend), the guard that applies {@code @BloomGuarded} / {@code @BloomPut}, and the startup preload.
  */
 // After the availability auto-configuration too: its ApplicationAvailability bean is then told of a readiness change
-// before SharedFilterReadiness, which may answer that change with one of its own (see there).
+// before SharedFilterReadiness, which may answer that change with one of its own (see there). After the observation
+// one, whose registry decides whether the guard's checks are observed.
 @AutoConfiguration(afterName = { "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
-        "org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration" })
+        "org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration",
+        "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @Import(RedisBackendConfiguration.class)
 @ImportRuntimeHints(BloomGuardRuntimeHints.class)
 public final class BloomGuardAutoConfiguration {
@@ -91,8 +98,8 @@ public final class BloomGuardAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-        BloomGuardInterceptor bloomGuardInterceptor(BloomOperationSource source) {
-            return new BloomGuardInterceptor(source);
+        BloomGuardInterceptor bloomGuardInterceptor(BloomOperationSource source, ObjectProvider<CheckObserver> observer) {
+            return new BloomGuardInterceptor(source, observer);
         }
 
         @Bean
@@ -119,6 +126,21 @@ public final class BloomGuardAutoConfiguration {
         @ConditionalOnMissingBean
         static BloomAnnotatedBeanLazyInitializationExcludeFilter bloomAnnotatedBeanLazyInitializationExcludeFilter() {
             return new BloomAnnotatedBeanLazyInitializationExcludeFilter();
+        }
+    }
+
+    /** Each guarded call's check is an observation, when the application has an {@link ObservationRegistry}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    @ConditionalOnBean(ObservationRegistry.class)
+    @Conditional(OnBloomGuardEnabledCondition.class)
+    static final class ObservationConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        CheckObserver bloomGuardCheckObserver(ObservationRegistry registry,
+                ObjectProvider<BloomGuardObservationConvention> convention) {
+            return new ObservationCheckObserver(registry, convention.getIfUnique());
         }
     }
 

@@ -14,7 +14,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -27,16 +30,38 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link io.bloomguard.registry.UnkeyedWrites}). Anything unexpected (no key, a key expression that fails, a key
  * of an unsupported type, a backend error under the {@code allow} policy) lets the call through: a wasted query
  * is the price of never answering "not found" for a record that exists.
+ *
+ * <p>Every outcome of a check is counted, and told to the {@link CheckObserver} if there is one, in one place
+ * ({@link #decided}).
  */
-public final class BloomGuardInterceptor implements MethodInterceptor {
+public final class BloomGuardInterceptor implements MethodInterceptor, SmartInitializingSingleton {
 
     private static final Log logger = LogFactory.getLog(BloomGuardInterceptor.class);
 
     private final BloomOperationSource source;
     private final Set<String> reportedKeyProblems = ConcurrentHashMap.newKeySet();
+    private final @Nullable ObjectProvider<CheckObserver> observerProvider;
+    private @Nullable CheckObserver observer; // set once, as the context finishes starting: read on every call
 
     public BloomGuardInterceptor(BloomOperationSource source) {
+        this(source, null);
+    }
+
+    /** A guard whose checks {@code observer}, if the application has one, watches once every singleton exists. */
+    public BloomGuardInterceptor(BloomOperationSource source, @Nullable ObjectProvider<CheckObserver> observer) {
         this.source = source;
+        this.observerProvider = observer;
+    }
+
+    /**
+     * Only now: this interceptor is made while bean post-processors are still being created, and an observer (or
+     * its observation registry) made then would miss theirs, which give the registry its handlers.
+     */
+    @Override
+    public void afterSingletonsInstantiated() {
+        if (observerProvider != null) {
+            observer = observerProvider.getIfUnique();
+        }
     }
 
     @Override
@@ -66,7 +91,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         if (guard.reactive()) {
             return ReactiveGuard.guard(this, guard, invocation);
         }
-        Object key = keyToCheck(guard, invocation.getArguments());
+        CheckObserver.Check check = startCheck(guard, null);
+        Object key = keyToCheck(guard, invocation.getArguments(), check);
         if (key == null) {
             return invocation.proceed();
         }
@@ -78,20 +104,21 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             if (!mightContain && (visibleWrites > 0 || writes.writingOnThisThread())) {
                 Boolean absent = absentOnceWritesAreKeyed(guard, key);
                 if (absent == null) {
-                    guard.filter().counters().skipped(SkipReason.WRITE_PENDING);
+                    decided(guard, check, CheckOutcome.SKIPPED, SkipReason.WRITE_PENDING);
                     return invocation.proceed();
                 }
                 mightContain = !absent;
             }
         }
         catch (IllegalArgumentException ex) {
-            keyUnhashable(guard, ex);
+            keyUnhashable(guard, ex, check);
             return invocation.proceed();
         }
         catch (RuntimeException ex) {
-            return callsThroughAfter(guard, ex) ? invocation.proceed() : guard.emptyValue().apply(invocation.getArguments());
+            return callsThroughAfter(guard, ex, check) ? invocation.proceed()
+                    : guard.emptyValue().apply(invocation.getArguments());
         }
-        if (!callsThrough(guard, mightContain)) {
+        if (!callsThrough(guard, mightContain, check)) {
             return guard.emptyValue().apply(invocation.getArguments());
         }
         Object result = invocation.proceed();
@@ -116,17 +143,50 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     }
 
     /**
+     * Starts watching a call's check, if anything watches: {@code null} (and nothing made) otherwise.
+     *
+     * @param parent the observation a reactive subscriber's context holds, or {@code null}
+     */
+    CheckObserver.@Nullable Check startCheck(GuardOperation guard, @Nullable Object parent) {
+        CheckObserver watching = observer;
+        return (watching != null) ? watching.start(guard.filter().name(), parent) : null;
+    }
+
+    /**
+     * What the guard did with a checked call: counted, and told to the call's observation if it has one. Every
+     * check ends here, once.
+     */
+    static void decided(GuardOperation guard, CheckObserver.@Nullable Check check, CheckOutcome outcome,
+            @Nullable SkipReason reason) {
+        FilterCounters counters = guard.filter().counters();
+        switch (outcome) {
+            case REJECTED -> {
+                if (reason == null) { // a rejection on-backend-failure made is not the filter's: backend.errors has it
+                    counters.rejected();
+                }
+            }
+            case PASSED -> counters.passed();
+            case SHADOW_REJECTED -> counters.shadowRejection();
+            case SKIPPED -> counters.skipped(Objects.requireNonNull(reason, "a skipped call's reason"));
+            case FAILED -> { } // thrown to the caller; backend.errors has it
+        }
+        if (check != null) {
+            check.decided(outcome, reason);
+        }
+    }
+
+    /**
      * The key to check a call with, or {@code null} when the call goes through unchecked (counted as skipped):
      * the filter is off or not ready, or the key cannot be computed.
      */
-    @Nullable Object keyToCheck(GuardOperation guard, Object[] args) {
+    @Nullable Object keyToCheck(GuardOperation guard, Object[] args, CheckObserver.@Nullable Check check) {
         NamedBloomFilter filter = guard.filter();
         if (filter.spec().mode() == GuardMode.OFF) {
-            filter.counters().skipped(SkipReason.MODE_OFF);
+            decided(guard, check, CheckOutcome.SKIPPED, SkipReason.MODE_OFF);
             return null;
         }
         if (!filter.trustedToReject()) {
-            filter.counters().skipped(SkipReason.NOT_READY);
+            decided(guard, check, CheckOutcome.SKIPPED, SkipReason.NOT_READY);
             return null;
         }
         Object key;
@@ -138,15 +198,15 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             key = null;
         }
         if (key == null) {
-            filter.counters().skipped(SkipReason.NO_KEY);
+            decided(guard, check, CheckOutcome.SKIPPED, SkipReason.NO_KEY);
         }
         return key;
     }
 
     /** A key the filter cannot hash: the call goes through unchecked, and the problem is logged once. */
-    void keyUnhashable(GuardOperation guard, IllegalArgumentException ex) {
+    void keyUnhashable(GuardOperation guard, IllegalArgumentException ex, CheckObserver.@Nullable Check check) {
         reportKeyProblem(guard.description(), "computed a key the filter cannot hash", ex);
-        guard.filter().counters().skipped(SkipReason.NO_KEY);
+        decided(guard, check, CheckOutcome.SKIPPED, SkipReason.NO_KEY);
     }
 
     /**
@@ -155,35 +215,39 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
      * mode always lets it through: it only watches, and must not answer differently from the method, not even
      * when its backend fails.
      */
-    boolean callsThroughAfter(GuardOperation guard, RuntimeException failure) {
+    boolean callsThroughAfter(GuardOperation guard, RuntimeException failure, CheckObserver.@Nullable Check check) {
         NamedBloomFilter filter = guard.filter();
         filter.counters().backendError();
         BackendFailurePolicy policy = (filter.spec().mode() == GuardMode.SHADOW)
                 ? BackendFailurePolicy.ALLOW : filter.spec().onBackendFailure();
         switch (policy) {
             case REJECT:
+                decided(guard, check, CheckOutcome.REJECTED, SkipReason.BACKEND_FAILURE);
                 return false;
             case THROW:
+                if (check != null) {
+                    check.error(failure);
+                }
+                decided(guard, check, CheckOutcome.FAILED, SkipReason.BACKEND_FAILURE);
                 throw failure;
             default:
                 logger.debug("Filter '" + filter.name() + "' failed a check; letting the call through", failure);
-                filter.counters().skipped(SkipReason.BACKEND_FAILURE);
+                decided(guard, check, CheckOutcome.SKIPPED, SkipReason.BACKEND_FAILURE);
                 return true;
         }
     }
 
     /** Whether a checked call goes through: the filter said "might contain", or it only shadows. Counted. */
-    static boolean callsThrough(GuardOperation guard, boolean mightContain) {
-        FilterCounters counters = guard.filter().counters();
+    static boolean callsThrough(GuardOperation guard, boolean mightContain, CheckObserver.@Nullable Check check) {
         if (mightContain) {
-            counters.passed();
+            decided(guard, check, CheckOutcome.PASSED, null);
             return true;
         }
         if (guard.filter().spec().mode() == GuardMode.SHADOW) {
-            counters.shadowRejection();
+            decided(guard, check, CheckOutcome.SHADOW_REJECTED, null);
             return true;
         }
-        counters.rejected();
+        decided(guard, check, CheckOutcome.REJECTED, null);
         return false;
     }
 

@@ -28,15 +28,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>A shared filter answers over the network, and the subscribing thread (in a reactive application, an event
  * loop serving many requests) does not wait for it: the check is sent, and the method is called once the answer
  * is in. Loaded only for such methods, so Reactor stays optional.
+ *
+ * <p>A watched check ({@link CheckObserver}) starts at subscription and ends once the guard has decided; its parent is
+ * the observation the subscriber's context holds, since the calling thread's may be long gone.
  */
 final class ReactiveGuard {
+
+    /** Micrometer's {@code ObservationThreadLocalAccessor.KEY}, spelled out so that Micrometer stays optional. */
+    static final String OBSERVATION_KEY = "micrometer.observation";
 
     private ReactiveGuard() {
     }
 
     static Object guard(BloomGuardInterceptor interceptor, GuardOperation guard, MethodInvocation invocation) {
         Mono<Decision> decision = Mono.deferContextual(context -> decide(interceptor, guard, invocation.getArguments(),
-                ReactivePuts.writingIn(context, guard.filter())));
+                ReactivePuts.writingIn(context, guard.filter()),
+                interceptor.startCheck(guard, context.getOrDefault(OBSERVATION_KEY, null))));
         if (guard.resultKind() == DeferredPuts.Kind.FLUX) {
             return decision.flatMapMany(decided -> decided.through()
                     ? counted(guard, decided, Flux.from(call(invocation))) : Flux.empty());
@@ -50,8 +57,8 @@ final class ReactiveGuard {
      * {@code on-backend-failure: throw}.
      */
     private static Mono<Decision> decide(BloomGuardInterceptor interceptor, GuardOperation guard, Object[] args,
-            boolean writingHere) {
-        Object key = interceptor.keyToCheck(guard, args);
+            boolean writingHere, CheckObserver.@Nullable Check check) {
+        Object key = interceptor.keyToCheck(guard, args, check);
         if (key == null) {
             return Mono.just(Decision.UNCHECKED);
         }
@@ -62,11 +69,11 @@ final class ReactiveGuard {
             answer = guard.filter().backendMightContainAsync(key);
         }
         catch (IllegalArgumentException ex) {
-            interceptor.keyUnhashable(guard, ex);
+            interceptor.keyUnhashable(guard, ex, check);
             return Mono.just(Decision.UNCHECKED);
         }
         catch (RuntimeException ex) { // a backend that fails at once, not through the future
-            return Mono.fromCallable(() -> Decision.unanswered(interceptor.callsThroughAfter(guard, ex)));
+            return Mono.fromCallable(() -> Decision.unanswered(interceptor.callsThroughAfter(guard, ex, check)));
         }
         Mono<Boolean> answered = Mono.fromFuture(answer);
         if (!answer.isDone()) {
@@ -78,14 +85,16 @@ final class ReactiveGuard {
             answered = answered.flatMap(mightContain -> mightContain ? Mono.just(true)
                     : absentOnceWritesAreKeyed(guard, key, writingHere).map(absent -> !absent));
         }
-        return answered
-                .map(mightContain -> new Decision(BloomGuardInterceptor.callsThrough(guard, mightContain), key, mightContain))
+        Mono<Decision> decided = answered
+                .map(mightContain -> new Decision(BloomGuardInterceptor.callsThrough(guard, mightContain, check), key,
+                        mightContain))
                 .switchIfEmpty(Mono.fromSupplier(() -> { // the filter could not decide: a write of its own is pending
-                    guard.filter().counters().skipped(SkipReason.WRITE_PENDING);
+                    BloomGuardInterceptor.decided(guard, check, CheckOutcome.SKIPPED, SkipReason.WRITE_PENDING);
                     return Decision.UNCHECKED;
                 }))
                 .onErrorResume(RuntimeException.class,
-                        failure -> Mono.just(Decision.unanswered(interceptor.callsThroughAfter(guard, failure))));
+                        failure -> Mono.just(Decision.unanswered(interceptor.callsThroughAfter(guard, failure, check))));
+        return (check != null) ? decided.doOnCancel(check::cancelled) : decided;
     }
 
     /**

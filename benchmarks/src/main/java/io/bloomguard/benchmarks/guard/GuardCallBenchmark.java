@@ -3,6 +3,10 @@ package io.bloomguard.benchmarks.guard;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -10,6 +14,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -43,6 +48,13 @@ import java.util.function.IntPredicate;
  *
  * <p>Probes: 4,096 keys per kind, in cache as a key just parsed from a request is; the absent ones are chosen so
  * that the filter rejects every one, and the setup fails unless each call does what its name says.
+ *
+ * <p>{@code rejectedSingleKeyObserved} is {@code rejectedSingleKey} in a second application that has an
+ * {@code ObservationRegistry} ({@link ObservedItems}): {@code registry=meters}, Micrometer's
+ * {@code DefaultMeterObservationHandler} over a {@code SimpleMeterRegistry}, which is what Spring Boot gives an
+ * application with metrics and no tracing; {@code registry=noop}, {@code ObservationRegistry.NOOP}. Compared with
+ * {@code rejectedSingleKey}, it is what an observation adds to a rejected call, and what a registry that observes
+ * nothing adds.
  *
  * <p>Run {@link #main} for the table of added ns (JMH options pass through, e.g. {@code -f 1} for a short run):
  * {@code java -cp benchmarks/target/benchmarks.jar io.bloomguard.benchmarks.guard.GuardCallBenchmark}, or plain
@@ -130,6 +142,60 @@ public class GuardCallBenchmark {
         context.close();
     }
 
+    /**
+     * The application with an {@code ObservationRegistry} ({@code meters}: a meter handler over a
+     * {@code SimpleMeterRegistry}; {@code noop}: {@code ObservationRegistry.NOOP}) and absent ids of its own filter
+     * (its hash seed is its own). The setup fails unless every probe is rejected and, with {@code meters}, timed.
+     */
+    @State(Scope.Benchmark)
+    public static class ObservedItems {
+
+        @Param({"meters", "noop"})
+        public String registry;
+
+        private ConfigurableApplicationContext context;
+        private ItemRepository items;
+        private final Long[] absentIds = new Long[PROBES];
+        private int next;
+
+        @Setup(Level.Trial)
+        public void start() {
+            SimpleMeterRegistry meters = new SimpleMeterRegistry();
+            ObservationRegistry observations = ObservationRegistry.NOOP;
+            if (registry.equals("meters")) {
+                observations = ObservationRegistry.create();
+                observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+            }
+            context = GuardedItemsApplication.start(observations);
+            items = context.getBean(ItemRepository.class);
+            NamedBloomFilter itemsFilter = ready(context.getBean(BloomFilterRegistry.class).get("items"));
+            SplittableRandom random = new SplittableRandom(0xB0B);
+            for (int i = 0; i < PROBES; i++) {
+                long absent;
+                do {
+                    absent = random.nextLong(GuardedItemsApplication.KEYS, Long.MAX_VALUE);
+                }
+                while (itemsFilter.mightContain(absent));
+                absentIds[i] = absent;
+            }
+            expect(itemsFilter, "findById of absent ids, observed", false, i -> items.findById(absentIds[i]).isEmpty());
+            long timed = meters.find("bloomguard.check").tags("filter", "items", "outcome", "rejected").timers()
+                    .stream().mapToLong(Timer::count).sum();
+            if (timed != (registry.equals("meters") ? PROBES : 0)) {
+                throw new IllegalStateException("registry=" + registry + ": " + timed + " rejected checks timed");
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void stop() {
+            context.close();
+        }
+
+        Optional<Item> findAbsent() {
+            return items.findById(absentIds[next++ & (PROBES - 1)]);
+        }
+    }
+
     private int next() {
         return next++ & (PROBES - 1);
     }
@@ -142,6 +208,11 @@ public class GuardCallBenchmark {
     @Benchmark
     public Optional<Item> rejectedSingleKeyBaseline() {
         return items.findUnguarded(absentIds[next()]);
+    }
+
+    @Benchmark
+    public Optional<Item> rejectedSingleKeyObserved(ObservedItems observed) {
+        return observed.findAbsent();
     }
 
     @Benchmark
@@ -167,8 +238,9 @@ public class GuardCallBenchmark {
     }
 
     /**
-     * Runs the six benchmarks and prints, for each guarded call, its time, its baseline's and the difference with
-     * its target. Arguments are JMH options, e.g. {@code -f 1 -wi 2 -i 3} for a short run.
+     * Runs the benchmarks and prints, for each guarded call, its time, its baseline's and the difference with its
+     * target, then what each observation registry adds to a rejected call. Arguments are JMH options, e.g.
+     * {@code -f 1 -wi 2 -i 3} for a short run.
      */
     public static void main(String[] args) throws RunnerException, CommandLineOptionException {
         OptionsBuilder options = new OptionsBuilder();
@@ -176,7 +248,9 @@ public class GuardCallBenchmark {
         Map<String, Result<?>> results = new LinkedHashMap<>();
         for (RunResult run : new Runner(options.build()).run()) {
             String benchmark = run.getParams().getBenchmark();
-            results.put(benchmark.substring(benchmark.lastIndexOf('.') + 1), run.getPrimaryResult());
+            String registry = run.getParams().getParam("registry");
+            results.put(benchmark.substring(benchmark.lastIndexOf('.') + 1) + ((registry != null) ? ":" + registry : ""),
+                    run.getPrimaryResult());
         }
         System.out.println();
         System.out.println("The guard's cost per call (ns/op; ± is JMH's 99.9% interval, the difference's combined)");
@@ -184,7 +258,7 @@ public class GuardCallBenchmark {
                 "target");
         results.forEach((name, guarded) -> {
             Result<?> baseline = results.get(name + BASELINE);
-            if (name.endsWith(BASELINE) || baseline == null) {
+            if (name.endsWith(BASELINE) || baseline == null || !TARGET_NS.containsKey(name)) {
                 return;
             }
             double added = guarded.getScore() - baseline.getScore();
@@ -197,6 +271,20 @@ public class GuardCallBenchmark {
         System.out.println("A rejected call returns before the repository proxy's own interceptors (transaction, query"
                 + " execution), which the baseline runs through, so it may cost less than its baseline: its whole"
                 + " time is then what bounds the guard's cost.");
+        Result<?> rejected = results.get("rejectedSingleKey");
+        if (rejected != null) {
+            System.out.println();
+            System.out.println("What an ObservationRegistry adds to a rejected call (ns/op)");
+            results.forEach((name, observed) -> {
+                if (name.startsWith("rejectedSingleKeyObserved:")) {
+                    double added = observed.getScore() - rejected.getScore();
+                    double error = Math.hypot(finite(observed.getScoreError()), finite(rejected.getScoreError()));
+                    System.out.printf(Locale.ROOT, "%-34s %16s  adds %16s to %s%n", name,
+                            timed(observed.getScore(), observed.getScoreError()), timed(added, error),
+                            timed(rejected.getScore(), rejected.getScoreError()));
+                }
+            });
+        }
     }
 
     private static String timed(double score, double error) {

@@ -1,12 +1,14 @@
 package io.bloomguard.benchmarks.guard;
 
 import io.bloomguard.preload.BloomKeySource;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.support.GenericApplicationContext;
 
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
@@ -48,15 +50,29 @@ public class GuardedItemsApplication {
     }
 
     static ConfigurableApplicationContext start() {
+        return builder("guard-call-benchmark").run();
+    }
+
+    /**
+     * The same application, with its own database, and {@code observations} as its {@code ObservationRegistry} bean:
+     * the guard makes each check an observation in it.
+     */
+    static ConfigurableApplicationContext start(ObservationRegistry observations) {
+        return builder("guard-call-benchmark-observed")
+                .initializers(context -> ((GenericApplicationContext) context)
+                        .registerBean("observationRegistry", ObservationRegistry.class, () -> observations))
+                .run();
+    }
+
+    private static SpringApplicationBuilder builder(String database) {
         return new SpringApplicationBuilder(GuardedItemsApplication.class)
                 .web(WebApplicationType.NONE)
                 .bannerMode(Banner.Mode.OFF)
                 .properties("logging.level.root=warn",
-                        "spring.datasource.url=jdbc:h2:mem:guard-call-benchmark;DB_CLOSE_DELAY=-1",
+                        "spring.datasource.url=jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1",
                         "bloom-guard.filters.items.expected-size=" + KEYS,
                         "bloom-guard.filters.items.error-rate=0.01",
                         "bloom-guard.filters.skus.expected-size=" + KEYS,
-                        "bloom-guard.filters.skus.error-rate=0.01")
-                .run();
+                        "bloom-guard.filters.skus.error-rate=0.01");
     }
 }

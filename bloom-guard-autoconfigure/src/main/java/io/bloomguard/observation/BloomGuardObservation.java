@@ -1,0 +1,67 @@
+package io.bloomguard.observation;
+
+import io.micrometer.common.docs.KeyName;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationConvention;
+import io.micrometer.observation.docs.ObservationDocumentation;
+
+/**
+ * The observations bloom-guard makes, and their key values.
+ *
+ * <p>Usage: {@code BloomGuardObservation.CHECK.observation(customConvention, defaultConvention, () -> context, registry)}.
+ */
+public enum BloomGuardObservation implements ObservationDocumentation {
+
+    /**
+     * A guarded call's check, from its start to the guard's decision (the method's own work is not in it): named
+     * {@code bloomguard.check}, contextually {@code bloom-guard check <filter>}. A reactive call's check starts at
+     * subscription. The key is never a key value: it has no bound, and may be personal data.
+     */
+    CHECK {
+        @Override
+        public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
+            return DefaultBloomGuardObservationConvention.class;
+        }
+
+        @Override
+        public KeyName[] getLowCardinalityKeyNames() {
+            return CheckKeyNames.values();
+        }
+    };
+
+    /** The low-cardinality key values of {@link #CHECK}: the same tags, and values, as the {@code bloomguard.checks} meter's. */
+    public enum CheckKeyNames implements KeyName {
+
+        /** The filter's name. */
+        FILTER {
+            @Override
+            public String asString() {
+                return "filter";
+            }
+        },
+
+        /**
+         * What the guard did: {@code rejected}, {@code passed}, {@code skipped}, {@code shadow_rejected} (shadow
+         * mode: the filter said absent, the method ran), {@code failed} (the backend failed and
+         * {@code on-backend-failure: throw} passed the failure on), or {@code unknown} (a reactive subscriber
+         * cancelled first).
+         */
+        OUTCOME {
+            @Override
+            public String asString() {
+                return "outcome";
+            }
+        },
+
+        /**
+         * Why the filter did not decide the call: {@code none} when it did; {@code not_ready}, {@code mode_off},
+         * {@code no_key}, {@code backend_failure}, {@code write_pending} otherwise.
+         */
+        REASON {
+            @Override
+            public String asString() {
+                return "reason";
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.bloomguard.observation;
+
+import io.bloomguard.guard.CheckOutcome;
+import io.bloomguard.registry.SkipReason;
+import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a {@link BloomGuardObservation#CHECK} observation knows of its check: the filter, and once the guard has
+ * decided, the outcome and why the filter did not decide it, if it did not. Never the key.
+ */
+public class BloomGuardObservationContext extends Observation.Context {
+
+    private final String filterName;
+    private volatile @Nullable CheckOutcome outcome;
+    private volatile @Nullable SkipReason reason;
+
+    public BloomGuardObservationContext(String filterName) {
+        this.filterName = filterName;
+    }
+
+    public String getFilterName() {
+        return filterName;
+    }
+
+    /** What the guard did with the call, or {@code null} while it has not decided (or never did: cancelled). */
+    public @Nullable CheckOutcome getOutcome() {
+        return outcome;
+    }
+
+    public void setOutcome(@Nullable CheckOutcome outcome) {
+        this.outcome = outcome;
+    }
+
+    /** Why the filter did not decide the call, or {@code null} when it did. */
+    public @Nullable SkipReason getReason() {
+        return reason;
+    }
+
+    public void setReason(@Nullable SkipReason reason) {
+        this.reason = reason;
+    }
+}
