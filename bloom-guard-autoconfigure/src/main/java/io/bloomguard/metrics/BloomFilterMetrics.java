@@ -37,7 +37,8 @@ import java.util.function.ToLongFunction;
  * counters): as in {@link io.bloomguard.registry.FilterStats}.</li>
  * <li>{@code bloomguard.elements}, {@code bloomguard.capacity.ratio} (elements / capacity: the expected size, more
  * once the filter has grown), {@code bloomguard.over.capacity} (1 while elements exceed the capacity, else 0),
- * {@code bloomguard.fill.ratio} (set bits / bits), {@code bloomguard.fpp.expected}, {@code bloomguard.fpp.measured},
+ * {@code bloomguard.rebuild.held} (1 while a rebuild that read far fewer keys than the filter holds waits for an
+ * operator, else 0), {@code bloomguard.fill.ratio} (set bits / bits), {@code bloomguard.fpp.expected}, {@code bloomguard.fpp.measured},
  * {@code bloomguard.fpp.configured} (gauges).</li>
  * <li>{@code bloomguard.state} (gauge per state, tagged {@code state}, lower case): 1 for the filter's current
  * state, 0 for the others.</li>
@@ -129,6 +130,10 @@ public final class BloomFilterMetrics implements MeterBinder {
                 "1 while the filter holds more keys than it is sized for, so lets more absent keys through than its"
                         + " error rate; else 0",
                 f -> f.overCapacity() ? 1 : 0);
+        gauge(registry, filter, tags, "rebuild.held",
+                "1 while a rebuild that read far fewer keys than the filter holds waits for an operator to confirm it;"
+                        + " else 0",
+                f -> (f.heldRebuild() != null) ? 1 : 0);
         gauge(registry, filter, tags, "fill.ratio", "Set bits over bits", BloomFilterMetrics::fillRatio);
         gauge(registry, filter, tags, "fpp.expected", "False-positive probability at the estimated keys",
                 NamedBloomFilter::expectedFpp);

@@ -56,7 +56,7 @@ class BloomGuardMetricsAutoConfigurationTest {
                         "bloomguard.false.positives", "bloomguard.shadow.rejections",
                         "bloomguard.shadow.false.negatives", "bloomguard.backend.errors", "bloomguard.puts",
                         "bloomguard.elements", "bloomguard.capacity.ratio", "bloomguard.over.capacity",
-                        "bloomguard.fill.ratio",
+                        "bloomguard.rebuild.held", "bloomguard.fill.ratio",
                         "bloomguard.fpp.expected", "bloomguard.fpp.measured", "bloomguard.fpp.configured",
                         "bloomguard.state", "bloomguard.load", "bloomguard.load.keys");
                 assertThat(meters.find("bloomguard.checks").tag("filter", filter).meters())

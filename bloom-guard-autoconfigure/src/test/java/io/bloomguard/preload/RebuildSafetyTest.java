@@ -4,10 +4,13 @@ import io.bloomguard.actuate.BloomFilterHealthIndicator;
 import io.bloomguard.actuate.BloomFiltersEndpoint;
 import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
 import io.bloomguard.core.RebuildRefusedException;
+import io.bloomguard.metrics.BloomFilterMetrics;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.NamedBloomFilter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -128,11 +131,16 @@ class RebuildSafetyTest {
             assertThat(rows.heldRebuild()).isNotNull();
             assertThat(new BloomFilterHealthIndicator(rows).health().getStatus())
                     .isEqualTo(BloomFilterHealthIndicator.DEGRADED);
+            SimpleMeterRegistry meters = new SimpleMeterRegistry();
+            new BloomFilterMetrics(context.getBean(BloomFilterRegistry.class)).bindTo(meters);
+            Gauge held = meters.get("bloomguard.rebuild.held").tag("filter", "rows").gauge();
+            assertThat(held.value()).isEqualTo(1);
 
             BloomFiltersEndpoint.ActionDescriptor confirmed = endpoint.act("rows", "confirm-rebuild", null);
 
             assertThat(((BloomFiltersEndpoint.RebuildDescriptor) confirmed).keys()).isEqualTo(500);
             assertThat(rows.heldRebuild()).isNull();
+            assertThat(held.value()).isZero();
             assertThat(new BloomFilterHealthIndicator(rows).health().getStatus()).isEqualTo(
                     org.springframework.boot.health.contributor.Status.UP);
             assertThat(LongStream.range(0, 500).filter(key -> !rows.mightContain(key)).count()).isZero();
