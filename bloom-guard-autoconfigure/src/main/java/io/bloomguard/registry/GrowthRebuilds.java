@@ -45,6 +45,12 @@ final class GrowthRebuilds {
     /** Pause after a rebuild failed before the next put may start another. */
     private static final Duration RETRY_PAUSE = Duration.ofMinutes(1);
 
+    /**
+     * Pause while another instance builds a shared filter: its build may be a rebuild at the same size, after which
+     * this one grows it, so not a whole {@link #RETRY_PAUSE}.
+     */
+    private static final Duration BUILT_ELSEWHERE_PAUSE = Duration.ofSeconds(2);
+
     private final NamedBloomFilter filter;
     /** A filter that can rebuild at another size (local or shared); {@code null} for one that cannot. */
     private final @Nullable RebuildableBloomFilter backend;
@@ -114,6 +120,15 @@ final class GrowthRebuilds {
         }
     }
 
+    /**
+     * A rebuild went through (an operator's, or this class's own): the key source works, so a pause left by a failed
+     * growth is over, and the filter grows at once if it is still nearly full.
+     */
+    void rebuilt() {
+        retryAt = 0;
+        keysAdded();
+    }
+
     /** Whether a rebuild at a larger size is under way. */
     boolean growing() {
         return running.get();
@@ -134,7 +149,7 @@ final class GrowthRebuilds {
             long needed = bytesFor(target);
             long free = heapFree.getAsLong();
             if (needed > free) {
-                pause();
+                pause(RETRY_PAUSE);
                 logger.warn("Filter '" + filter.name() + "' holds about " + elements + " keys, " + percent(elements,
                         capacity) + " of the " + capacity + " it is sized for, and cannot grow now: a filter for "
                         + target + " keys needs " + mebibytes(needed) + " MiB of heap beside the live one, and "
@@ -149,7 +164,7 @@ final class GrowthRebuilds {
                     + " keys) for " + target + " keys");
         }
         catch (RebuildInProgressException ex) {
-            pause(); // another instance is building the shared filter: when it is done, it may well be larger
+            pause(BUILT_ELSEWHERE_PAUSE); // another instance is building the shared filter: it may be larger then
             logger.debug("Filter '" + filter.name() + "': another instance is building it; growth waits", ex);
         }
         catch (RuntimeException ex) {
@@ -162,7 +177,7 @@ final class GrowthRebuilds {
                         + " error-rate");
             }
             else {
-                pause();
+                pause(RETRY_PAUSE);
                 logger.warn("Filter '" + filter.name() + "' could not grow (" + ex.getMessage() + "); the first put"
                         + " after " + RETRY_PAUSE.toSeconds() + " s tries again");
             }
@@ -173,8 +188,8 @@ final class GrowthRebuilds {
         keysAdded(); // keys came faster than the rebuild took them in
     }
 
-    private void pause() {
-        long next = System.nanoTime() + RETRY_PAUSE.toNanos();
+    private void pause(Duration pause) {
+        long next = System.nanoTime() + pause.toNanos();
         retryAt = (next == 0) ? 1 : next;
     }
 

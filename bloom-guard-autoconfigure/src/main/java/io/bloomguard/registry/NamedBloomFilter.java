@@ -250,7 +250,7 @@ public final class NamedBloomFilter implements BloomFilter {
             history.since(state());
         }
         if (growth != null) {
-            growth.keysAdded(); // keys may have outgrown it again meanwhile
+            growth.rebuilt(); // keys may have outgrown it again meanwhile
         }
         return keys;
     }

@@ -112,6 +112,33 @@ class FilterGrowthTest {
         assertThat(growth.growing()).as("not tried again before the pause is over").isFalse();
     }
 
+    /**
+     * A growth whose key source failed waits a minute before the next try; a rebuild that goes through meanwhile (an
+     * operator's) shows the source works again, and the filter grows at once rather than after the pause.
+     */
+    @Test
+    void aRebuildThatGoesThroughEndsThePauseOfAFailedGrowth() {
+        java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        NamedBloomFilter filter = filter(FilterType.BLOOM, GrowthPolicy.REBUILD);
+        filter.keySource(batches -> {
+            if (failing.get()) {
+                throw new IllegalStateException("the database is down");
+            }
+            return source.feed(batches);
+        });
+        filter.finishLoading();
+        fill(filter, N);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !filter.growing());
+        assertThat(filter.capacity()).as("the growth failed").isEqualTo(N);
+
+        failing.set(false);
+        filter.rebuild();
+
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !filter.growing()
+                && filter.capacity() > N);
+        assertThat(filter.capacity()).isGreaterThanOrEqualTo(GrowthRebuilds.FACTOR * N * 9 / 10);
+    }
+
     /** A counting filter grows the same way, and is still a counting filter afterwards. */
     @Test
     void aCountingFilterGrowsAndStillRemoves() {

@@ -322,8 +322,12 @@ class LifecycleWalkIT {
                 });
         int rows = instances.get(0).getBean(WalkApplication.Rows.class).all().size();
         await("every instance ready, grown past the rows").atMost(Duration.ofSeconds(60))
-                .until(() -> instances.stream().map(LifecycleWalkIT::filter).allMatch(filter -> !filter.growing()
-                        && filter.state() == FilterState.READY && filter.capacity() > rows));
+                .untilAsserted(() -> assertThat(instances.stream().map(LifecycleWalkIT::filter)
+                        .map(filter -> filter.state() + (filter.growing() ? ", growing" : "") + ", capacity "
+                                + filter.capacity() + " for " + rows + " rows, about "
+                                + filter.approximateElementCount() + " keys; " + filter.backend())
+                        .toList()).as("every instance").allMatch(each -> each.startsWith("READY, capacity ")
+                                && Long.parseLong(each.split(" ")[2]) > rows));
     }
 
     /** Share of 20,000 ids never created (negative: the walk creates positive ones) that the filter lets through. */
