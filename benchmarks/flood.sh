@@ -2,11 +2,13 @@
 # The flood, end to end: the sample application on a throwaway PostgreSQL holding a million users, driven by wrk
 # through five ways of looking a user up, each under two loads:
 #   cases: unguarded (the repository as written), null caching (Spring Cache caching empty results too), guard
-#          local, guard redis, guard redis + near copy (skipped while the application refuses that property), and
-#          no lookup (404 at once: what the web stack alone costs, the ceiling of any guard);
+#          local, guard redis, guard redis + near copy (on), guard redis + ordered near copy, and no lookup (404 at
+#          once: what the web stack alone costs, the ceiling of any guard);
 #   loads: flood (distinct random absent ids), ordinary (random existing ids).
-# Reports requests/s, p50/p99 latency, database statements per request (pg_stat_statements) and database CPU
-# (utime + stime of the postgres processes) as a Markdown table, and writes it with a CSV under OUT.
+# Reports requests/s, p50/p99 latency, database statements per request (pg_stat_statements), database CPU
+# (utime + stime of the postgres processes) and Redis commands per request (INFO commandstats) as a Markdown table,
+# and writes it with a CSV under OUT. A case wrk gives no result for, or an application that does not start, is
+# reported as such and the others are still measured.
 #
 # Each application (filters local, in Redis, in Redis with a near copy) is started once and measures its cases beside
 # an unguarded baseline of its own, in a palindrome per load (local: unguarded, null caching, guard, guard, null
@@ -27,7 +29,7 @@
 # Needs java and the sample's jar (built here when missing). Installs Debian's postgresql, wrk, redis-server and
 # curl with apt-get when they are missing (as root, or through sudo). The database cluster lives in a temporary
 # directory on a free loopback port and is removed at the end, as are the Redis server and the application.
-set -euo pipefail
+set -Eeuo pipefail
 
 DURATION=${DURATION:-20}
 WARMUP=${WARMUP:-5}
@@ -102,6 +104,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+# Whatever stops the script says what it was, and where.
+trap 'log "flood.sh: \"$BASH_COMMAND\" failed (exit $?) at line $LINENO"' ERR
 
 # --- PostgreSQL ----------------------------------------------------------------------------------------------
 # PostgreSQL refuses to run as root: as root, the cluster runs as Debian's postgres user.
@@ -140,7 +144,8 @@ clock_ticks=$(getconf CLK_TCK)
 pg_cpu_ticks() {
     local postmaster
     postmaster=$(head -n 1 "$pgdata/postmaster.pid")
-    cat /proc/[0-9]*/stat 2>/dev/null | awk -v pm="$postmaster" '
+    # A process may end between the glob and its read: cat then fails, which is no failure here.
+    { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v pm="$postmaster" '
         { pid = $1; rest = $0; sub(/^[0-9]+ \(.*\) /, "", rest); split(rest, f, " ")
           # f[2] ppid, f[12] utime, f[13] stime, f[14] cutime, f[15] cstime
           if (pid == pm) total += f[12] + f[13] + f[14] + f[15]
@@ -194,7 +199,14 @@ warm_up_app() {
 }
 
 # --- measuring -----------------------------------------------------------------------------------------------
-echo "app,case,load,duration_s,requests,requests_per_s,p50_ms,p99_ms,found_share,db_statements,db_statements_per_request,db_cpu_s,db_cpu_us_per_request,socket_errors,guard_rejected,guard_passed,guard_skipped" >"$csv"
+echo "app,case,load,duration_s,requests,requests_per_s,p50_ms,p99_ms,found_share,db_statements,db_statements_per_request,db_cpu_s,db_cpu_us_per_request,socket_errors,guard_rejected,guard_passed,guard_skipped,redis_commands" >"$csv"
+# Commands Redis has processed (INFO commandstats, every command but INFO itself); empty while no Redis runs.
+redis_port=
+redis_commands() {
+    [ -n "$redis_port" ] || return 0
+    redis-cli -p "$redis_port" info commandstats \
+        | awk -F'[:=,]' '/^cmdstat_/ && $1 != "cmdstat_info" { total += $3 } END { printf "%d\n", total }'
+}
 field() { sed -n "s/.*[[:space:]]$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 # The users filter's rejected, passed and skipped counters (skipped: calls it did not decide, e.g. a Redis
 # check that timed out, which then reach the database).
@@ -215,22 +227,30 @@ run_case() {
         wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s "$lua" "$url" -- "$ids" "$rows" 7 >/dev/null
     fi
     psql_as flood "SELECT pg_stat_statements_reset()" >/dev/null
-    local ticks_before ticks_after statements result guard_before guard_after
+    local ticks_before ticks_after statements result guard_before guard_after redis_before redis_after
     guard_before=$(guard_counters)
     ticks_before=$(pg_cpu_ticks)
+    redis_before=$(redis_commands)
     result=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$lua" "$url" -- "$ids" "$rows" 42 \
-        | tee -a "$OUT/wrk-$stamp.log" | grep '^FLOOD_RESULT')
+        | tee -a "$OUT/wrk-$stamp.log" | grep '^FLOOD_RESULT' || true)
+    redis_after=$(redis_commands)
     ticks_after=$(pg_cpu_ticks)
     statements=$(app_statements)
     guard_after=$(guard_counters)
+    if [ -z "$result" ]; then
+        log "  FAILED: wrk reported no result for $case_name, $load (its output: $OUT/wrk-$stamp.log)"
+        echo "$app_name,$case_name,failed,,,,,,,,,,,,,,," >>"$csv"
+        return 0
+    fi
     awk -v app="$app_name" -v c="$case_name" -v l="$load" -v n="$(field requests "$result")" -v s="$(field seconds "$result")" \
         -v p50="$(field p50_us "$result")" -v p99="$(field p99_us "$result")" -v e="$(field http_errors "$result")" \
         -v se="$(field socket_errors "$result")" -v st="$statements" -v t=$((ticks_after - ticks_before)) \
-        -v hz="$clock_ticks" -v gb="$guard_before" -v ga="$guard_after" 'BEGIN {
+        -v hz="$clock_ticks" -v gb="$guard_before" -v ga="$guard_after" -v rb="$redis_before" -v ra="$redis_after" 'BEGIN {
             cpu = t / hz
             split(gb, b, " "); split(ga, a, " ")
-            printf "%s,%s,%s,%.1f,%d,%.1f,%.2f,%.2f,%.4f,%d,%.5f,%.2f,%.1f,%d,%d,%d,%d\n", app, c, l, s, n, n / s, p50 / 1000,
-                p99 / 1000, (n - e) / n, st, st / n, cpu, cpu * 1e6 / n, se, a[1] - b[1], a[2] - b[2], a[3] - b[3] }' >>"$csv"
+            printf "%s,%s,%s,%.1f,%d,%.1f,%.2f,%.2f,%.4f,%d,%.5f,%.2f,%.1f,%d,%d,%d,%d,%s\n", app, c, l, s, n, n / s, p50 / 1000,
+                p99 / 1000, (n - e) / n, st, st / n, cpu, cpu * 1e6 / n, se, a[1] - b[1], a[2] - b[2], a[3] - b[3],
+                (rb == "") ? "" : ra - rb }' >>"$csv"
     if [ "$load" = ordinary ] && [ "$path" != /flood/nothing ] && [ "$(field http_errors "$result")" != 0 ]; then
         log "  WARNING: $case_name answered 404 for existing ids ($(field http_errors "$result") times)"
     fi
@@ -266,32 +286,38 @@ run_palindrome local unguarded /flood/unguarded "null caching" /flood/cached "gu
     "no lookup (web stack alone)" /flood/nothing
 stop_app
 
-redis_port=$(free_port)
-log "redis-server on 127.0.0.1:$redis_port; sample application, filters in Redis"
-redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no >"$work/redis.log" 2>&1 &
+port_for_redis=$(free_port)
+log "redis-server on 127.0.0.1:$port_for_redis"
+redis-server --port "$port_for_redis" --bind 127.0.0.1 --save "" --appendonly no >"$work/redis.log" 2>&1 &
 redis_pid=$!
-until [ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" = PONG ]; do
+until [ "$(redis-cli -p "$port_for_redis" ping 2>/dev/null)" = PONG ]; do
     kill -0 "$redis_pid" 2>/dev/null || { cat "$work/redis.log" >&2; exit 1; }
     sleep 0.2
 done
+redis_port=$port_for_redis
 export REDIS_HOST=127.0.0.1 REDIS_PORT=$redis_port
-start_app redis --spring.profiles.active=postgres,redis \
-    || { log "The application did not start: $OUT/app-redis.log"; exit 1; }
-warm_up_app
-run_palindrome redis unguarded /flood/unguarded "guard redis" /flood/guarded
-stop_app
 
-near_copy=bloom-guard.filters.users.redis.near-copy
-log "Sample application, filters in Redis with a near copy"
-if start_app redis-near-copy --spring.profiles.active=postgres,redis "--$near_copy=true"; then
-    warm_up_app
-    run_palindrome redis-near-copy unguarded /flood/unguarded "guard redis + near copy" /flood/guarded
-    stop_app
-else
-    reason=$(grep -m 1 -i 'near-copy\|near_copy' "$OUT/app-redis-near-copy.log" | cut -c 1-200 || true)
-    log "  skipped: the application refuses $near_copy=true (${reason:-see $OUT/app-redis-near-copy.log})"
-    echo "redis-near-copy,guard redis + near copy,skipped,,,,,,,,,,,,,," >>"$csv"
-fi
+# redis_app NAME CASE [PROPERTY...]: one application on the Redis filters; one that does not start is reported and
+# skipped, so that the others are still measured.
+redis_app() {
+    local name=$1 case_name=$2
+    shift 2
+    log "Sample application, filters in Redis: $case_name"
+    redis-cli -p "$redis_port" flushall >/dev/null # each application builds its filter afresh
+    if start_app "$name" --spring.profiles.active=postgres,redis "$@"; then
+        warm_up_app
+        run_palindrome "$name" unguarded /flood/unguarded "$case_name" /flood/guarded
+        stop_app
+    else
+        reason=$(grep -m 1 -E 'ERROR|Invalid value' "$OUT/app-$name.log" | cut -c 1-200 || true)
+        log "  skipped: the application did not start (${reason:-see $OUT/app-$name.log})"
+        echo "$name,$case_name,skipped,,,,,,,,,,,,,,," >>"$csv"
+    fi
+}
+near_copy=--bloom-guard.filters.users.redis.near-copy
+redis_app redis "guard redis"
+redis_app redis-near-copy "guard redis + near copy" "$near_copy=on"
+redis_app redis-ordered "guard redis + ordered near copy" "$near_copy=ordered"
 
 # --- report --------------------------------------------------------------------------------------------------
 # Columns: 1 app, 2 case, 3 load, 4 duration_s, 5 requests, 6 requests_per_s, 7 p50_ms, 8 p99_ms, 9 found_share,
@@ -300,11 +326,13 @@ fi
 awk -F, -v eps="$epsilon" -v duration="$DURATION" -v threads="$THREADS" -v connections="$CONNECTIONS" '
     NR == 1 { next }
     $3 == "skipped" { skipped[++ns] = $2; next }
+    $3 == "failed" { failed[++nf] = $1 ", " $2; next }
     {
         k = $1 SUBSEP $2 SUBSEP $3
         if (!(k in runs)) { order[++n] = k }
         runs[k]++; secs[k] += $4; reqs[k] += $5; p50[k] += $7; p99[k] += $8; found[k] += $9 * $5
-        stmts[k] += $10; cpu[k] += $12; skip[k] += $17
+        stmts[k] += $10; cpu[k] += $12; skip[k] += $17; redis[k] = ($18 == "") ? "" : redis[k] + $18
+        if ($2 ~ /^guard/) { rate[$2, $3] = reqs[k] / secs[k]; tail[$2, $3] = p99[k] / runs[k] }
     }
     function ratio_line(app, c, load, target,   base, r) {
         base = app SUBSEP "unguarded" SUBSEP load
@@ -316,16 +344,18 @@ awk -F, -v eps="$epsilon" -v duration="$DURATION" -v threads="$THREADS" -v conne
     END {
         printf "Sample application on PostgreSQL (%d users), wrk %d threads / %d connections, 2 × %d s per case and load; ", 1000000, threads, connections, duration
         printf "filters: ε = %s, sized for 10⁶ keys.\n\n", eps
-        print "| application | case | load | requests/s | p50 ms | p99 ms | found | DB statements / request | DB CPU, % of a core | DB CPU µs / request | undecided by the guard |"
-        print "|---|---|---|---|---|---|---|---|---|---|---|"
+        print "| application | case | load | requests/s | p50 ms | p99 ms | found | DB statements / request | DB CPU, % of a core | DB CPU µs / request | undecided by the guard | Redis commands / request |"
+        print "|---|---|---|---|---|---|---|---|---|---|---|---|"
         for (i = 1; i <= n; i++) {
             k = order[i]; split(k, f, SUBSEP)
             undecided = (f[2] ~ /^guard/) ? sprintf("%.2f%%", skip[k] * 100 / reqs[k]) : "—"
-            printf "| %s | %s | %s | %.0f | %.2f | %.2f | %.1f%% | %.4f | %.0f | %.1f | %s |\n", f[1], f[2], f[3],
+            commands = (redis[k] == "") ? "—" : sprintf("%.4f", redis[k] / reqs[k])
+            printf "| %s | %s | %s | %.0f | %.2f | %.2f | %.1f%% | %.4f | %.0f | %.1f | %s | %s |\n", f[1], f[2], f[3],
                 reqs[k] / secs[k], p50[k] / runs[k], p99[k] / runs[k], found[k] * 100 / reqs[k], stmts[k] / reqs[k],
-                cpu[k] * 100 / secs[k], cpu[k] * 1e6 / reqs[k], undecided
+                cpu[k] * 100 / secs[k], cpu[k] * 1e6 / reqs[k], undecided, commands
         }
-        for (i = 1; i <= ns; i++) printf "| | %s | skipped: the application does not accept it yet | | | | | | | | |\n", skipped[i]
+        for (i = 1; i <= ns; i++) printf "| | %s | skipped: the application did not start | | | | | | | | | |\n", skipped[i]
+        for (i = 1; i <= nf; i++) printf "| | %s | failed: wrk reported no result | | | | | | | | | |\n", failed[i]
         print ""
         for (i = 1; i <= n; i++) {
             split(order[i], f, SUBSEP)
@@ -339,12 +369,22 @@ awk -F, -v eps="$epsilon" -v duration="$DURATION" -v threads="$THREADS" -v conne
             split(order[i], f, SUBSEP)
             if (f[2] ~ /^guard/ && f[3] == "ordinary") ratio_line(f[1], f[2], "ordinary", 0.95)
         }
+        local_rate = rate["guard local", "flood"]
+        for (c in rate) {
+            split(c, g, SUBSEP)
+            if (g[1] !~ /^guard redis/ || g[2] != "flood" || local_rate == 0) continue
+            printf "- flood, %s: %.2f× the guard local'"'"'s requests/s\n", g[1], rate[c] / local_rate
+        }
+        o = "guard redis + ordered near copy" SUBSEP "flood"; r = "guard redis" SUBSEP "flood"
+        if ((o in tail) && (r in tail) && tail[r] > 0)
+            printf "- flood, p99 with an ordered near copy: %.2f× the p99 of one GETRANGE per key (guard redis)\n",
+                tail[o] / tail[r]
     }' "$csv" | tee "$md"
 
 # A bar chart of the table's requests/s, one bar per application and case, flood and ordinary traffic side by side.
 svg=$OUT/flood-$stamp.svg
 awk -F, '
-    NR == 1 || $3 == "skipped" { next }
+    NR == 1 || $3 == "skipped" || $3 == "failed" { next }
     {
         k = $1 " · " $2
         if (!(k in seen)) { seen[k] = 1; label[++n] = k }
