@@ -72,6 +72,11 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
                 reasons.add("the Redis circuit breaker for adds and other commands is open: adds fail at once and go"
                         + " by on-add-failure (" + lower(spec.onAddFailure()) + ")");
             }
+            SharedFilterDetails.NearCopy copy = details.nearCopy();
+            if (copy != null && copy.absentKeysReason() != null) {
+                reasons.add("the near copy is out of step with Redis since " + copy.absentKeysToStoreSince() + " ("
+                        + copy.absentKeysReason() + "): keys it lacks cost a round trip each until it is read again");
+            }
             health.withDetail("breakerOpen", details.breakerOpen());
         }
         if (!reasons.isEmpty()) {

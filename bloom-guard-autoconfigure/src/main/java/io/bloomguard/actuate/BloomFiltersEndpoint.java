@@ -277,16 +277,21 @@ public class BloomFiltersEndpoint {
     /**
      * This instance's copy of a Redis filter's bits: the generation it holds ({@code #} and the number of its build;
      * {@code null} while it holds none), whether it answers checks (it was read whole since that build went live),
-     * when it was last read whole (ISO-8601, {@code null} before the first time), and the checks it answered here
-     * against those sent to Redis.
+     * when it was last read whole (ISO-8601, {@code null} before the first time), the checks it answered here
+     * ("might contain") against those sent to Redis, who answers keys it lacks ({@code barrier} or {@code redis}),
+     * since when and why they go to Redis when it reads in order, the checks it answered "absent" after a barrier,
+     * and the heap it takes.
      */
     public record NearCopyDescriptor(@Nullable String generation, boolean answering, @Nullable String lastRead,
-            long answeredHere, long sentToRedis) {
+            long answeredHere, long sentToRedis, String absentKeys, @Nullable String absentKeysToRedisSince,
+            @Nullable String absentKeysReason, long rejectedHere, long bytes) {
 
         static NearCopyDescriptor of(SharedFilterDetails.NearCopy copy) {
             return new NearCopyDescriptor(copy.generation(), copy.answering(),
                     (copy.lastRead() != null) ? copy.lastRead().toString() : null, copy.answeredHere(),
-                    copy.sentToStore());
+                    copy.sentToStore(), copy.absentKeys().equals("barrier") ? "barrier" : "redis",
+                    (copy.absentKeysToStoreSince() != null) ? copy.absentKeysToStoreSince().toString() : null,
+                    copy.absentKeysReason(), copy.rejectedHere(), copy.bytes());
         }
     }
 

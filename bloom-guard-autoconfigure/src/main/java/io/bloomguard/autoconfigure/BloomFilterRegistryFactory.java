@@ -76,7 +76,8 @@ final class BloomFilterRegistryFactory {
                             ScalableSizing.of(spec.expectedSize(), spec.errorRate()).layer(0), unwritableAdds);
                 }
                 yield (spec.type() == FilterType.COUNTING)
-                        ? backend.createCounting(spec.name(), sizing, spec.redisShards(), unwritableAdds)
+                        ? backend.createCounting(spec.name(), sizing, spec.redisShards(), unwritableAdds,
+                                spec.redisNearCopy())
                         : backend.create(spec.name(), sizing, spec.redisShards(), unwritableAdds, spec.redisNearCopy());
             }
         };

@@ -1,5 +1,7 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.core.NearCopyMode;
+
 /** {@code bloom-guard.filters.<name>.redis.*}: Redis settings of one filter. */
 public class FilterRedisProperties {
 
@@ -18,16 +20,18 @@ public class FilterRedisProperties {
     }
 
     /**
-     * Whether each instance keeps a copy of the filter's bits in its heap (the filter's size once more) and answers
-     * the keys the copy holds without a round trip; only keys it lacks are checked in Redis.
+     * Whether each instance keeps a copy of the filter's bits in its heap (the filter's size once more): {@code on}
+     * answers the keys the copy holds without a round trip, and checks the others in Redis; {@code ordered} also
+     * answers the keys it lacks, after a barrier that shows it holds every add Redis processed before the check.
+     * {@code true} and {@code false} mean {@code on} and {@code off}.
      */
-    private boolean nearCopy = false;
+    private NearCopyMode nearCopy = NearCopyMode.OFF;
 
-    public boolean isNearCopy() {
+    public NearCopyMode getNearCopy() {
         return nearCopy;
     }
 
-    public void setNearCopy(boolean nearCopy) {
+    public void setNearCopy(NearCopyMode nearCopy) {
         this.nearCopy = nearCopy;
     }
 }

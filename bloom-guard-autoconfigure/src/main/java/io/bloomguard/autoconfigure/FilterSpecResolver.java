@@ -2,6 +2,7 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.core.CountingBlockLayout;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.local.LocalCountingFilter;
@@ -82,20 +83,18 @@ final class FilterSpecResolver {
                                 + " (each shard holds at least one 512-bit block of this filter)");
             }
             // A local filter ignores it, as it ignores shards: a profile may switch the default backend to local.
-            boolean nearCopy = backend == BackendType.REDIS && filter.getRedis().isNearCopy();
-            if (nearCopy && type == FilterType.COUNTING) {
-                throw new InvalidBloomGuardPropertyException(prefix + ".redis.near-copy", true,
-                        "a near copy answers from bits that are only ever set, and a counting filter's removes clear"
-                                + " them: set it to false, or type: bloom");
-            }
-            if (nearCopy && sizing.blockCount() > LocalBloomFilter.MAX_BLOCKS) {
-                throw new InvalidBloomGuardPropertyException(prefix + ".redis.near-copy", true,
+            NearCopyMode nearCopyMode = (backend == BackendType.REDIS) ? filter.getRedis().getNearCopy()
+                    : NearCopyMode.OFF;
+            boolean nearCopy = nearCopyMode.keepsCopy();
+            String nearCopyValue = nearCopyMode.name().toLowerCase(java.util.Locale.ROOT);
+            if (nearCopy && sizing.blockCount() > maxBlocks) {
+                throw new InvalidBloomGuardPropertyException(prefix + ".redis.near-copy", nearCopyValue,
                         "a near copy is held in each instance's heap, at most 16 GiB, and " + expectedSize
-                                + " keys at error rate " + errorRate + " need " + sizing.byteSize() / (1L << 30)
-                                + " GiB; set it to false, lower expected-size or raise error-rate");
+                                + " keys at error rate " + errorRate + " need " + bytes / (1L << 30)
+                                + " GiB; set it to off, lower expected-size or raise error-rate");
             }
             if (backend == BackendType.REDIS && growth == GrowthPolicy.SCALE) {
-                checkRedisLayers(prefix, shards, nearCopy, allocated, expectedSize, errorRate);
+                checkRedisLayers(prefix, shards, nearCopyMode, allocated, expectedSize, errorRate);
             }
             long heap = Runtime.getRuntime().maxMemory();
             // A redis filter is built in this JVM before it is uploaded, so it needs the heap too, beside its near
@@ -125,7 +124,7 @@ final class FilterSpecResolver {
                     orDefault(filter.getMode(), defaults.getMode()),
                     orDefault(filter.getOnBackendFailure(), defaults.getOnBackendFailure()),
                     orDefault(filter.getOnAddFailure(), defaults.getOnAddFailure()), sql, shards, cron,
-                    rebuildZone(prefix, filter.getRebuild(), defaults.getRebuild()), type, growth, nearCopy,
+                    rebuildZone(prefix, filter.getRebuild(), defaults.getRebuild()), type, growth, nearCopyMode,
                     filter.isPutsOnly(), rebuildHoldBelow(prefix, filter.getRebuild(), defaults.getRebuild())));
         }
         if (properties.isEnabled()) {
@@ -165,7 +164,7 @@ final class FilterSpecResolver {
             return growth;
         }
         boolean layersFit = type == FilterType.BLOOM && (backend == BackendType.LOCAL
-                || filter.getRedis().getShards() == 1 && !filter.getRedis().isNearCopy());
+                || filter.getRedis().getShards() == 1 && !filter.getRedis().getNearCopy().keepsCopy());
         if (!layersFit) {
             logger.info("Filter '" + name + "' is filled by puts alone and cannot grow by layers (" + (type
                     == FilterType.COUNTING ? "a counting filter" : "redis.shards or redis.near-copy") + "): past"
@@ -207,16 +206,17 @@ final class FilterSpecResolver {
      * A redis filter that grows by layers keeps every layer in its hash slot, each layer one Redis string, and no near
      * copy (which would hold layer 0 only).
      */
-    private static void checkRedisLayers(String prefix, int shards, boolean nearCopy, FilterSizing firstLayer,
+    private static void checkRedisLayers(String prefix, int shards, NearCopyMode nearCopy, FilterSizing firstLayer,
             long expectedSize, double errorRate) {
         if (shards != 1) {
             throw new InvalidBloomGuardPropertyException(prefix + ".redis.shards", shards, "a filter that grows by"
                     + " layers (growth: scale) keeps its layers in one hash slot, so it is not split: set it to 1, or"
                     + " use growth: rebuild");
         }
-        if (nearCopy) {
-            throw new InvalidBloomGuardPropertyException(prefix + ".redis.near-copy", true, "no near copy is kept of"
-                    + " a filter that grows by layers (growth: scale): set it to false, or use growth: rebuild");
+        if (nearCopy.keepsCopy()) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".redis.near-copy",
+                    nearCopy.name().toLowerCase(java.util.Locale.ROOT), "no near copy is kept of"
+                    + " a filter that grows by layers (growth: scale): set it to off, or use growth: rebuild");
         }
         if (firstLayer.blockCount() > RedisFilterBackend.MAX_BLOCKS_PER_KEY) {
             throw new InvalidBloomGuardPropertyException(prefix + ".expected-size", expectedSize, "a filter that grows"

@@ -97,6 +97,47 @@ final class LocalCounterArray {
         }
     }
 
+    /**
+     * Writes {@code count} words from {@code words} over words {@code from} on ({@code raise}: each counter only where
+     * the given one is higher), keeping the count of counters above zero.
+     */
+    void writeWords(int from, long[] words, int count, boolean raise) {
+        if (from < 0 || count < 0 || from > wordCount - count) {
+            throw new IndexOutOfBoundsException("words " + from + " to " + ((long) from + count)
+                    + " of a " + wordCount + "-word array");
+        }
+        for (int i = 0; i < count; i++) {
+            int slot = LocalBitArray.LEADING_WORDS + from + i;
+            while (true) {
+                long current = (long) WORDS.getAcquire(storage, slot);
+                long next = raise ? counterMax(current, words[i]) : words[i];
+                if (next == current) {
+                    break;
+                }
+                if (WORDS.compareAndSet(storage, slot, current, next)) {
+                    nonZero.add(nonZeroIn(next) - nonZeroIn(current));
+                    break;
+                }
+            }
+        }
+    }
+
+    private static long counterMax(long a, long b) {
+        long max = 0;
+        for (int shift = 0; shift < Long.SIZE; shift += CountingBlockLayout.COUNTER_BITS) {
+            max |= Math.max((a >>> shift) & COUNTER_MASK, (b >>> shift) & COUNTER_MASK) << shift;
+        }
+        return max;
+    }
+
+    private static int nonZeroIn(long word) {
+        int count = 0;
+        for (int shift = 0; shift < Long.SIZE; shift += CountingBlockLayout.COUNTER_BITS) {
+            count += ((word >>> shift) & COUNTER_MASK) != 0 ? 1 : 0;
+        }
+        return count;
+    }
+
     /** Copies {@code count} words, from word {@code from} on, into the start of {@code into}. */
     void copyWords(int from, long[] into, int count) {
         if (from < 0 || count < 0 || from > wordCount - count) {

@@ -200,6 +200,27 @@ public final class LocalCountingFilter implements BloomFilter {
         counters.copyWords(fromWord, into, count);
     }
 
+    /**
+     * Writes {@code count} words of counters from {@code words} over word {@code fromWord} on: as a store holds them
+     * ({@code raise} false), or raising each counter to the given one where that is higher ({@code raise} true: a
+     * copy that may be ahead of what was read keeps what it has).
+     */
+    public void writeCounterWords(int fromWord, long[] words, int count, boolean raise) {
+        counters.writeWords(fromWord, words, count, raise);
+    }
+
+    /** Adds one to counter {@code counter} (numbered across the filter), unless it is saturated. */
+    public void incrementCounter(long counter) {
+        counters.increment(Math.toIntExact(counter / CountingBlockLayout.COUNTERS_PER_WORD),
+                (int) (counter % CountingBlockLayout.COUNTERS_PER_WORD) * CountingBlockLayout.COUNTER_BITS);
+    }
+
+    /** Takes one from counter {@code counter}, unless it is zero or saturated: what a remove does to each of a key's. */
+    public void decrementCounter(long counter) {
+        counters.decrement(Math.toIntExact(counter / CountingBlockLayout.COUNTERS_PER_WORD),
+                (int) (counter % CountingBlockLayout.COUNTERS_PER_WORD) * CountingBlockLayout.COUNTER_BITS);
+    }
+
     /** The counters above zero as bits ({@link LocalBloomFilter#toWords()}'s form): the plain filter they amount to. */
     public long[] toWords() {
         return counters.nonZeroBits();

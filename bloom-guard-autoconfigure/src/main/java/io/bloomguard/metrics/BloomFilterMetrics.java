@@ -50,8 +50,11 @@ import java.util.function.ToLongFunction;
  * {@code commands}): 1 while the backend's breaker is open. The breakers are the backend's, so every redis filter
  * reports the same two values.</li>
  * <li>Redis filters with a near copy only: {@code bloomguard.redis.near.copy.checks} (function counter), checks this
- * instance made, tagged {@code answered.by}: {@code near_copy} (the copy held the key: no round trip) or
- * {@code redis} (the copy lacked it, or was not read yet).</li>
+ * instance made, tagged {@code answered.by}: {@code near_copy} (the copy held the key: no round trip),
+ * {@code barrier} (the copy, in step, lacked it: "absent" after a barrier) or {@code redis} (the copy lacked it, or
+ * was not read yet); {@code bloomguard.redis.near.copy.barrier} (gauge): 1 while keys the copy lacks are answered
+ * after a barrier, 0 while they go to Redis; {@code bloomguard.redis.near.copy.size} (gauge, bytes): the heap the copy
+ * takes.</li>
  * </ul>
  *
  * <p>Nothing here is on a guarded call's path: the counters read the filters' own {@code LongAdder}s and the gauges
@@ -167,6 +170,16 @@ public final class BloomFilterMetrics implements MeterBinder {
         if (redis.details().nearCopy() != null) {
             nearCopyChecks(registry, redis, tags, "near_copy", SharedFilterDetails.NearCopy::answeredHere);
             nearCopyChecks(registry, redis, tags, "redis", SharedFilterDetails.NearCopy::sentToStore);
+            nearCopyChecks(registry, redis, tags, "barrier", SharedFilterDetails.NearCopy::rejectedHere);
+            Gauge.builder(PREFIX + "redis.near.copy.barrier", redis, shared -> {
+                SharedFilterDetails.NearCopy copy = shared.details().nearCopy();
+                return (copy != null && copy.absentKeys().equals("barrier")) ? 1 : 0;
+            }).description("1 while the near copy answers keys it lacks after a barrier, 0 while they go to Redis")
+                    .tags(tags).register(registry);
+            Gauge.builder(PREFIX + "redis.near.copy.size", redis, shared -> {
+                SharedFilterDetails.NearCopy copy = shared.details().nearCopy();
+                return (copy != null) ? copy.bytes() : 0;
+            }).description("Heap the near copy takes").baseUnit("bytes").tags(tags).register(registry);
         }
     }
 
@@ -175,7 +188,7 @@ public final class BloomFilterMetrics implements MeterBinder {
         FunctionCounter.builder(PREFIX + "redis.near.copy.checks", redis, shared -> {
             SharedFilterDetails.NearCopy copy = shared.details().nearCopy();
             return (copy != null) ? count.applyAsLong(copy) : 0;
-        }).description("Checks of a redis filter with a near copy, by what answered them: the copy, or Redis")
+        }).description("Checks of a redis filter with a near copy, by what answered them: the copy, a barrier, or Redis")
                 .tags(tags).tag("answered.by", answeredBy)
                 .register(registry);
     }

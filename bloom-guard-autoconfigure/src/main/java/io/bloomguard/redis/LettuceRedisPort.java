@@ -8,6 +8,7 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import org.jspecify.annotations.Nullable;
 
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -26,11 +27,13 @@ import java.util.concurrent.CompletionStage;
  */
 public final class LettuceRedisPort implements RedisPort {
 
+    private final AbstractRedisClient client;
     private final StatefulConnection<byte[], byte[]> connection;
     private final RedisClusterAsyncCommands<byte[], byte[]> commands;
 
-    private LettuceRedisPort(StatefulConnection<byte[], byte[]> connection,
+    private LettuceRedisPort(AbstractRedisClient client, StatefulConnection<byte[], byte[]> connection,
             RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        this.client = client;
         this.connection = connection;
         this.commands = commands;
     }
@@ -39,11 +42,11 @@ public final class LettuceRedisPort implements RedisPort {
     public static LettuceRedisPort connect(AbstractRedisClient client) {
         if (client instanceof RedisClusterClient cluster) {
             var connection = cluster.connect(ByteArrayCodec.INSTANCE);
-            return new LettuceRedisPort(connection, connection.async());
+            return new LettuceRedisPort(client, connection, connection.async());
         }
         if (client instanceof RedisClient standalone) {
             var connection = standalone.connect(ByteArrayCodec.INSTANCE);
-            return new LettuceRedisPort(connection, connection.async());
+            return new LettuceRedisPort(client, connection, connection.async());
         }
         throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName());
     }
@@ -109,6 +112,15 @@ public final class LettuceRedisPort implements RedisPort {
             }
             return CompletableFuture.<Object>failedFuture(cause);
         }).thenCompose(future -> future);
+    }
+
+    /** A pub/sub connection to the server, or to the nodes of a cluster. */
+    @Override
+    public @Nullable RedisSubscriber subscriber(RedisSubscriber.Listener listener) {
+        if (client instanceof RedisClusterClient cluster) {
+            return new LettuceClusterSubscriber(cluster, listener);
+        }
+        return (client instanceof RedisClient standalone) ? new LettuceRedisSubscriber(standalone, listener) : null;
     }
 
     /** {@code false} while the connection is down (Lettuce's own reconnect not yet done). */

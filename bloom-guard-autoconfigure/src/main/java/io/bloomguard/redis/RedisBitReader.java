@@ -61,10 +61,25 @@ final class RedisBitReader {
                 checkLatency.checked(System.nanoTime() - start);
             }
         }
-        BlockCheck check = blockCheck(current, key);
-        if (check == null) {
+        if (current.live == null || nearCopy.holds(current, key)) {
             return true;
         }
+        RedisOrderedCheck ordered = nearCopy.ordered(current);
+        if (ordered != null) {
+            long start = System.nanoTime();
+            CompletableFuture<Boolean> barrier = commands.sendCheck(port -> ordered.barrier(key));
+            Boolean answer;
+            try {
+                answer = ordered.answer(key, commands.awaitCheck(barrier));
+            }
+            finally {
+                checkLatency.checked(System.nanoTime() - start);
+            }
+            if (answer != null) {
+                return answer;
+            }
+        }
+        BlockCheck check = blockCheck(current, key);
         long start = System.nanoTime();
         // Sent apart from awaited: a check the open breaker refuses never reached Redis, and is not timed.
         CompletableFuture<byte[]> reply = commands.sendCheck(port -> port.getRange(check.bitmap, check.start,
@@ -86,15 +101,25 @@ final class RedisBitReader {
             }
             return timed(commands.checkAsync(layered::send), layered::answer);
         }
-        BlockCheck check = blockCheck(current, key);
-        if (check == null) {
+        if (current.live == null || nearCopy.holds(current, key)) {
             return CompletableFuture.completedFuture(true);
         }
+        RedisOrderedCheck ordered = nearCopy.ordered(current);
+        if (ordered == null) {
+            return readBlockAsync(current, key);
+        }
+        return timed(commands.checkAsync(port -> ordered.barrier(key)), passed -> ordered.answer(key, passed))
+                .thenCompose(answer -> (answer != null) ? CompletableFuture.completedFuture(answer)
+                        : readBlockAsync(current, key));
+    }
+
+    private CompletableFuture<Boolean> readBlockAsync(RedisFilterView current, Object key) {
+        BlockCheck check = blockCheck(current, key);
         return timed(commands.checkAsync(port -> port.getRange(check.bitmap, check.start, check.end())),
                 check::answer);
     }
 
-    private <T> CompletableFuture<Boolean> timed(CompletableFuture<T> reply, Function<T, Boolean> answer) {
+    private <T, R> CompletableFuture<R> timed(CompletableFuture<T> reply, Function<T, R> answer) {
         long start = System.nanoTime();
         if (reply.isCompletedExceptionally()) {
             return reply.thenApply(answer); // not sent (breaker open, no connection): nothing to time
@@ -121,6 +146,13 @@ final class RedisBitReader {
             return mightContainAllLayered(current, checked);
         }
         boolean[] held = nearCopy.holdsAll(current, checked);
+        RedisOrderedCheck ordered = nearCopy.ordered(current);
+        if (ordered != null) {
+            boolean[] copied = afterBarrier(ordered, checked, held);
+            if (copied != null) {
+                return copied;
+            }
+        }
         Map<Integer, List<Integer>> indexesByShard = new LinkedHashMap<>();
         Map<Integer, List<String>> argsByShard = new LinkedHashMap<>();
         for (int i = 0; i < answers.length; i++) {
@@ -136,6 +168,7 @@ final class RedisBitReader {
                 args.add(Long.toString(offset));
             }
         }
+        nearCopy.sent(indexesByShard.values().stream().mapToInt(List::size).sum());
         Map<Integer, CompletableFuture<Object>> replies = new LinkedHashMap<>();
         for (Map.Entry<Integer, List<String>> entry : argsByShard.entrySet()) {
             String bitmap = current.liveKeys[entry.getKey()];
@@ -156,6 +189,40 @@ final class RedisBitReader {
                 if (!missing && bits[j] == '1') {
                     nearCopy.learnKeys(current, List.of(checked.get(indexes.get(j)))); // all its bits are in Redis
                 }
+            }
+        }
+        return answers;
+    }
+
+    /**
+     * The keys a copy in step lacks, answered by the copy after one barrier for them all; {@code null} when the copy
+     * fell out of step meanwhile, and Redis must answer.
+     */
+    private boolean @Nullable [] afterBarrier(RedisOrderedCheck ordered, List<?> checked, boolean[] held) {
+        List<Object> lacking = new ArrayList<>();
+        for (int i = 0; i < held.length; i++) {
+            if (!held[i]) {
+                lacking.add(checked.get(i));
+            }
+        }
+        if (lacking.isEmpty()) {
+            return held;
+        }
+        long start = System.nanoTime();
+        boolean[] copied;
+        try {
+            copied = ordered.answers(lacking, commands.awaitCheck(commands.sendCheck(port -> ordered.barrier(lacking))));
+        }
+        finally {
+            checkLatency.checked(System.nanoTime() - start);
+        }
+        if (copied == null) {
+            return null;
+        }
+        boolean[] answers = held.clone();
+        for (int i = 0, j = 0; i < answers.length; i++) {
+            if (!held[i]) {
+                answers[i] = copied[j++];
             }
         }
         return answers;
@@ -218,15 +285,12 @@ final class RedisBitReader {
     }
 
     /**
-     * The block of {@code current}'s live generation holding a key's bits (the view the caller read, once per check);
-     * {@code null} when there is nothing to read in Redis: no generation is live, or the near copy holds the key
-     * ("might contain" either way).
+     * The block of {@code current}'s live generation (there is one) holding a key's bits: the view the caller read,
+     * once per check.
      */
-    private @Nullable BlockCheck blockCheck(RedisFilterView current, Object key) {
+    private BlockCheck blockCheck(RedisFilterView current, Object key) {
         RedisFilterIdentity live = current.live;
-        if (live == null || nearCopy.holds(current, key)) {
-            return null;
-        }
+        nearCopy.sent(1);
         Hash128 hash = KeyCanonicalizer.hash(key, live.seed());
         long block = BlockedBloomLayout.blockIndex(hash.h1(), (int) live.blockCount());
         int shard = live.shardOf(block);

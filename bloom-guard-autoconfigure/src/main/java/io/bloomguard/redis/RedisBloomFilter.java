@@ -4,6 +4,7 @@ import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
 import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterDetails;
@@ -48,7 +49,8 @@ import java.util.concurrent.Semaphore;
  *
  * <p>It answers for the filter; each job has its class: {@link RedisFilterLifecycle} (join, maintenance, close),
  * {@link RedisStoredState} (what Redis holds), {@link RedisBitReader} (checks), {@link RedisNearCopy} (with
- * {@code redis.near-copy}, this instance's copy of the bits, which answers the keys it holds),
+ * {@code redis.near-copy}, this instance's copy of the bits, which answers the keys it holds, and with
+ * {@code ordered}, kept in step by {@link RedisCopyInStep}, the keys it lacks too),
  * {@link RedisOutageBuffer} (adds, through {@link RedisBitWriter}, and what this instance owes Redis),
  * {@link RedisFilterLoader} (builds under the load lock), {@link RedisFillEstimate} (the fill),
  * {@link RedisFilterCommands} (timeouts, breakers, last attempts), {@link RedisCounterRemoval} (removes from a
@@ -73,7 +75,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final RedisCounterRemoval removal;
 
     RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, boolean counting, boolean layered,
-            RedisBackendSettings settings, UnwritableAdds unwritableAdds, boolean nearCopy, Shared backend) {
+            RedisBackendSettings settings, UnwritableAdds unwritableAdds, NearCopyMode nearCopy, Shared backend) {
         this.name = name;
         this.sizing = sizing;
         RedisFilterIdentity identity = RedisFilterIdentity.of(sizing, seed, shards, counting);
@@ -85,7 +87,9 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         PendingAdds pending = new PendingAdds(settings.pendingAddsLimit());
         RedisStaleMarks marks = new RedisStaleMarks(keys, commands, pending);
         this.state = new RedisStoredState(name, sizing, configured, keys, commands, marks);
-        this.nearCopy = new RedisNearCopy(nearCopy, name, sizing, commands, backend.builders(),
+        RedisCopyInStep inStep = (nearCopy == NearCopyMode.ORDERED) ? new RedisCopyInStep(name, backend.adds(), keys,
+                commands, settings.commandTimeout(), settings.refreshInterval()) : null;
+        this.nearCopy = new RedisNearCopy(nearCopy.keepsCopy(), inStep, name, configured, commands, backend.builders(),
                 settings.refreshInterval());
         this.reader = new RedisBitReader(state, commands, this.nearCopy, backend.scheduler());
         this.removal = new RedisCounterRemoval(keys, state, commands);
@@ -397,6 +401,6 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     /** What a filter shares with the other filters of its {@link RedisFilterBackend}. */
     record Shared(RedisCommands checks, RedisCommands commands, ScheduledExecutorService scheduler,
-            ExecutorService builders, RecoveryProbe recovery, Semaphore startupBuilds) {
+            ExecutorService builders, RecoveryProbe recovery, Semaphore startupBuilds, RedisAddFeed adds) {
     }
 }

@@ -47,7 +47,8 @@ final class RedisCounterRemoval {
             for (long offset : located.offsets()) {
                 args.add(Long.toString(offset));
             }
-            List<String> names = List.of(keys.meta(located.shard()), current.liveKeys[located.shard()]);
+            List<String> names = List.of(keys.meta(located.shard()), current.liveKeys[located.shard()],
+                    keys.adds(located.shard()));
             long answer = (Long) commands.call(port -> port.eval(RedisCounterScripts.REMOVE, names, args));
             if (answer == -1) {
                 state.bitmapMissing(current);

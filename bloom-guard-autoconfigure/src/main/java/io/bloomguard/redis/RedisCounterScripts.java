@@ -46,13 +46,19 @@ final class RedisCounterScripts {
             end
             local liveK, liveCount = tonumber(ARGV[3]), tonumber(ARGV[4])
             local nextK, nextCount = tonumber(ARGV[5]), tonumber(ARGV[6])
+            """ + RedisScripts.PUBLISHED + """
             local result = -1
             if liveKey and redis.call('EXISTS', liveKey) == 1 then
+              published(liveKey, pos, liveK * liveCount)
               result = set(liveKey, string.sub(ARGV[1], -3) == '.c4', liveK, liveCount)
             else
+              if liveKey and KEYS[5] then
+            """ + RedisScripts.OUT_OF_STEP.formatted("KEYS[5]") + """
+              end
               pos = pos + liveK * liveCount
             end
             if nextKey and redis.call('EXISTS', nextKey) == 1 then
+              if nextKey == KEYS[4] then published(nextKey, pos, nextK * nextCount) end
               local changed = set(nextKey, string.sub(ARGV[2], -3) == '.c4', nextK, nextCount)
               if result < 0 then result = changed end
             end
@@ -64,9 +70,12 @@ final class RedisCounterScripts {
      * in, and nothing changes; otherwise each counter below 15 is decremented (a saturated one no longer knows how many
      * keys it counts, and stays). Atomic, so a concurrent put or remove never interleaves with it.
      *
-     * <p>KEYS: meta, live bitmap. ARGV: the live fingerprint the caller computed offsets for, then the key's k counter
-     * offsets. Returns 1 when removed, 0 when a counter was zero, -1 when the bitmap does not exist, -2 when the live
-     * generation is no longer the caller's (refresh, retry).
+     * <p>A remove is published as {@code "r <bitmap> <position> ..."} once an instance asked for it
+     * ({@link RedisScripts#PUBLISH_ADDS}), before the counters are lowered: a near copy in step lowers its own.
+     *
+     * <p>KEYS: meta, live bitmap, the shard's channel. ARGV: the live fingerprint the caller computed offsets for,
+     * then the key's k counter offsets. Returns 1 when removed, 0 when a counter was zero, -1 when the bitmap does not
+     * exist, -2 when the live generation is no longer the caller's (refresh, retry).
      */
     static final LuaScript REMOVE = LuaScript.of("remove", LuaScript.Result.INTEGER, """
             if (redis.call('HGET', KEYS[1], 'live') or '') ~= ARGV[1] then return -2 end
@@ -80,6 +89,10 @@ final class RedisCounterScripts {
             local counts = redis.call('BITFIELD', unpack(reads))
             for _, count in ipairs(counts) do
               if count == 0 then return 0 end
+            end
+            local publish = KEYS[3] and redis.call('HGET', KEYS[1], 'publish')
+            if publish then
+              redis.call(publish, KEYS[3], 'r ' .. KEYS[2] .. ' ' .. table.concat(ARGV, ' ', 2))
             end
             local writes = {KEYS[2], 'OVERFLOW', 'SAT'}
             for i, count in ipairs(counts) do

@@ -1,6 +1,7 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.core.BlockedBloomLayout;
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.FilterSizing;
 
 import java.security.SecureRandom;
@@ -45,6 +46,8 @@ public final class RedisFilterBackend implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final ExecutorService builders;
     private final RecoveryProbe recovery;
+    /** The adds near copies that read in order follow; its subscriber connection is opened by the first of them. */
+    private final RedisAddFeed adds;
     /** One startup build at a time holds its bits in the heap, as the startup heap check assumes. */
     private final Semaphore startupBuilds = new Semaphore(1);
     private final List<RedisBloomFilter> filters = new CopyOnWriteArrayList<>();
@@ -79,6 +82,7 @@ public final class RedisFilterBackend implements AutoCloseable {
         this.scheduler = maintenance;
         this.builders = builders;
         this.recovery = new RecoveryProbe(connection, commands, scheduler, builders, settings.commandTimeout());
+        this.adds = new RedisAddFeed(connection::get);
         recovery.start(settings.probeInterval());
     }
 
@@ -119,12 +123,45 @@ public final class RedisFilterBackend implements AutoCloseable {
     }
 
     /**
+     * A filter with a random seed and a near copy as {@code nearCopy} says: with {@link NearCopyMode#ORDERED}, the
+     * copy follows the adds through a subscriber connection and answers absent keys after a barrier.
+     */
+    public RedisBloomFilter create(String name, FilterSizing sizing, int shards, UnwritableAdds unwritableAdds,
+            NearCopyMode nearCopy) {
+        return create(name, sizing, SEEDS.nextInt(), shards, unwritableAdds, nearCopy);
+    }
+
+    /** {@link #create(String, FilterSizing, int, UnwritableAdds, NearCopyMode)} with a chosen seed. */
+    public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
+            UnwritableAdds unwritableAdds, NearCopyMode nearCopy) {
+        return register(new RedisBloomFilter(name, sizing, seed, shards, false, false, settings, unwritableAdds,
+                nearCopy, shared()));
+    }
+
+    /**
      * A counting filter ({@code type: counting}: a 4-bit counter a position, so that keys can be removed) with a
-     * random seed. It has no near copy: removes clear counters, and a copy answers only from bits that stay set.
+     * random seed, and no near copy.
      */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int shards,
             UnwritableAdds unwritableAdds) {
         return create(name, sizing, SEEDS.nextInt(), shards, true, unwritableAdds, false);
+    }
+
+    /**
+     * A counting filter with a random seed and a near copy of its counters as {@code nearCopy} says: with
+     * {@link NearCopyMode#ON} a copy whose counters may stay above Redis's after removes made elsewhere (until it is
+     * read whole again: false positives), with {@link NearCopyMode#ORDERED} one that follows the removes too.
+     */
+    public RedisBloomFilter createCounting(String name, FilterSizing sizing, int shards,
+            UnwritableAdds unwritableAdds, NearCopyMode nearCopy) {
+        return createCounting(name, sizing, SEEDS.nextInt(), shards, unwritableAdds, nearCopy);
+    }
+
+    /** {@link #createCounting(String, FilterSizing, int, UnwritableAdds, NearCopyMode)} with a chosen seed. */
+    public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards,
+            UnwritableAdds unwritableAdds, NearCopyMode nearCopy) {
+        return register(new RedisBloomFilter(name, sizing, seed, shards, true, false, settings, unwritableAdds,
+                nearCopy, shared()));
     }
 
     /** A counting filter with a chosen seed for when this instance creates it: for tests and migrations. */
@@ -150,12 +187,12 @@ public final class RedisFilterBackend implements AutoCloseable {
     /** {@link #createScalable(String, FilterSizing, UnwritableAdds)} with a chosen seed: for tests and migrations. */
     public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, int seed,
             UnwritableAdds unwritableAdds) {
-        return register(new RedisBloomFilter(name, firstLayer, seed, 1, false, true, settings, unwritableAdds, false,
-                shared()));
+        return register(new RedisBloomFilter(name, firstLayer, seed, 1, false, true, settings, unwritableAdds,
+                NearCopyMode.OFF, shared()));
     }
 
     private RedisBloomFilter.Shared shared() {
-        return new RedisBloomFilter.Shared(checks, commands, scheduler, builders, recovery, startupBuilds);
+        return new RedisBloomFilter.Shared(checks, commands, scheduler, builders, recovery, startupBuilds, adds);
     }
 
     private RedisBloomFilter register(RedisBloomFilter filter) {
@@ -166,7 +203,7 @@ public final class RedisFilterBackend implements AutoCloseable {
     private RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards, boolean counting,
             UnwritableAdds unwritableAdds, boolean nearCopy) {
         return register(new RedisBloomFilter(name, sizing, seed, shards, counting, false, settings, unwritableAdds,
-                nearCopy, shared()));
+                nearCopy ? NearCopyMode.ON : NearCopyMode.OFF, shared()));
     }
 
     public RedisBackendSettings settings() {
@@ -205,6 +242,7 @@ public final class RedisFilterBackend implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         builders.shutdownNow();
+        adds.close();
         connection.release();
     }
 

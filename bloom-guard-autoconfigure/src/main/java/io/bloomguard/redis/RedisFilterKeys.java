@@ -11,6 +11,7 @@ package io.bloomguard.redis;
  * bloom-guard:{users}:bits:...:layer1            layer 1 of a filter that grows by layers (growth: scale)
  * bloom-guard:{users}:next:...                    a generation being built
  * bloom-guard:{users}:lock                        held by the instance loading the filter
+ * bloom-guard:{users}:adds                        a channel: the adds, for near copies that read in order
  * bloom-guard:{users}:access-check:1              scratch keys of the access check, deleted at once
  * </pre>
  */
@@ -54,6 +55,14 @@ final class RedisFilterKeys {
     /** Scratch keys of the access check ({@link RedisAccessCheck}): never left behind, or expiring within a minute. */
     String accessCheck(int index) {
         return base(0) + ":access-check:" + index;
+    }
+
+    /**
+     * The channel on which a shard's adds are published for near copies that read in order ({@link RedisAddFeed}):
+     * in the shard's slot, like its keys.
+     */
+    String adds(int shard) {
+        return base(shard) + ":adds";
     }
 
     String lock() {

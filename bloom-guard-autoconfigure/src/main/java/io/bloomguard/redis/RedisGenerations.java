@@ -157,7 +157,7 @@ final class RedisGenerations {
                     Integer.toString(target.layoutVersion()), Integer.toString(target.shards()),
                     Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt,
                     Long.toString(staleMarks[shard]), Long.toString(leftToMerge[shard]), target.type(),
-                    target.layered() ? "1" : "0");
+                    target.layered() ? "1" : "0", keys.adds(shard));
             long swapped = (Long) commands.call(port -> port.eval(RedisScripts.FINISH, keyNames, args), timeout);
             if (swapped == -1) {
                 throw uploadLost(shard, uploadedBits[shard], -1);

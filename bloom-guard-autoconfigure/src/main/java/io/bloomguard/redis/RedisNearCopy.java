@@ -1,9 +1,7 @@
 package io.bloomguard.redis;
 
-import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedFilterDetails;
-import io.bloomguard.local.LocalBloomFilter;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -18,7 +16,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * This instance's copy of the live generation's bits: a key the copy holds is answered "might contain" with no round
- * trip; a key it lacks is checked in Redis exactly as without a copy. The copy never decides a rejection.
+ * trip; a key it lacks is checked in Redis exactly as without a copy, unless a {@link RedisCopyInStep} keeps the copy
+ * in step with Redis ({@code redis.near-copy: ordered}): then the copy answers it after a barrier. Otherwise the copy
+ * never decides a rejection.
  *
  * <p>Why it cannot cause a false negative: within one build of a generation, bits are only ever set, so every bit
  * of the copy is set in Redis too, and the copy only ever says "present". A copy that lags behind Redis lacks bits,
@@ -51,15 +51,15 @@ final class RedisNearCopy {
     /** Words per {@code GETRANGE} of a whole read: 1 MiB, short enough not to hold up Redis's other clients. */
     static final int CHUNK_WORDS = 1 << 17;
 
-    private static final int BLOCK_WORDS = BlockedBloomLayout.BLOCK_WORDS;
-
     private final boolean enabled;
     private final String name;
     private final RedisFilterCommands commands;
     private final Executor reads;
     private final long readEveryNanos;
+    /** With {@code redis.near-copy: ordered}: keeps the copy in step, to answer absent keys too; else {@code null}. */
+    private final @Nullable RedisCopyInStep inStep;
     /** The copy of the build this instance last saw go live; {@code null} while there is none, or when off. */
-    private volatile @Nullable Copy copy;
+    private volatile @Nullable RedisCopiedBuild copy;
     private volatile boolean closed;
     private final AtomicBoolean reading = new AtomicBoolean();
     private final LongAdder answeredHere = new LongAdder();
@@ -67,22 +67,35 @@ final class RedisNearCopy {
 
     /**
      * @param enabled    whether the filter keeps a copy; when not, every method does nothing and no copy is held
-     * @param sizing     the configured size, which the startup heap check counted; a copy is held of a live
-     *                   generation of that size, or of the size it grew to ({@code growth: rebuild})
+     * @param inStep     with one, the copy is kept in step with Redis and answers absent keys too; {@code null}
+     *                   leaves them to Redis
+     * @param configured the configured generation, whose size the startup heap check counted; a copy is held of a
+     *                   live generation of that size, or of the size it grew to ({@code growth: rebuild})
      * @param reads      where whole reads run, away from the maintenance thread the backend's filters share
      */
-    RedisNearCopy(boolean enabled, String name, FilterSizing sizing, RedisFilterCommands commands, Executor reads,
-            Duration refreshInterval) {
-        if (enabled && sizing.blockCount() > LocalBloomFilter.MAX_BLOCKS) {
+    RedisNearCopy(boolean enabled, @Nullable RedisCopyInStep inStep, String name, RedisFilterIdentity configured,
+            RedisFilterCommands commands, Executor reads, Duration refreshInterval) {
+        long maxBlocks = RedisCopiedBits.maxBlocks(configured);
+        if (enabled && configured.blockCount() > maxBlocks) {
             throw new IllegalArgumentException("Filter '" + name + "': a near copy is held in the heap, which takes"
-                    + " at most " + LocalBloomFilter.MAX_BLOCKS + " blocks (16 GiB); " + sizing + " needs "
-                    + sizing.blockCount());
+                    + " at most " + maxBlocks + " blocks (16 GiB); " + configured.fingerprintWithoutSeed() + " needs "
+                    + configured.blockCount());
         }
         this.enabled = enabled;
+        this.inStep = enabled ? inStep : null;
         this.name = name;
         this.commands = commands;
         this.reads = reads;
         this.readEveryNanos = refreshInterval.multipliedBy(REFRESHES_PER_READ).toNanos();
+    }
+
+    /**
+     * The check of keys the copy lacks, by a barrier, when the copy is in step with Redis for {@code view}'s build;
+     * {@code null} sends them to Redis.
+     */
+    @Nullable RedisOrderedCheck ordered(RedisFilterView view) {
+        RedisCopiedBuild current = (inStep != null) ? answeringFor(view) : null;
+        return (current != null) ? inStep.check(current, () -> copy, answeredHere) : null;
     }
 
     /**
@@ -93,13 +106,19 @@ final class RedisNearCopy {
         if (!enabled) {
             return false;
         }
-        Copy current = answeringFor(view);
+        RedisCopiedBuild current = answeringFor(view);
         if (current != null && current.bits.mightContain(key)) {
             answeredHere.increment();
             return true;
         }
-        sentToRedis.increment();
         return false;
+    }
+
+    /** Counts keys the copy could not answer, sent to Redis. */
+    void sent(int keys) {
+        if (enabled) {
+            sentToRedis.add(keys);
+        }
     }
 
     /** {@link #holds} for each key; all {@code false} while the copy does not answer for {@code view}. */
@@ -107,9 +126,8 @@ final class RedisNearCopy {
         if (!enabled) {
             return new boolean[keys.size()];
         }
-        Copy current = answeringFor(view);
+        RedisCopiedBuild current = answeringFor(view);
         if (current == null) {
-            sentToRedis.add(keys.size());
             return new boolean[keys.size()];
         }
         boolean[] held = current.bits.mightContainAll(keys);
@@ -118,17 +136,14 @@ final class RedisNearCopy {
             here += hit ? 1 : 0;
         }
         answeredHere.add(here);
-        sentToRedis.add(keys.size() - here);
         return held;
     }
 
     /** Merges block {@code block} (numbered across all shards) as a check read it from the bitmap of {@code view}. */
     void learnBlock(RedisFilterView view, long block, byte[] bytes) {
-        Copy current = following(view);
+        RedisCopiedBuild current = following(view);
         if (current != null) {
-            long[] words = new long[BLOCK_WORDS];
-            RedisBitmapCodec.fromRedisBytes(bytes, words, 0);
-            current.bits.mergeWords(Math.toIntExact(block * BLOCK_WORDS), words, BLOCK_WORDS);
+            current.bits.learnBlock(block, bytes);
         }
     }
 
@@ -137,10 +152,10 @@ final class RedisNearCopy {
      * before Redis has them, they only let calls for those keys through (see the class comment).
      */
     void learnKeys(RedisFilterView view, Iterable<?> keys) {
-        Copy current = following(view);
+        RedisCopiedBuild current = following(view);
         if (current != null) {
             for (Object key : keys) {
-                current.bits.put(key);
+                current.bits.learnKey(key);
             }
         }
     }
@@ -154,21 +169,22 @@ final class RedisNearCopy {
             return;
         }
         RedisFilterIdentity live = view.live;
-        Copy current = copy;
+        RedisCopiedBuild current = copy;
         FilterSizing liveSizing = view.liveSizing;
         if (live == null || view.liveBuild == null || liveSizing == null
-                || liveSizing.blockCount() > LocalBloomFilter.MAX_BLOCKS) {
+                || liveSizing.blockCount() > RedisCopiedBits.maxBlocks(live)) {
             // Nothing live, a shape this instance cannot use (MISMATCHED), or one grown past what a heap holds.
             copy = null;
             return;
         }
         if (current == null || !current.follows(view)) {
             copy = null; // unreachable before the new one is allocated: the heap holds one copy, not two
-            current = new Copy(view, LocalBloomFilter.create(liveSizing, live.seed()));
+            current = new RedisCopiedBuild(view, RedisCopiedBits.of(live, liveSizing));
             copy = current; // before the read: adds and blocks checked meanwhile go in too
         }
-        if (System.nanoTime() - current.nextRead >= 0) {
-            startRead(view, current);
+        boolean outOfStep = inStep != null && inStep.wantsRead(current);
+        if (System.nanoTime() - current.nextRead >= 0 || outOfStep) {
+            startRead(view, current); // due, or out of step with the adds (a drop, a swap, a bitmap gone)
         }
     }
 
@@ -183,25 +199,29 @@ final class RedisNearCopy {
         if (!enabled) {
             return null;
         }
-        Copy current = copy;
+        RedisCopiedBuild current = copy;
+        boolean barrier = inStep != null && inStep.inStep(current);
         return new SharedFilterDetails.NearCopy(
                 (current != null) ? current.identity.fingerprintWithoutSeed() + "#" + current.buildNumber : null,
                 current != null && current.answering, (current != null) ? current.lastRead : null,
-                answeredHere.sum(), sentToRedis.sum());
+                answeredHere.sum(), sentToRedis.sum(), barrier ? "barrier" : "store",
+                (inStep != null) ? inStep.outOfStepSince(current) : null,
+                (inStep != null) ? inStep.outOfStepReason(current) : null,
+                (inStep != null) ? inStep.rejectedHere() : 0, (current != null) ? current.bits.bytes() : 0);
     }
 
-    private @Nullable Copy answeringFor(RedisFilterView view) {
-        Copy current = copy;
+    private @Nullable RedisCopiedBuild answeringFor(RedisFilterView view) {
+        RedisCopiedBuild current = copy;
         return (current != null && current.answering && current.follows(view)) ? current : null;
     }
 
     /** The copy of {@code view}'s build, read whole yet or not. */
-    private @Nullable Copy following(RedisFilterView view) {
-        Copy current = copy;
+    private @Nullable RedisCopiedBuild following(RedisFilterView view) {
+        RedisCopiedBuild current = copy;
         return (current != null && current.follows(view)) ? current : null;
     }
 
-    private void startRead(RedisFilterView view, Copy target) {
+    private void startRead(RedisFilterView view, RedisCopiedBuild target) {
         if (!reading.compareAndSet(false, true)) {
             return; // one read at a time; a read of an older build stops at its next chunk
         }
@@ -221,70 +241,60 @@ final class RedisNearCopy {
     }
 
     /** Reads the bitmaps of {@code view}'s build whole into {@code target}, a chunk at a time. */
-    private void read(RedisFilterView view, Copy target) {
+    private void read(RedisFilterView view, RedisCopiedBuild target) {
         long start = System.nanoTime();
         RedisFilterIdentity live = target.identity;
-        long[] words = new long[(int) Math.min(CHUNK_WORDS, live.blocksPerShard() * BLOCK_WORDS)];
+        int blockWords = target.bits.wordsPerBlock();
+        int chunkWords = (int) Math.min(CHUNK_WORDS, live.blocksPerShard() * blockWords);
         long bytesRead = 0;
+        boolean whole = false;
+        int changes = target.changes.get();
+        long epoch = (inStep != null) ? inStep.beforeRead(target, payload -> inStep.received(copy, payload)) : -1;
         try {
             for (int shard = 0; shard < live.shards(); shard++) {
                 String bitmap = view.liveKeys[shard];
-                int firstWord = Math.toIntExact(live.firstBlockOf(shard) * BLOCK_WORDS);
-                int shardWords = Math.toIntExact(live.blocksIn(shard) * BLOCK_WORDS);
-                for (int done = 0; done < shardWords; done += words.length) {
+                int firstWord = Math.toIntExact(live.firstBlockOf(shard) * blockWords);
+                int shardWords = Math.toIntExact(live.blocksIn(shard) * blockWords);
+                for (int done = 0; done < shardWords; done += chunkWords) {
                     if (copy != target) {
                         return; // another build went live, or the filter closed
                     }
-                    int count = Math.min(words.length, shardWords - done);
+                    int count = Math.min(chunkWords, shardWords - done);
                     long from = (long) done * 8;
                     byte[] bytes = commands.call(port -> port.getRange(bitmap, from, from + count * 8L - 1));
                     if (bytes.length != count * 8) {
                         return; // the bitmap is gone: the next refresh sees it
                     }
-                    RedisBitmapCodec.fromRedisBytes(bytes, words, 0);
-                    target.bits.mergeWords(firstWord + done, words, count);
+                    target.bits.readWords(firstWord + done, bytes);
                     bytesRead += bytes.length;
                 }
             }
+            whole = true;
         }
         catch (RuntimeException ex) {
             logger.debug("Filter '" + name + "': reading the near copy failed; trying again at the next refresh", ex);
             return;
         }
+        finally {
+            if (!whole) {
+                target.readEnds(); // else ended below, or by inStep.afterRead once every change up to the end is in
+            }
+        }
+        if (inStep == null || copy != target) {
+            target.readEnds();
+        }
         boolean first = !target.answering;
         target.lastRead = Instant.now();
         target.nextRead = System.nanoTime() + readEveryNanos;
         target.answering = true;
+        if (inStep != null && copy == target) {
+            inStep.afterRead(target, epoch, changes);
+        }
         if (first) {
             logger.info("Filter '" + name + "': near copy of " + live.fingerprintWithoutSeed() + "#"
                     + target.buildNumber + " read (" + bytesRead / 1024 + " KiB in "
                     + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms); keys it holds are answered"
                     + " here from now on");
-        }
-    }
-
-    /** The copy of one build of the live generation. */
-    private static final class Copy {
-
-        final RedisFilterIdentity identity;
-        final String build;
-        final String buildNumber;
-        final LocalBloomFilter bits;
-        /** Set once it was read whole: from then on it answers. */
-        volatile boolean answering;
-        volatile @Nullable Instant lastRead;
-        volatile long nextRead = System.nanoTime();
-
-        Copy(RedisFilterView view, LocalBloomFilter bits) {
-            this.identity = view.live;
-            this.build = view.liveBuild;
-            this.buildNumber = build.substring(0, Math.max(0, build.indexOf('@')));
-            this.bits = bits;
-        }
-
-        /** Whether it is a copy of the build {@code view} shows live. */
-        boolean follows(RedisFilterView view) {
-            return build.equals(view.liveBuild) && identity.equals(view.live);
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.bloomguard.redis;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -38,6 +40,14 @@ public interface RedisPort extends AutoCloseable {
      * @return a {@code Long} or a {@code byte[]}, as the script's {@link LuaScript#result()} says
      */
     CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args);
+
+    /**
+     * Opens a subscriber connection of its own, for the near copy's ordered reads, or {@code null} when this port
+     * cannot (a client other than Lettuce, a cluster): the near copy then leaves absent keys to Redis.
+     */
+    default @Nullable RedisSubscriber subscriber(RedisSubscriber.Listener listener) {
+        return null;
+    }
 
     /**
      * Whether the connection is up. A port that cannot tell says {@code true}; one that says {@code false} is

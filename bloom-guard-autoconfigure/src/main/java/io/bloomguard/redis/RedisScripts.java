@@ -67,14 +67,46 @@ final class RedisScripts {
             """;
 
     /**
+     * Lua for an add script (KEYS[1] the shard's metadata, KEYS[5] its channel): {@code published(key, from, count)}
+     * publishes {@code "<key> ARGV[from] ... ARGV[from + count - 1]"} once an instance asked for it
+     * ({@link #PUBLISH_ADDS}), with the command it named.
+     */
+    static final String PUBLISHED = """
+            local publish = KEYS[5] and redis.call('HGET', KEYS[1], 'publish')
+            local function published(key, from, count)
+              if publish and count > 0 then
+                redis.call(publish, KEYS[5], key .. ' ' .. table.concat(ARGV, ' ', from, from + count - 1))
+              end
+            end
+            """;
+
+    /**
+     * Lua that tells every near copy of the shard that it is out of step ({@code "-"} on the channel, whose name the
+     * format's argument gives): with the command the shard's metadata names, or, when it names none (a filter created
+     * afresh, after a {@code FLUSHALL} say), with both, failures ignored.
+     */
+    static final String OUT_OF_STEP = """
+                local announced = redis.call('HGET', KEYS[1], 'publish')
+                if announced then redis.pcall(announced, %1$s, '-') else
+                  redis.pcall('PUBLISH', %1$s, '-')
+                  redis.pcall('SPUBLISH', %1$s, '-')
+                end
+            """;
+
+    /**
      * Adds keys to a shard: sets their bits in the live bitmap and, while a rebuild runs, in the next one too,
      * so no add is lost across the swap; where a shard is a step ahead of or behind the caller's view, see
      * {@link #PLACE}.
      *
-     * <p>KEYS: meta, live bitmap, next bitmap, the next generation's live bitmap. ARGV: the live and next fingerprints
-     * the caller computed offsets for ('' for none), then k and key count for live, k and key count for next, then k
-     * offsets per key for live followed by those for next (the two generations may differ in size, so in k and in
-     * which keys fall in this shard).
+     * <p>For near copies that read in order ({@link RedisAddFeed}), it publishes on the shard's channel what it sets in
+     * a live bitmap, {@code "<bitmap> <offset> <offset> ..."}, once an instance has asked for it ({@link #PUBLISH_ADDS}),
+     * and before setting the bits: a publish refused (an ACL without the channel) fails the add, which changes nothing.
+     * A live bitmap that is gone is published as {@code "-"} whoever asked: copies stop answering absent keys.
+     *
+     * <p>KEYS: meta, live bitmap, next bitmap, the next generation's live bitmap, the shard's channel. ARGV: the live
+     * and next fingerprints the caller computed offsets for ('' for none), then k and key count for live, k and key
+     * count for next, then k offsets per key for live followed by those for next (the two generations may differ in
+     * size, so in k and in which keys fall in this shard).
      *
      * <p>Returns how many keys changed the live bitmap (or the next one while there is no live bitmap): keys
      * that were certainly new. -1 when neither bitmap exists (the add went nowhere), -2 when the caller's view
@@ -85,17 +117,35 @@ final class RedisScripts {
             """ + SET_KEYS + """
             local liveK, liveCount = tonumber(ARGV[3]), tonumber(ARGV[4])
             local nextK, nextCount = tonumber(ARGV[5]), tonumber(ARGV[6])
+            """ + PUBLISHED + """
             local result = -1
             if liveKey and redis.call('EXISTS', liveKey) == 1 then
+              published(liveKey, pos, liveK * liveCount)
               result = set(liveKey, liveK, liveCount)
             else
+              if liveKey and KEYS[5] then
+            """ + OUT_OF_STEP.formatted("KEYS[5]") + """
+              end
               pos = pos + liveK * liveCount
             end
             if nextKey and redis.call('EXISTS', nextKey) == 1 then
+              if nextKey == KEYS[4] then published(nextKey, pos, nextK * nextCount) end
               local changed = set(nextKey, nextK, nextCount)
               if result < 0 then result = changed end
             end
             return result
+            """);
+
+    /**
+     * Asks the add scripts of a shard to publish what they set ({@link #ADD}), from now on, with the command in ARGV[1]
+     * ({@code PUBLISH}, or {@code SPUBLISH} on a cluster): an instance whose near copy reads in order sends it before it
+     * reads the bitmap whole. Only for a shard that holds a filter (a filter that is gone keeps no flag, and a copy of
+     * it cannot be in step). KEYS: meta. Returns 1 when set.
+     */
+    static final LuaScript PUBLISH_ADDS = LuaScript.of("publish-adds", LuaScript.Result.INTEGER, """
+            if redis.call('HEXISTS', KEYS[1], 'live') == 0 then return 0 end
+            redis.call('HSET', KEYS[1], 'publish', ARGV[1])
+            return 1
             """);
 
     /**
@@ -154,7 +204,9 @@ final class RedisScripts {
      * fields m, k, seed, layout, shards, expected-size, error-rate, loaded-at, then the stale marks {@link #BEGIN}
      * returned, then how many bits are set in what the loader uploaded, then the type ({@code bloom} or
      * {@code counting}, whose counters the loader has merged already: {@link RedisCounterScripts#MERGE}), then
-     * {@code 1} when the filter grows by layers. Returns 1 when swapped, 2 when swapped
+     * {@code 1} when the filter grows by layers, then the shard's channel, on which a swap is published as {@code "-"}
+     * once an instance asked for publishing ({@link #PUBLISH_ADDS}): near copies of the old generation stop answering
+     * absent keys. Returns 1 when swapped, 2 when swapped
      * but still marked stale, 0 when the next generation is no longer this build's (another loader took over and
      * finished first), or -1, swapping nothing, when the upload holds fewer bits than were uploaded: evicted (it is
      * the one large key with an expiry, so a {@code volatile-*} policy takes it first), partly evicted and recreated
@@ -191,6 +243,8 @@ final class RedisScripts {
               redis.call('HDEL', KEYS[1], 'layers', 'layer-bits')
             end
             redis.call('HINCRBY', KEYS[1], 'generation', 1)
+            local announced = ARGV[14] and redis.call('HGET', KEYS[1], 'publish')
+            if announced then redis.pcall(announced, ARGV[14], '-') end
             return result
             """);
 

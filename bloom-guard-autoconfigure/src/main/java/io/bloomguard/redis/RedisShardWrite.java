@@ -56,7 +56,7 @@ final class RedisShardWrite {
         String nextKey = inNext ? names.next(shard, next) : names.meta(shard) + ":none";
         // Where the next generation's bits are once this shard has been swapped: see RedisScripts.PLACE.
         String nextLiveKey = inNext ? names.bits(shard, next) : names.meta(shard) + ":none";
-        return List.of(names.meta(shard), liveKey, nextKey, nextLiveKey);
+        return List.of(names.meta(shard), liveKey, nextKey, nextLiveKey, names.adds(shard));
     }
 
     /** KEYS of {@link RedisLayerScripts#ADD}, for a filter that grows by layers (one shard). */

@@ -1,5 +1,6 @@
 package io.bloomguard.registry;
 
+import io.bloomguard.core.NearCopyMode;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * @param rebuildZone      time zone of {@code rebuildCron}, or {@code null} for the JVM's
  * @param type             bits, or counters that allow removes
  * @param growth           what it does past its capacity
- * @param redisNearCopy    whether each instance keeps a copy of the bits and answers the keys it holds (redis backend)
+ * @param redisNearCopy    whether each instance keeps a copy of the bits, and which keys it answers (redis backend)
  * @param putsOnly         whether it is filled by puts alone, with no key source: it is never rebuilt
  * @param rebuildHoldBelow share of the live filter's estimated keys below which a rebuild's keys are held back, not
  *                         swapped in, until an operator confirms them; 0 never holds one back
@@ -26,7 +27,7 @@ import org.jspecify.annotations.Nullable;
 public record FilterSpec(String name, long expectedSize, double errorRate, BackendType backend, GuardMode mode,
         BackendFailurePolicy onBackendFailure, AddFailurePolicy onAddFailure, @Nullable String preloadSql,
         int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone, FilterType type,
-        GrowthPolicy growth, boolean redisNearCopy, boolean putsOnly, double rebuildHoldBelow) {
+        GrowthPolicy growth, NearCopyMode redisNearCopy, boolean putsOnly, double rebuildHoldBelow) {
 
     /** What {@code rebuild.hold-below} is unless set: a rebuild that reads under half the live keys waits. */
     public static final double DEFAULT_REBUILD_HOLD_BELOW = 0.5;
@@ -37,7 +38,8 @@ public record FilterSpec(String name, long expectedSize, double errorRate, Backe
             int redisShards, @Nullable String rebuildCron, @Nullable String rebuildZone, FilterType type,
             GrowthPolicy growth, boolean redisNearCopy) {
         this(name, expectedSize, errorRate, backend, mode, onBackendFailure, onAddFailure, preloadSql, redisShards,
-                rebuildCron, rebuildZone, type, growth, redisNearCopy, false, DEFAULT_REBUILD_HOLD_BELOW);
+                rebuildCron, rebuildZone, type, growth, redisNearCopy ? NearCopyMode.ON : NearCopyMode.OFF, false,
+                DEFAULT_REBUILD_HOLD_BELOW);
     }
 
     /** A filter with no near copy. */

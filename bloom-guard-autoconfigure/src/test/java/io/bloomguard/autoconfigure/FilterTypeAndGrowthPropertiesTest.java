@@ -71,7 +71,7 @@ class FilterTypeAndGrowthPropertiesTest {
 
     @Test
     void aScalableRedisFilterWithANearCopyFailsStartupNamingTheProperty() {
-        assertInvalid("bloom-guard.filters.users.redis.near-copy", "true", "no near copy is kept of a filter that"
+        assertInvalid("bloom-guard.filters.users.redis.near-copy", "on", "no near copy is kept of a filter that"
                 + " grows by layers", "bloom-guard.defaults.backend=redis", "bloom-guard.filters.users.growth=scale",
                 "bloom-guard.filters.users.redis.near-copy=true");
     }

@@ -1,5 +1,7 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.core.NearCopyMode;
+
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.registry.FilterSpec;
 import org.junit.jupiter.api.Test;
@@ -26,15 +28,32 @@ class NearCopyPropertyTest {
                 "bloom-guard.filters.users.backend", "redis",
                 "bloom-guard.filters.users.redis.near-copy", "true",
                 "bloom-guard.filters.orders.backend", "redis",
-                "bloom-guard.filters.items.redis.near-copy", "true")))
+                "bloom-guard.filters.items.redis.near-copy", "true",
+                "bloom-guard.filters.tokens.backend", "redis",
+                "bloom-guard.filters.tokens.redis.near-copy", "ordered",
+                "bloom-guard.filters.carts.backend", "redis",
+                "bloom-guard.filters.carts.redis.near-copy", "off")))
                 .bind("bloom-guard", BloomGuardProperties.class).get();
         List<FilterSpec> specs = FilterSpecResolver.resolve(properties);
         assertThat(specs).filteredOn(spec -> spec.name().equals("users")).singleElement()
-                .extracting(FilterSpec::redisNearCopy).isEqualTo(true);
+                .as("true is on").extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.ON);
+        assertThat(specs).filteredOn(spec -> spec.name().equals("tokens")).singleElement()
+                .extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.ORDERED);
+        assertThat(specs).filteredOn(spec -> spec.name().equals("carts")).singleElement()
+                .extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.OFF);
         assertThat(specs).filteredOn(spec -> spec.name().equals("orders")).singleElement()
-                .as("off unless asked for").extracting(FilterSpec::redisNearCopy).isEqualTo(false);
+                .as("off unless asked for").extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.OFF);
         assertThat(specs).filteredOn(spec -> spec.name().equals("items")).singleElement()
-                .as("a local filter").extracting(FilterSpec::redisNearCopy).isEqualTo(false);
+                .as("a local filter").extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.OFF);
+    }
+
+    @Test
+    void aNearCopyModeThatDoesNotExistFailsStartupNamingTheValues() {
+        runner.withPropertyValues("bloom-guard.filters.users.backend=redis",
+                "bloom-guard.filters.users.redis.near-copy=always").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("always");
+                });
     }
 
     @Test
@@ -81,7 +100,7 @@ class NearCopyPropertyTest {
                     assertThat(context).hasFailed();
                     FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
                     assertThat(analysis.getDescription())
-                            .contains("Invalid value 'true' for property bloom-guard.filters.users.redis.near-copy")
+                            .contains("Invalid value 'on' for property bloom-guard.filters.users.redis.near-copy")
                             .contains("at most 16 GiB");
                 });
     }
