@@ -13,14 +13,15 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@link RedisSubscriber} on a Redis Cluster: each channel is a shard channel, subscribed ({@code SSUBSCRIBE}) on the
  * connection to the node that serves its slot, where the scripts of that slot publish ({@code SPUBLISH}); a barrier is
- * a {@code PING} on that node's connection. A channel whose slot moves is unsubscribed by the node: that, and any drop
- * of the client's connections, counts as a drop (messages may have been lost).
+ * a {@code PING} on that node's connection. A channel whose slot moves is unsubscribed by the node: that, and a drop
+ * of any of these connections, counts as a drop (messages may have been lost).
  */
 final class LettuceClusterSubscriber implements RedisSubscriber {
 
@@ -29,6 +30,8 @@ final class LettuceClusterSubscriber implements RedisSubscriber {
     private final RedisConnectionStateListener drops;
     /** Node id of each subscribed channel. */
     private final Map<String, String> nodes = new ConcurrentHashMap<>();
+    /** The node connections channels were subscribed on: a drop of one of them is a drop. */
+    private final Set<Object> ours = ConcurrentHashMap.newKeySet();
 
     LettuceClusterSubscriber(RedisClusterClient client, Listener listener) {
         this.client = client;
@@ -36,7 +39,9 @@ final class LettuceClusterSubscriber implements RedisSubscriber {
         this.drops = new RedisConnectionStateListener() {
             @Override
             public void onRedisDisconnected(RedisChannelHandler<?, ?> dropped) {
-                listener.disconnected(); // any of the client's: a node connection of this one is not told apart
+                if (dropped == connection || ours.contains(dropped)) {
+                    listener.disconnected();
+                }
             }
         };
         client.addListener(drops);
@@ -66,8 +71,10 @@ final class LettuceClusterSubscriber implements RedisSubscriber {
             }
             nodes.put(channel, node.getNodeId());
             byte[] name = channel.getBytes(StandardCharsets.UTF_8);
-            confirmed.add(connection.getConnectionAsync(node.getNodeId())
-                    .thenCompose(nodeConnection -> nodeConnection.async().ssubscribe(name).toCompletableFuture()));
+            confirmed.add(connection.getConnectionAsync(node.getNodeId()).thenCompose(nodeConnection -> {
+                ours.add(nodeConnection);
+                return nodeConnection.async().ssubscribe(name).toCompletableFuture();
+            }));
         }
         return CompletableFuture.allOf(confirmed.toArray(CompletableFuture[]::new));
     }

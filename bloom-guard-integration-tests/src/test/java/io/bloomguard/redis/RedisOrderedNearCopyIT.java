@@ -5,11 +5,12 @@ import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterDetails;
+import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,6 +29,7 @@ import static org.awaitility.Awaitility.await;
  * hangs, restarts empty, and the filter is rebuilt and grows.
  */
 @Timeout(180)
+@ExtendWith(RedisServerExtension.class)
 class RedisOrderedNearCopyIT {
 
     private static final FilterSizing SIZING = FilterSizing.of(20_000, 0.01);
@@ -40,13 +42,8 @@ class RedisOrderedNearCopyIT {
     private static RedisServerProcess server;
 
     @BeforeAll
-    static void startRedis() {
-        server = RedisServerProcess.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        server.close();
+    static void rememberServer(RedisServerProcess started) {
+        server = started;
     }
 
     @Test
