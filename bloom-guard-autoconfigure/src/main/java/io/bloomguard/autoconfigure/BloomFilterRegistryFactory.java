@@ -73,7 +73,8 @@ final class BloomFilterRegistryFactory {
                         : UnwritableAdds.BUFFER;
                 if (spec.growth() == GrowthPolicy.SCALE) {
                     yield backend.createScalable(spec.name(),
-                            ScalableSizing.of(spec.expectedSize(), spec.errorRate()).layer(0), unwritableAdds);
+                            ScalableSizing.of(spec.expectedSize(), spec.errorRate()).layer(0), unwritableAdds,
+                            spec.redisNearCopy());
                 }
                 yield (spec.type() == FilterType.COUNTING)
                         ? backend.createCounting(spec.name(), sizing, spec.redisShards(), unwritableAdds,

@@ -94,7 +94,7 @@ final class FilterSpecResolver {
                                 + " GiB; set it to off, lower expected-size or raise error-rate");
             }
             if (backend == BackendType.REDIS && growth == GrowthPolicy.SCALE) {
-                checkRedisLayers(prefix, shards, nearCopyMode, allocated, expectedSize, errorRate);
+                checkRedisLayers(prefix, shards, allocated, expectedSize, errorRate);
             }
             long heap = Runtime.getRuntime().maxMemory();
             // A redis filter is built in this JVM before it is uploaded, so it needs the heap too, beside its near
@@ -164,10 +164,10 @@ final class FilterSpecResolver {
             return growth;
         }
         boolean layersFit = type == FilterType.BLOOM && (backend == BackendType.LOCAL
-                || filter.getRedis().getShards() == 1 && !filter.getRedis().getNearCopy().keepsCopy());
+                || filter.getRedis().getShards() == 1);
         if (!layersFit) {
             logger.info("Filter '" + name + "' is filled by puts alone and cannot grow by layers (" + (type
-                    == FilterType.COUNTING ? "a counting filter" : "redis.shards or redis.near-copy") + "): past"
+                    == FilterType.COUNTING ? "a counting filter" : "redis.shards") + "): past"
                     + " its expected size it reports being over capacity (growth: none)");
         }
         return layersFit ? GrowthPolicy.SCALE : GrowthPolicy.NONE;
@@ -203,20 +203,14 @@ final class FilterSpecResolver {
     }
 
     /**
-     * A redis filter that grows by layers keeps every layer in its hash slot, each layer one Redis string, and no near
-     * copy (which would hold layer 0 only).
+     * A redis filter that grows by layers keeps every layer in its hash slot, each layer one Redis string.
      */
-    private static void checkRedisLayers(String prefix, int shards, NearCopyMode nearCopy, FilterSizing firstLayer,
+    private static void checkRedisLayers(String prefix, int shards, FilterSizing firstLayer,
             long expectedSize, double errorRate) {
         if (shards != 1) {
             throw new InvalidBloomGuardPropertyException(prefix + ".redis.shards", shards, "a filter that grows by"
                     + " layers (growth: scale) keeps its layers in one hash slot, so it is not split: set it to 1, or"
                     + " use growth: rebuild");
-        }
-        if (nearCopy.keepsCopy()) {
-            throw new InvalidBloomGuardPropertyException(prefix + ".redis.near-copy",
-                    nearCopy.name().toLowerCase(java.util.Locale.ROOT), "no near copy is kept of"
-                    + " a filter that grows by layers (growth: scale): set it to off, or use growth: rebuild");
         }
         if (firstLayer.blockCount() > RedisFilterBackend.MAX_BLOCKS_PER_KEY) {
             throw new InvalidBloomGuardPropertyException(prefix + ".expected-size", expectedSize, "a filter that grows"

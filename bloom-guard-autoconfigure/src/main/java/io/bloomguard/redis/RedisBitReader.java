@@ -48,6 +48,11 @@ final class RedisBitReader {
     boolean mightContain(Object key) {
         RedisFilterView current = state.view();
         if (current.live != null && current.live.layered()) {
+            Boolean copied = fromCopy(current, key);
+            if (copied != null) {
+                return copied;
+            }
+            nearCopy.sent(1);
             LayerCheck layered = new LayerCheck(current, key);
             if (layered.layers == null) {
                 return true;
@@ -61,23 +66,12 @@ final class RedisBitReader {
                 checkLatency.checked(System.nanoTime() - start);
             }
         }
-        if (current.live == null || nearCopy.holds(current, key)) {
+        if (current.live == null) {
             return true;
         }
-        RedisOrderedCheck ordered = nearCopy.ordered(current);
-        if (ordered != null) {
-            long start = System.nanoTime();
-            CompletableFuture<Boolean> barrier = commands.sendCheck(port -> ordered.barrier(key));
-            Boolean answer;
-            try {
-                answer = ordered.answer(key, commands.awaitCheck(barrier));
-            }
-            finally {
-                checkLatency.checked(System.nanoTime() - start);
-            }
-            if (answer != null) {
-                return answer;
-            }
+        Boolean copied = fromCopy(current, key);
+        if (copied != null) {
+            return copied;
         }
         BlockCheck check = blockCheck(current, key);
         long start = System.nanoTime();
@@ -92,28 +86,52 @@ final class RedisBitReader {
         }
     }
 
+    /**
+     * The near copy's answer: {@code true} when it holds the key, the answer after a barrier when it is in step,
+     * {@code null} when Redis must answer.
+     */
+    private @Nullable Boolean fromCopy(RedisFilterView current, Object key) {
+        if (nearCopy.holds(current, key)) {
+            return true;
+        }
+        RedisOrderedCheck ordered = nearCopy.ordered(current);
+        if (ordered == null) {
+            return null;
+        }
+        long start = System.nanoTime();
+        CompletableFuture<Boolean> barrier = commands.sendCheck(port -> ordered.barrier(key));
+        try {
+            return ordered.answer(key, commands.awaitCheck(barrier));
+        }
+        finally {
+            checkLatency.checked(System.nanoTime() - start);
+        }
+    }
+
     CompletableFuture<Boolean> mightContainAsync(Object key) {
         RedisFilterView current = state.view();
-        if (current.live != null && current.live.layered()) {
+        if (current.live == null || nearCopy.holds(current, key)) {
+            return CompletableFuture.completedFuture(true);
+        }
+        RedisOrderedCheck ordered = nearCopy.ordered(current);
+        if (ordered == null) {
+            return readAsync(current, key);
+        }
+        return timed(commands.checkAsync(port -> ordered.barrier(key)), passed -> ordered.answer(key, passed))
+                .thenCompose(answer -> (answer != null) ? CompletableFuture.completedFuture(answer)
+                        : readAsync(current, key));
+    }
+
+    /** The key's block (every layer's, for a filter that grows by layers) read in Redis. */
+    private CompletableFuture<Boolean> readAsync(RedisFilterView current, Object key) {
+        if (current.live.layered()) {
+            nearCopy.sent(1);
             LayerCheck layered = new LayerCheck(current, key);
             if (layered.layers == null) {
                 return CompletableFuture.completedFuture(true);
             }
             return timed(commands.checkAsync(layered::send), layered::answer);
         }
-        if (current.live == null || nearCopy.holds(current, key)) {
-            return CompletableFuture.completedFuture(true);
-        }
-        RedisOrderedCheck ordered = nearCopy.ordered(current);
-        if (ordered == null) {
-            return readBlockAsync(current, key);
-        }
-        return timed(commands.checkAsync(port -> ordered.barrier(key)), passed -> ordered.answer(key, passed))
-                .thenCompose(answer -> (answer != null) ? CompletableFuture.completedFuture(answer)
-                        : readBlockAsync(current, key));
-    }
-
-    private CompletableFuture<Boolean> readBlockAsync(RedisFilterView current, Object key) {
         BlockCheck check = blockCheck(current, key);
         return timed(commands.checkAsync(port -> port.getRange(check.bitmap, check.start, check.end())),
                 check::answer);
@@ -142,9 +160,6 @@ final class RedisBitReader {
             Arrays.fill(answers, true);
             return answers;
         }
-        if (live.layered()) {
-            return mightContainAllLayered(current, checked);
-        }
         boolean[] held = nearCopy.holdsAll(current, checked);
         RedisOrderedCheck ordered = nearCopy.ordered(current);
         if (ordered != null) {
@@ -152,6 +167,9 @@ final class RedisBitReader {
             if (copied != null) {
                 return copied;
             }
+        }
+        if (live.layered()) {
+            return mightContainAllLayered(current, checked, held);
         }
         Map<Integer, List<Integer>> indexesByShard = new LinkedHashMap<>();
         Map<Integer, List<String>> argsByShard = new LinkedHashMap<>();
@@ -229,17 +247,18 @@ final class RedisBitReader {
     }
 
     /** One {@link RedisLayerScripts#CHECK} per key, all sent before any answer is awaited: one round trip. */
-    private boolean[] mightContainAllLayered(RedisFilterView current, List<?> checked) {
+    private boolean[] mightContainAllLayered(RedisFilterView current, List<?> checked, boolean[] held) {
         List<LayerCheck> checks = new ArrayList<>(checked.size());
         List<CompletableFuture<Object>> replies = new ArrayList<>(checked.size());
-        for (Object key : checked) {
-            LayerCheck check = new LayerCheck(current, key);
+        for (int i = 0; i < held.length; i++) {
+            LayerCheck check = held[i] ? null : new LayerCheck(current, checked.get(i)); // held: answered by the copy
             checks.add(check);
-            replies.add(commands.send(check::send));
+            replies.add((check != null) ? commands.send(check::send) : null);
         }
+        nearCopy.sent((int) checks.stream().filter(java.util.Objects::nonNull).count());
         boolean[] answers = new boolean[checked.size()];
         for (int i = 0; i < answers.length; i++) {
-            answers[i] = checks.get(i).answer(commands.await(replies.get(i)));
+            answers[i] = held[i] || checks.get(i).answer(commands.await(replies.get(i)));
         }
         return answers;
     }

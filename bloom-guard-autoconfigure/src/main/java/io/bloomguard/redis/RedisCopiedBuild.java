@@ -8,7 +8,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A {@link RedisNearCopy}'s bits (or counters) of one build of the live generation, with where it stands: read whole
+ * A {@link RedisNearCopy}'s bits (or counters, or layers) of one build of the live generation, with where it stands:
+ * read whole
  * yet, and for a copy that reads in order ({@link RedisCopyInStep}), in step with Redis within which subscriber epoch.
  */
 final class RedisCopiedBuild {
@@ -27,7 +28,9 @@ final class RedisCopiedBuild {
     volatile long syncedEpoch = -1;
     /** Counts the times it fell out of step: a read during which it did is not in step. */
     final AtomicInteger changes = new AtomicInteger();
+    /** The Redis key of each part (see {@link RedisCopiedBits}): a shard's bitmap, or a layer's. */
     private final String[] bitmaps;
+    private final int layerCount;
     /** While a whole read is under way: the adds that arrived, applied again after it (see RedisCopiedBits). */
     private volatile @Nullable Queue<Runnable> reading;
 
@@ -36,15 +39,35 @@ final class RedisCopiedBuild {
         this.build = view.liveBuild;
         this.buildNumber = build.substring(0, Math.max(0, build.indexOf('@')));
         this.bits = bits;
-        this.bitmaps = view.liveKeys.clone();
+        RedisLayers layers = view.layers;
+        this.layerCount = view.layerCount;
+        if (layers != null) {
+            this.bitmaps = new String[layers.count()];
+            for (int layer = 0; layer < bitmaps.length; layer++) {
+                bitmaps[layer] = layers.key(layer);
+            }
+        }
+        else {
+            this.bitmaps = view.liveKeys.clone();
+        }
     }
 
-    /** Whether it is a copy of the build {@code view} shows live. */
+    /** Whether it is a copy of the build {@code view} shows live, with as many layers. */
     boolean follows(RedisFilterView view) {
-        return build.equals(view.liveBuild) && identity.equals(view.live);
+        return build.equals(view.liveBuild) && identity.equals(view.live) && layerCount == view.layerCount;
     }
 
-    /** Shard whose live bitmap is {@code bitmap}, or -1. */
+    /** Parts it is read in: shards, or layers. */
+    int parts() {
+        return bitmaps.length;
+    }
+
+    /** The Redis key of part {@code part}. */
+    String bitmap(int part) {
+        return bitmaps[part];
+    }
+
+    /** Part whose Redis key is {@code bitmap}, or -1. */
     int shardOf(String bitmap) {
         for (int shard = 0; shard < bitmaps.length; shard++) {
             if (bitmaps[shard].equals(bitmap)) {
@@ -54,10 +77,9 @@ final class RedisCopiedBuild {
         return -1;
     }
 
-    /** An add Redis processed, in order: positions of {@code shard}, {@code positions[from]} on. */
+    /** An add Redis processed, in order: positions of part {@code shard}, {@code positions[from]} on. */
     void added(int shard, String[] positions, int from) {
-        long firstBlock = identity.firstBlockOf(shard);
-        Runnable add = () -> bits.added(firstBlock, positions, from);
+        Runnable add = () -> bits.added(shard, positions, from);
         add.run();
         Queue<Runnable> replay = reading;
         if (replay != null) {
@@ -68,7 +90,7 @@ final class RedisCopiedBuild {
     /** A remove Redis processed, in order; left out while a whole read is under way, which may hold it already. */
     void removed(int shard, String[] positions, int from) {
         if (reading == null) {
-            bits.removed(identity.firstBlockOf(shard), positions, from);
+            bits.removed(shard, positions, from);
         }
     }
 

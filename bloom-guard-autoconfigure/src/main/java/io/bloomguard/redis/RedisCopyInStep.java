@@ -141,15 +141,33 @@ final class RedisCopyInStep {
     /**
      * After a whole read of {@code copy} that {@link #beforeRead} began within {@code epoch}: a barrier on every shard's
      * connection first, so that every change Redis processed before the read's last chunk has arrived (one that came
-     * after the chunk would otherwise be taken for one it lacks), then the adds that arrived meanwhile applied again.
+     * after the chunk would otherwise be taken for one it lacks), then the metadata read to see that the copy's
+     * generation and layers are still the live ones, then the adds that arrived meanwhile applied again.
      */
     void afterRead(RedisCopiedBuild copy, long epoch, int changesBefore) {
-        boolean passed = epoch >= 0 && barrier(copy);
+        boolean passed = epoch >= 0 && barrier(copy) && stillLive(copy);
         copy.readEnds();
         if (passed && feed.epoch() == epoch && copy.markInStep(epoch, changesBefore) && outOfStepSince != null) {
             outOfStepSince = null;
             logger.info("Filter '" + name + "': near copy in step with Redis; absent keys are answered here after a"
                     + " barrier");
+        }
+    }
+
+    /**
+     * Whether the metadata still names the copy's generation, with as many layers: a layer added, or a generation
+     * swapped in, before the copy subscribed published its {@code "-"} before the copy listened, and adds to the new
+     * layer or bitmap would be taken for another generation's and left out.
+     */
+    private boolean stillLive(RedisCopiedBuild copy) {
+        try {
+            java.util.Map<String, String> meta = commands.call(port -> port.hashGetAll(keys.meta(0)));
+            String layers = meta.getOrDefault("layers", "1");
+            return copy.identity.fingerprint().equals(meta.get("live"))
+                    && (!copy.identity.layered() || layers.equals(Integer.toString(copy.parts())));
+        }
+        catch (RuntimeException ex) {
+            return false;
         }
     }
 

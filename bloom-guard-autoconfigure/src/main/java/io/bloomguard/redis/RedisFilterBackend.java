@@ -178,7 +178,7 @@ public final class RedisFilterBackend implements AutoCloseable {
     /**
      * A filter that grows by layers ({@code growth: scale}, see {@link io.bloomguard.core.ScalableSizing}) with a
      * random seed: {@code firstLayer} is layer 0's size ({@code ScalableSizing.of(n, ε).layer(0)}); each layer after
-     * it is a Redis key of its own in the same hash slot, so it lives on one shard, with no near copy.
+     * it is a Redis key of its own in the same hash slot, so it lives on one shard.
      */
     public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, UnwritableAdds unwritableAdds) {
         return createScalable(name, firstLayer, SEEDS.nextInt(), unwritableAdds);
@@ -187,8 +187,23 @@ public final class RedisFilterBackend implements AutoCloseable {
     /** {@link #createScalable(String, FilterSizing, UnwritableAdds)} with a chosen seed: for tests and migrations. */
     public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, int seed,
             UnwritableAdds unwritableAdds) {
+        return createScalable(name, firstLayer, seed, unwritableAdds, NearCopyMode.OFF);
+    }
+
+    /**
+     * A filter that grows by layers with a near copy as {@code nearCopy} says: the copy holds every layer, and is read
+     * whole again when a layer is added.
+     */
+    public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, UnwritableAdds unwritableAdds,
+            NearCopyMode nearCopy) {
+        return createScalable(name, firstLayer, SEEDS.nextInt(), unwritableAdds, nearCopy);
+    }
+
+    /** {@link #createScalable(String, FilterSizing, UnwritableAdds, NearCopyMode)} with a chosen seed. */
+    public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, int seed,
+            UnwritableAdds unwritableAdds, NearCopyMode nearCopy) {
         return register(new RedisBloomFilter(name, firstLayer, seed, 1, false, true, settings, unwritableAdds,
-                NearCopyMode.OFF, shared()));
+                nearCopy, shared()));
     }
 
     private RedisBloomFilter.Shared shared() {

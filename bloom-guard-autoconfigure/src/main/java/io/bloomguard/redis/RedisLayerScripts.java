@@ -36,7 +36,11 @@ final class RedisLayerScripts {
      * the layer holds its keys with, creates the next layer at full size and counts it ({@code layers}), so that from
      * then on puts go there and checks read it.
      *
-     * <p>KEYS: meta, each live layer's bitmap oldest first, the next bitmap, where a new layer goes. ARGV: the live and
+     * <p>For near copies that read in order ({@link RedisAddFeed}), it publishes the newest layer's positions of every
+     * key (a superset of the bits it sets: a key an older layer holds sets none), before setting them, and {@code "-"}
+     * when it adds a layer, as {@link RedisScripts#ADD} does.
+     *
+     * <p>KEYS: meta, each live layer's bitmap oldest first, the next bitmap, where a new layer goes, the channel. ARGV: the live and
      * next fingerprints the caller computed offsets for ('' for none), the live layer count, the set bits at which
      * the newest layer is full, the last bit of a new layer (-1 when none may be built), the key count, k and key
      * count for the next generation, k of each live layer; then per key, its offsets in each live layer; then the
@@ -60,8 +64,20 @@ final class RedisLayerScripts {
             end
             local pos = 9 + layers
             """ + RedisScripts.SET_KEYS + """
+            local channel = KEYS[4 + layers]
+            local publish = channel and redis.call('HGET', KEYS[1], 'publish')
             local result = -1
             if live ~= '' and redis.call('EXISTS', KEYS[2]) == 1 then
+              if publish and count > 0 then
+                local skip, newest = perKey - ks[layers], {KEYS[1 + layers]}
+                local p = pos
+                for _ = 1, count do
+                  p = p + skip
+                  for j = 0, ks[layers] - 1 do newest[#newest + 1] = ARGV[p + j] end
+                  p = p + ks[layers]
+                end
+                redis.call(publish, channel, table.concat(newest, ' '))
+              end
               result = 0
               local newest = KEYS[1 + layers]
               local setBits = 0
@@ -98,10 +114,14 @@ final class RedisLayerScripts {
                   redis.call('DEL', grown)
                   redis.call('SETBIT', grown, ARGV[5], 0)
                   redis.call('HSET', KEYS[1], 'layers', layers + 1, 'layer-bits', 0)
+                  if publish then redis.call(publish, channel, '-') end
                   result = result + 4294967296
                 end
               end
             else
+              if live ~= '' and channel then
+            """ + RedisScripts.OUT_OF_STEP.formatted("channel") + """
+              end
               pos = pos + count * perKey
             end
             local nextKey = KEYS[2 + layers]

@@ -177,9 +177,13 @@ final class RedisNearCopy {
             copy = null;
             return;
         }
+        if (live.layered() && view.layers == null) {
+            copy = null; // layers this instance cannot read yet
+            return;
+        }
         if (current == null || !current.follows(view)) {
             copy = null; // unreachable before the new one is allocated: the heap holds one copy, not two
-            current = new RedisCopiedBuild(view, RedisCopiedBits.of(live, liveSizing));
+            current = new RedisCopiedBuild(view, RedisCopiedBits.of(view));
             copy = current; // before the read: adds and blocks checked meanwhile go in too
         }
         boolean outOfStep = inStep != null && inStep.wantsRead(current);
@@ -244,28 +248,25 @@ final class RedisNearCopy {
     private void read(RedisFilterView view, RedisCopiedBuild target) {
         long start = System.nanoTime();
         RedisFilterIdentity live = target.identity;
-        int blockWords = target.bits.wordsPerBlock();
-        int chunkWords = (int) Math.min(CHUNK_WORDS, live.blocksPerShard() * blockWords);
         long bytesRead = 0;
         boolean whole = false;
         int changes = target.changes.get();
         long epoch = (inStep != null) ? inStep.beforeRead(target, payload -> inStep.received(copy, payload)) : -1;
         try {
-            for (int shard = 0; shard < live.shards(); shard++) {
-                String bitmap = view.liveKeys[shard];
-                int firstWord = Math.toIntExact(live.firstBlockOf(shard) * blockWords);
-                int shardWords = Math.toIntExact(live.blocksIn(shard) * blockWords);
-                for (int done = 0; done < shardWords; done += chunkWords) {
+            for (int part = 0; part < target.parts(); part++) {
+                String bitmap = target.bitmap(part);
+                long partWords = target.bits.words(part);
+                for (long done = 0; done < partWords; done += CHUNK_WORDS) {
                     if (copy != target) {
                         return; // another build went live, or the filter closed
                     }
-                    int count = Math.min(chunkWords, shardWords - done);
-                    long from = (long) done * 8;
+                    int count = (int) Math.min(CHUNK_WORDS, partWords - done);
+                    long from = done * 8;
                     byte[] bytes = commands.call(port -> port.getRange(bitmap, from, from + count * 8L - 1));
                     if (bytes.length != count * 8) {
                         return; // the bitmap is gone: the next refresh sees it
                     }
-                    target.bits.readWords(firstWord + done, bytes);
+                    target.bits.readWords(part, Math.toIntExact(done), bytes);
                     bytesRead += bytes.length;
                 }
             }

@@ -65,6 +65,7 @@ final class RedisShardWrite {
         RedisFilterIdentity next = current.next;
         keyNames.add((next != null) ? names.next(0, next) : names.meta(0) + ":none");
         keyNames.add(layers.growKey(names));
+        keyNames.add(names.adds(0));
         return keyNames;
     }
 

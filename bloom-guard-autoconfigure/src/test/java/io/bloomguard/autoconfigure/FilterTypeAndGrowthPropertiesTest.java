@@ -69,13 +69,6 @@ class FilterTypeAndGrowthPropertiesTest {
                 "bloom-guard.filters.users.redis.shards=4");
     }
 
-    @Test
-    void aScalableRedisFilterWithANearCopyFailsStartupNamingTheProperty() {
-        assertInvalid("bloom-guard.filters.users.redis.near-copy", "on", "no near copy is kept of a filter that"
-                + " grows by layers", "bloom-guard.defaults.backend=redis", "bloom-guard.filters.users.growth=scale",
-                "bloom-guard.filters.users.redis.near-copy=true");
-    }
-
     /** Each layer is one Redis string: a first layer larger than 512 MiB could never be stored. */
     @Test
     void aScalableRedisFilterWhoseFirstLayerExceedsOneRedisStringFailsStartup() {

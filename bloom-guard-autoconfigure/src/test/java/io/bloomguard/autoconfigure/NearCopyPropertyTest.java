@@ -24,7 +24,7 @@ class NearCopyPropertyTest {
 
     @Test
     void aRedisFilterKeepsANearCopyWhenAskedAndALocalOneIgnoresIt() {
-        BloomGuardProperties properties = new Binder(new MapConfigurationPropertySource(Map.of(
+        BloomGuardProperties properties = new Binder(new MapConfigurationPropertySource(pairs(
                 "bloom-guard.filters.users.backend", "redis",
                 "bloom-guard.filters.users.redis.near-copy", "true",
                 "bloom-guard.filters.orders.backend", "redis",
@@ -32,7 +32,13 @@ class NearCopyPropertyTest {
                 "bloom-guard.filters.tokens.backend", "redis",
                 "bloom-guard.filters.tokens.redis.near-copy", "ordered",
                 "bloom-guard.filters.carts.backend", "redis",
-                "bloom-guard.filters.carts.redis.near-copy", "off")))
+                "bloom-guard.filters.carts.redis.near-copy", "off",
+                "bloom-guard.filters.layers.backend", "redis",
+                "bloom-guard.filters.layers.growth", "scale",
+                "bloom-guard.filters.layers.redis.near-copy", "ordered",
+                "bloom-guard.filters.counts.backend", "redis",
+                "bloom-guard.filters.counts.type", "counting",
+                "bloom-guard.filters.counts.redis.near-copy", "ordered")))
                 .bind("bloom-guard", BloomGuardProperties.class).get();
         List<FilterSpec> specs = FilterSpecResolver.resolve(properties);
         assertThat(specs).filteredOn(spec -> spec.name().equals("users")).singleElement()
@@ -41,10 +47,22 @@ class NearCopyPropertyTest {
                 .extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.ORDERED);
         assertThat(specs).filteredOn(spec -> spec.name().equals("carts")).singleElement()
                 .extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.OFF);
+        assertThat(specs).filteredOn(spec -> spec.name().equals("layers")).singleElement()
+                .as("one that grows by layers").extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.ORDERED);
+        assertThat(specs).filteredOn(spec -> spec.name().equals("counts")).singleElement()
+                .as("a counting one").extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.ORDERED);
         assertThat(specs).filteredOn(spec -> spec.name().equals("orders")).singleElement()
                 .as("off unless asked for").extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.OFF);
         assertThat(specs).filteredOn(spec -> spec.name().equals("items")).singleElement()
                 .as("a local filter").extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.OFF);
+    }
+
+    private static Map<String, String> pairs(String... keysAndValues) {
+        Map<String, String> map = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            map.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return map;
     }
 
     @Test

@@ -34,6 +34,8 @@ final class OrderedWalk implements AutoCloseable {
     private final ExecutorService background = Executors.newSingleThreadExecutor();
     private final List<Future<?>> running = new ArrayList<>();
     private final AtomicBoolean restarted = new AtomicBoolean();
+    /** The most layers the looking instance saw (a filter that grows by layers). */
+    private int maxLayers;
     /** Keys whose rows were deleted and the keys removed (a counting filter's walk). */
     private final List<Long> removed = new ArrayList<>();
 
@@ -79,6 +81,9 @@ final class OrderedWalk implements AutoCloseable {
                     removed.add(gone);
                 }
             }
+            if (i % 100 == 0) {
+                maxLayers = Math.max(maxLayers, looking.layerCount());
+            }
             if (i % sixth % (sixth / 10) == 0) {
                 faults.apply(i % sixth / (sixth / 10));
             }
@@ -101,6 +106,11 @@ final class OrderedWalk implements AutoCloseable {
             assertThat(stillIn).as("of %d removed keys, let through by the copy", removed.size())
                     .isLessThan(removed.size() / 2);
         }
+    }
+
+    /** The most layers the looking instance saw during the walk. */
+    int maxLayers() {
+        return maxLayers;
     }
 
     /** Runs {@code fault} on a thread of its own (a command that hangs Redis); the walk waits for it at the end. */

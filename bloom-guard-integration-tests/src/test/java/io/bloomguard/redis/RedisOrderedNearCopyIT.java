@@ -34,8 +34,8 @@ class RedisOrderedNearCopyIT {
 
     private static final FilterSizing SIZING = FilterSizing.of(20_000, 0.01);
 
-    /** Keys of the walk across two instances: {@code -Dbloomguard.ordered.keys=100000} walks further. */
-    private static final int KEYS = Integer.getInteger("bloomguard.ordered.keys", 30_000);
+    /** Keys of the walks across two instances, 10⁵ (a counting filter's, half): {@code -Dbloomguard.ordered.keys=...}. */
+    private static final int KEYS = Integer.getInteger("bloomguard.ordered.keys", 100_000);
 
     private static final long ABSENT = 1L << 40;
 
@@ -152,6 +152,31 @@ class RedisOrderedNearCopyIT {
                 default -> null;
             });
         }
+    }
+
+    /**
+     * The walk on a filter that grows by layers: its copy holds every layer, falls out of step when one is added, and
+     * is read whole again with the new one.
+     */
+    @Test
+    void aFilterThatGrowsByLayersKeepsTheRuleAsLayersAreAdded() throws Exception {
+        try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
+                TestRedisBackend b = TestRedisBackend.on(server, TestRedisBackend.FAST);
+                OrderedWalk walk = new OrderedWalk(orderedLayers(a, "layers-walk"), orderedLayers(b, "layers-walk"),
+                        KEYS)) {
+            walk.run(step -> switch (step) {
+                case 1 -> server.command("CLIENT", "KILL", "TYPE", "pubsub");
+                case 2 -> walk.inBackground(() -> server.command("DEBUG", "SLEEP", "0.4"));
+                case 9 -> walk.rebuild(); // its layers made one again
+                default -> null;
+            });
+            assertThat(walk.maxLayers()).as("layers added during the walk").isGreaterThan(1);
+        }
+    }
+
+    private static RedisBloomFilter orderedLayers(TestRedisBackend instance, String name) {
+        return instance.backend.createScalable(name, FilterSizing.of(2_000, 0.01), 1, UnwritableAdds.BUFFER,
+                NearCopyMode.ORDERED);
     }
 
     private static RedisBloomFilter orderedCounting(TestRedisBackend instance, String name) {
