@@ -250,6 +250,11 @@ final class RedisNearCopy {
         RedisFilterIdentity live = target.identity;
         long bytesRead = 0;
         boolean whole = false;
+        if (inStep != null && target.bits instanceof RedisCopiedBits.Counting) {
+            // Counters are written over, not ORed: an add applied before its chunk's older bytes arrive would be
+            // lost until the read ends. Out of step meanwhile, the copy answers no absent key.
+            target.markOutOfStep();
+        }
         int changes = target.changes.get();
         long epoch = (inStep != null) ? inStep.beforeRead(target, payload -> inStep.received(copy, payload)) : -1;
         try {
