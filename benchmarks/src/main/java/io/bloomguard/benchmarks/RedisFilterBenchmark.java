@@ -1,5 +1,7 @@
 package io.bloomguard.benchmarks;
 
+import io.bloomguard.core.NearCopyMode;
+
 import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.redis.RedisBloomFilter;
 import io.bloomguard.redis.RedisFilterBackend;
@@ -48,8 +50,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>With a near copy ({@code redis.near-copy: true}), a third filter of the same keys whose copy has been read:
  * {@code nearCopyCheckPresent} checks present keys (answered by the copy, no command), {@code nearCopyCheckAbsent}
- * absent keys the copy lacks (one {@code GETRANGE} each, as without a copy), each against {@code GET} of the run. At
- * the end of each, the commands it sent are printed.
+ * absent keys the copy lacks (one {@code GETRANGE} each, as without a copy), each against {@code GET} of the run; with
+ * {@code redis.near-copy: ordered}, {@code orderedCopyCheckAbsent} absent keys answered by the copy in step after a
+ * barrier, which threads waiting together share. At the end of each, the checks it sent to Redis are printed.
  * bloom-guard uses one shared connection (Lettuce pipelines the calls of concurrent threads on it), GET / PING
  * one shared Lettuce sync connection, Redisson its default pool.
  *
@@ -176,11 +179,16 @@ public class RedisFilterBenchmark {
         Object[] absent = new Object[HALF];
         long sentBefore;
 
+        /** The copy's kind: {@code ON}, or {@code ORDERED} ({@link OrderedCopy}). */
+        NearCopyMode mode() {
+            return NearCopyMode.ON;
+        }
+
         @Setup(Level.Trial)
         public void load(Server server) {
             backend = RedisFixtures.backend(server.client);
-            filter = RedisFixtures.loadedBloomGuard(backend, "bench-near", RedisFixtures.N,
-                    RedisFixtures.presentKeys(RedisFixtures.N), true);
+            filter = RedisFixtures.loadedBloomGuard(backend, "bench-near-" + mode().name().toLowerCase(Locale.ROOT),
+                    RedisFixtures.N, RedisFixtures.presentKeys(RedisFixtures.N), mode());
             java.util.SplittableRandom random = new java.util.SplittableRandom(0xB0B);
             for (int i = 0; i < HALF; i++) {
                 present[i] = BenchmarkKeys.LONG.present(random.nextLong(RedisFixtures.N));
@@ -202,6 +210,16 @@ public class RedisFilterBenchmark {
             System.out.printf(Locale.ROOT, "%n# near copy: %d checks sent to Redis while measuring%n",
                     filter.details().nearCopy().sentToStore() - sentBefore);
             backend.close();
+        }
+    }
+
+    /** {@link NearCopy} kept in step ({@code redis.near-copy: ordered}): an absent key costs a barrier, no read. */
+    @State(Scope.Benchmark)
+    public static class OrderedCopy extends NearCopy {
+
+        @Override
+        NearCopyMode mode() {
+            return NearCopyMode.ORDERED;
         }
     }
 
@@ -303,6 +321,15 @@ public class RedisFilterBenchmark {
     @Benchmark
     public boolean nearCopyCheckAbsent(NearCopy nearCopy, Cursor cursor) {
         return nearCopy.filter.mightContain(nearCopy.absent[cursor.next++ & (NearCopy.HALF - 1)]);
+    }
+
+    /**
+     * An absent key an ordered copy in step lacks: the copy answers once a barrier ({@code PING} on the subscriber
+     * connection) comes back; on one thread, one barrier a check.
+     */
+    @Benchmark
+    public boolean orderedCopyCheckAbsent(OrderedCopy copy, Cursor cursor) {
+        return copy.filter.mightContain(copy.absent[cursor.next++ & (NearCopy.HALF - 1)]);
     }
 
     @Benchmark

@@ -1,6 +1,7 @@
 package io.bloomguard.benchmarks;
 
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterStatus;
@@ -102,6 +103,15 @@ final class RedisFixtures {
      */
     static RedisBloomFilter loadedBloomGuard(RedisFilterBackend backend, String name, long n, List<Object> keys,
             boolean nearCopy) {
+        return loadedBloomGuard(backend, name, n, keys, nearCopy ? NearCopyMode.ON : NearCopyMode.OFF);
+    }
+
+    /**
+     * {@link #loadedBloomGuard(RedisFilterBackend, String, long, List)} with a near copy as {@code nearCopy} says: it
+     * returns once the copy has been read and, when {@code ordered}, is in step.
+     */
+    static RedisBloomFilter loadedBloomGuard(RedisFilterBackend backend, String name, long n, List<Object> keys,
+            NearCopyMode nearCopy) {
         RedisBloomFilter filter = backend.create(name, FilterSizing.of(n, FPP), SEED, 1, UnwritableAdds.BUFFER,
                 nearCopy);
         SharedBloomFilter.StartOutcome outcome = filter.start(feed(keys));
@@ -109,7 +119,8 @@ final class RedisFixtures {
             throw new IllegalStateException("filter " + name + " not loaded: " + outcome + ", " + filter.status());
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (nearCopy && !filter.details().nearCopy().answering()) {
+        while (nearCopy.keepsCopy() && !(filter.details().nearCopy().answering()
+                && (nearCopy != NearCopyMode.ORDERED || filter.details().nearCopy().absentKeys().equals("barrier")))) {
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException("the near copy of " + name + " was not read within 60 s");
             }
