@@ -200,17 +200,27 @@ final class RedisStoredState {
 
     /**
      * A command found the live bitmap gone (flushed, evicted or deleted) while this instance read {@code seen}: the
-     * filter is {@code MISSING} from now on, unless a refresh has read another view since.
+     * filter is {@code MISSING} from now on, unless a refresh has read another build since. A refresh that published
+     * the same build meanwhile may have read it before it went, so it does not undo what the command found.
      */
     void bitmapMissing(RedisFilterView seen) {
-        RedisFilterView missing = seen.withStatus(SharedFilterStatus.MISSING, keys);
+        RedisFilterView current;
+        RedisFilterView missing;
         synchronized (this) {
-            if (view != seen || seen.status != SharedFilterStatus.READY) {
+            current = view;
+            if (current.status != SharedFilterStatus.READY || !sameBuild(current, seen)) {
                 return;
             }
+            missing = current.withStatus(SharedFilterStatus.MISSING, keys);
             view = missing;
         }
-        reportChange(seen, missing, Map.of());
+        reportChange(current, missing, Map.of());
+    }
+
+    private static boolean sameBuild(RedisFilterView current, RedisFilterView seen) {
+        return current == seen || (current.live != null && current.live.equals(seen.live)
+                && current.liveBuild != null && current.liveBuild.equals(seen.liveBuild)
+                && current.layerCount == seen.layerCount);
     }
 
     /** What an operator may see of the stored filter, as last read: never the seed. */
