@@ -200,8 +200,8 @@ final class RedisStoredState {
 
     /**
      * A command found the live bitmap gone (flushed, evicted or deleted) while this instance read {@code seen}: the
-     * filter is {@code MISSING} from now on, unless a refresh has read another build since. A refresh that published
-     * the same build meanwhile may have read it before it went, so it does not undo what the command found.
+     * filter is {@code MISSING} until a refresh begun after this reads the store again. A refresh of the same build
+     * that published meanwhile, or publishes later, may have read it before it went: it does not undo this.
      */
     void bitmapMissing(RedisFilterView seen) {
         RedisFilterView current;
@@ -213,6 +213,8 @@ final class RedisStoredState {
             }
             missing = current.withStatus(SharedFilterStatus.MISSING, keys);
             view = missing;
+            // A refresh still under way may have read the bitmap before it went: only one begun from now on counts.
+            viewRefresh = refreshesBegun.incrementAndGet();
         }
         reportChange(current, missing, Map.of());
     }
