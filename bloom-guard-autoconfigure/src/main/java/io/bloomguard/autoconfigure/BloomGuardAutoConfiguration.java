@@ -14,6 +14,7 @@ import io.bloomguard.preload.KeyReadScope;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterSpec;
+import io.bloomguard.registry.FilterSpecCustomizer;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.aop.config.AopConfigUtils;
@@ -77,9 +78,10 @@ public final class BloomGuardAutoConfiguration {
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static BloomFilterRegistry bloomFilterRegistry(BloomGuardSettings settings,
-            ObjectProvider<RedisFilterBackend> redisBackend, Environment environment) {
-        return BloomFilterRegistryFactory.create(settings, redisBackend::getIfAvailable,
-                new BloomGuardThreads(environment));
+            ObjectProvider<FilterSpecCustomizer> customizers, ObjectProvider<RedisFilterBackend> redisBackend,
+            Environment environment) {
+        return BloomFilterRegistryFactory.create(settings, customizers.orderedStream().toList(),
+                redisBackend::getIfAvailable, new BloomGuardThreads(environment));
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -185,8 +187,8 @@ public final class BloomGuardAutoConfiguration {
                 sources.addAll(sqlFactory.create(specs));
             }
             else {
-                specs.stream().filter(spec -> spec.preloadSql() != null).findFirst().ifPresent(spec -> {
-                    throw SqlKeySourceFactory.noDataSource(spec.name(), spec.preloadSql());
+                specs.stream().filter(spec -> spec.lifecycle().preloadSql() != null).findFirst().ifPresent(spec -> {
+                    throw SqlKeySourceFactory.noDataSource(spec.name(), spec.lifecycle().preloadSql());
                 });
             }
             return new FilterPreloader(registry, sources, readScope.getIfAvailable(() -> KeyReadScope.DIRECT), () -> {

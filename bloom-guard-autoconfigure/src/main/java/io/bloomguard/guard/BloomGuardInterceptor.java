@@ -181,7 +181,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor, SmartInit
      */
     @Nullable Object keyToCheck(GuardOperation guard, Object[] args, CheckObserver.@Nullable Check check) {
         NamedBloomFilter filter = guard.filter();
-        if (filter.spec().mode() == GuardMode.OFF) {
+        if (filter.spec().guard().mode() == GuardMode.OFF) {
             decided(guard, check, CheckOutcome.SKIPPED, SkipReason.MODE_OFF);
             return null;
         }
@@ -218,8 +218,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor, SmartInit
     boolean callsThroughAfter(GuardOperation guard, RuntimeException failure, CheckObserver.@Nullable Check check) {
         NamedBloomFilter filter = guard.filter();
         filter.counters().backendError();
-        BackendFailurePolicy policy = (filter.spec().mode() == GuardMode.SHADOW)
-                ? BackendFailurePolicy.ALLOW : filter.spec().onBackendFailure();
+        BackendFailurePolicy policy = (filter.spec().guard().mode() == GuardMode.SHADOW)
+                ? BackendFailurePolicy.ALLOW : filter.spec().guard().onBackendFailure();
         switch (policy) {
             case REJECT:
                 decided(guard, check, CheckOutcome.REJECTED, SkipReason.BACKEND_FAILURE);
@@ -243,7 +243,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor, SmartInit
             decided(guard, check, CheckOutcome.PASSED, null);
             return true;
         }
-        if (guard.filter().spec().mode() == GuardMode.SHADOW) {
+        if (guard.filter().spec().guard().mode() == GuardMode.SHADOW) {
             decided(guard, check, CheckOutcome.SHADOW_REJECTED, null);
             return true;
         }
@@ -272,7 +272,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor, SmartInit
             return;
         }
         if (mightContain) {
-            if (filter.spec().mode() == GuardMode.ENFORCE && empty) {
+            if (filter.spec().guard().mode() == GuardMode.ENFORCE && empty) {
                 filter.counters().falsePositive();
             }
         }
