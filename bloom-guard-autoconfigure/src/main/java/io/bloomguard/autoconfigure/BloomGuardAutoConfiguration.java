@@ -10,6 +10,7 @@ import io.bloomguard.observation.ObservationCheckObserver;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.preload.ScheduledRebuilds;
+import io.bloomguard.preload.SharedFilterReadiness;
 import io.bloomguard.preload.KeyReadScope;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.registry.BloomFilterRegistry;
