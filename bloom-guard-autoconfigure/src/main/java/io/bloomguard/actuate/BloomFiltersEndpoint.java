@@ -1,13 +1,7 @@
 package io.bloomguard.actuate;
 
-import io.bloomguard.core.SharedBloomFilter;
-import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.registry.BloomFilterRegistry;
-import io.bloomguard.registry.FilterHistory;
-import io.bloomguard.registry.FilterSpec;
-import io.bloomguard.registry.FilterStats;
 import io.bloomguard.registry.NamedBloomFilter;
-import io.bloomguard.registry.SkipReason;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -30,6 +24,8 @@ import java.util.stream.Collectors;
  *
  * <p>Usage: {@code GET /actuator/bloomfilters/users}; {@code POST /actuator/bloomfilters/users} with
  * {@code {"action":"test","key":"42"}}.
+ *
+ * <p>Its bodies are the descriptor records below; {@link FilterDescription} reads a filter into them.
  */
 @Endpoint(id = "bloomfilters")
 public class BloomFiltersEndpoint {
@@ -45,7 +41,7 @@ public class BloomFiltersEndpoint {
     public FiltersDescriptor filters() {
         Map<String, FilterHeadline> filters = new LinkedHashMap<>();
         for (NamedBloomFilter filter : registry.all()) {
-            filters.put(filter.name(), FilterHeadline.of(filter));
+            filters.put(filter.name(), new FilterDescription(filter).headline());
         }
         return new FiltersDescriptor(filters);
     }
@@ -53,7 +49,7 @@ public class BloomFiltersEndpoint {
     /** One filter in detail, or {@code null} (a 404) when no filter has this name. */
     @ReadOperation
     public @Nullable FilterDescriptor filter(@Selector String name) {
-        return registry.find(name).map(FilterDescriptor::of).orElse(null);
+        return registry.find(name).map(filter -> new FilterDescription(filter).detail()).orElse(null);
     }
 
     /**
@@ -96,12 +92,9 @@ public class BloomFiltersEndpoint {
         return registry.all().stream().map(NamedBloomFilter::name).toList();
     }
 
-    private static String lower(Enum<?> value) {
+    /** An enum value as its property is spelled: {@code CONFIRM_REBUILD} is {@code confirm-rebuild}. */
+    static String lower(Enum<?> value) {
         return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
-    }
-
-    private static double ratio(long part, long whole) {
-        return (whole == 0) ? 0.0 : (double) part / whole;
     }
 
     /** What the write operation can do; the body's {@code action}. */
@@ -150,18 +143,6 @@ public class BloomFiltersEndpoint {
             String stateSince, long expectedSize, long approximateElements, double capacityRatio, long capacity,
             boolean overCapacity, double configuredErrorRate, double expectedFalsePositiveRate, double measuredFalsePositiveRate,
             long rejected, long passed, long skipped, long falsePositives, boolean estimatesStale) {
-
-        static FilterHeadline of(NamedBloomFilter filter) {
-            FilterSpec spec = filter.spec();
-            FilterStats stats = filter.stats();
-            long elements = filter.approximateElementCount();
-            long capacity = filter.capacity();
-            return new FilterHeadline(lower(spec.backendType()), lower(spec.guard().mode()), filter.state().name(),
-                    filter.stateReason(), filter.stateSince().toString(), spec.sizing().expectedSize(), elements,
-                    ratio(elements, capacity), capacity, filter.overCapacity(), spec.sizing().errorRate(), filter.expectedFpp(),
-                    stats.measuredFalsePositiveRate(), stats.rejected(), stats.passed(), stats.skipped(),
-                    stats.falsePositives(), stats.estimatesStale());
-        }
     }
 
     /**
@@ -175,33 +156,12 @@ public class BloomFiltersEndpoint {
             LayoutDescriptor layout, CountersDescriptor counters, @Nullable LoadDescriptor lastPreload,
             @Nullable LoadDescriptor lastRebuild, @Nullable HeldRebuildDescriptor heldRebuild,
             @Nullable RedisDescriptor redis) {
-
-        static FilterDescriptor of(NamedBloomFilter filter) {
-            FilterHeadline headline = FilterHeadline.of(filter);
-            RedisDescriptor redis = (filter.backend() instanceof SharedBloomFilter shared)
-                    ? RedisDescriptor.of(shared.details()) : null;
-            return new FilterDescriptor(headline.backend(), headline.mode(), headline.state(), headline.stateReason(),
-                    headline.stateSince(), headline.expectedSize(), headline.approximateElements(),
-                    headline.capacityRatio(), headline.capacity(), headline.overCapacity(),
-                    headline.configuredErrorRate(), headline.expectedFalsePositiveRate(),
-                    headline.measuredFalsePositiveRate(), headline.rejected(), headline.passed(), headline.skipped(),
-                    headline.falsePositives(), headline.estimatesStale(), SpecDescriptor.of(filter.spec()),
-                    LayoutDescriptor.of(filter), CountersDescriptor.of(filter),
-                    LoadDescriptor.of(filter.history().lastPreload()), LoadDescriptor.of(filter.history().lastRebuild()),
-                    HeldRebuildDescriptor.of(filter), redis);
-        }
     }
 
     /** The filter's resolved configuration, spelled as its properties are. */
     public record SpecDescriptor(long expectedSize, double errorRate, String backend, String mode,
             String onBackendFailure, String onAddFailure, @Nullable String preloadSql, String type, String growth,
             boolean putsOnly, double rebuildHoldBelow) {
-
-        static SpecDescriptor of(FilterSpec spec) {
-            return new SpecDescriptor(spec.sizing().expectedSize(), spec.sizing().errorRate(), lower(spec.backendType()), lower(spec.guard().mode()),
-                    lower(spec.guard().onBackendFailure()), lower(spec.writes().onAddFailure()), spec.lifecycle().preloadSql(), lower(spec.sizing().type()),
-                    lower(spec.sizing().growth()), spec.writes().putsOnly(), spec.lifecycle().rebuildHoldBelow());
-        }
     }
 
     /**
@@ -209,12 +169,6 @@ public class BloomFiltersEndpoint {
      * held, when (ISO-8601), and what to do ({@code confirm-rebuild} once the key source is known to be right).
      */
     public record HeldRebuildDescriptor(long keysRead, long liveKeys, String at, String message) {
-
-        static @Nullable HeldRebuildDescriptor of(NamedBloomFilter filter) {
-            io.bloomguard.registry.HeldRebuild held = filter.heldRebuild();
-            return (held != null) ? new HeldRebuildDescriptor(held.keysRead(), held.liveKeys(), held.at().toString(),
-                    held.describe(filter.name())) : null;
-        }
     }
 
     /**
@@ -224,39 +178,16 @@ public class BloomFiltersEndpoint {
      * (1 unless it grows by layers).
      */
     public record LayoutDescriptor(long bits, long bytes, int hashes, long blocks, int shards, int layers) {
-
-        static LayoutDescriptor of(NamedBloomFilter filter) {
-            int shards = (filter.backend() instanceof SharedBloomFilter shared) ? shared.details().shards() : 1;
-            long bits = filter.bitSize();
-            return new LayoutDescriptor(bits, filter.byteSize(), filter.hashCount(),
-                    bits / io.bloomguard.core.BlockedBloomLayout.BLOCK_BITS, shards, filter.layerCount());
-        }
     }
 
     /** Every counter, skipped calls also by reason ({@code not_ready}, {@code mode_off}, ...). */
     public record CountersDescriptor(long rejected, long passed, long skipped, Map<String, Long> skippedByReason,
             long falsePositives, long shadowRejections, long shadowFalseNegatives, long backendErrors, long puts) {
-
-        static CountersDescriptor of(NamedBloomFilter filter) {
-            FilterStats stats = filter.stats();
-            Map<String, Long> byReason = new LinkedHashMap<>();
-            for (SkipReason reason : SkipReason.values()) {
-                byReason.put(reason.tag(), filter.counters().skippedFor(reason));
-            }
-            return new CountersDescriptor(stats.rejected(), stats.passed(), stats.skipped(), byReason,
-                    stats.falsePositives(), stats.shadowRejections(), stats.shadowFalseNegatives(),
-                    stats.backendErrors(), stats.puts());
-        }
     }
 
     /** One load from the key source: when it began (ISO-8601), keys read, how long, from what, why it failed. */
     public record LoadDescriptor(String started, long keys, long durationMillis, String source,
             @Nullable String failure) {
-
-        static @Nullable LoadDescriptor of(FilterHistory.@Nullable Load load) {
-            return (load != null) ? new LoadDescriptor(load.started().toString(), load.keys(),
-                    load.duration().toMillis(), load.source(), load.failure()) : null;
-        }
     }
 
     /**
@@ -266,12 +197,6 @@ public class BloomFiltersEndpoint {
      */
     public record RedisDescriptor(@Nullable String generation, List<String> keys, boolean breakerOpen,
             @Nullable NearCopyDescriptor nearCopy) {
-
-        static RedisDescriptor of(SharedFilterDetails details) {
-            SharedFilterDetails.NearCopy copy = details.nearCopy();
-            return new RedisDescriptor(details.generation(), details.keys(), details.breakerOpen(),
-                    (copy != null) ? NearCopyDescriptor.of(copy) : null);
-        }
     }
 
     /**
@@ -285,14 +210,6 @@ public class BloomFiltersEndpoint {
     public record NearCopyDescriptor(@Nullable String generation, boolean answering, @Nullable String lastRead,
             long answeredHere, long sentToRedis, String absentKeys, @Nullable String absentKeysToRedisSince,
             @Nullable String absentKeysReason, long rejectedHere, long bytes) {
-
-        static NearCopyDescriptor of(SharedFilterDetails.NearCopy copy) {
-            return new NearCopyDescriptor(copy.generation(), copy.answering(),
-                    (copy.lastRead() != null) ? copy.lastRead().toString() : null, copy.answeredHere(),
-                    copy.sentToStore(), copy.absentKeys().equals("barrier") ? "barrier" : "redis",
-                    (copy.absentKeysToStoreSince() != null) ? copy.absentKeysToStoreSince().toString() : null,
-                    copy.absentKeysReason(), copy.rejectedHere(), copy.bytes());
-        }
     }
 
     /** What a write operation answers. */

@@ -1,0 +1,134 @@
+package io.bloomguard.registry;
+
+import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.RebuildRefusedException;
+import io.bloomguard.core.RebuildableBloomFilter;
+import org.jspecify.annotations.Nullable;
+
+import java.time.Clock;
+
+/**
+ * Every rebuild of a {@link NamedBloomFilter}, whoever starts it (an operator, a schedule, growth, self-recovery, a
+ * shared filter's own maintenance), and what sets one off: the keys its rebuilds read, through the
+ * {@link RebuildGate}; its recovery from {@code FAILED} ({@link FailedFilterRecovery}); its growth past its capacity
+ * ({@link GrowthRebuilds}); and what a key lost on its way in does to it. Each build is recorded in its history.
+ */
+final class FilterRebuilds {
+
+    private final FilterSpec spec;
+    /** How this kind of backend carries out a rebuild. */
+    private final BackendLifecycle lifecycle;
+    private final FilterStateMachine states;
+    /** Whether what a rebuild read may replace the live keys: asked by every rebuild, whoever starts it. */
+    private final RebuildGate rebuildGate;
+    /** For a local filter that can rebuild: how it recovers from {@code FAILED}; {@code null} otherwise. */
+    private final @Nullable FailedFilterRecovery recovery;
+    /** {@code growth: rebuild}: how it grows past its capacity; {@code null} for other policies. */
+    private final @Nullable GrowthRebuilds growth;
+
+    FilterRebuilds(NamedBloomFilter filter, FilterSpec spec, BackendLifecycle lifecycle, FilterStateMachine states,
+            BackgroundRebuilds background) {
+        this.spec = spec;
+        this.lifecycle = lifecycle;
+        this.states = states;
+        this.rebuildGate = new RebuildGate(spec, lifecycle::countedKeys, Clock.systemUTC());
+        RebuildableBloomFilter rebuiltHere = lifecycle.rebuiltHere();
+        this.recovery = (rebuiltHere != null) ? new FailedFilterRecovery(filter, rebuiltHere, background) : null;
+        this.growth = (spec.sizing().growth() == GrowthPolicy.REBUILD)
+                ? new GrowthRebuilds(filter, lifecycle.rebuildable(), background) : null;
+        FilterHistory history = states.history();
+        lifecycle.onBuilt((startup, keys, startNanos, failure) -> history.recordLoad(startup
+                ? FilterHistory.LoadKind.PRELOAD : FilterHistory.LoadKind.REBUILD, startNanos, keys, "key source",
+                failure));
+        lifecycle.onFillRead(() -> { // a shared filter's, with the keys other instances put
+            rebuildGate.counted(lifecycle.lastCountedKeys());
+            keysAdded();
+        });
+    }
+
+    /** Keys went in (a put that changed the filter, a load, a shared filter's fill read again): it may grow. */
+    void keysAdded() {
+        if (growth != null) {
+            growth.keysAdded();
+        }
+    }
+
+    /** Whether {@code growth: rebuild} is rebuilding it larger right now. */
+    boolean growing() {
+        return growth != null && growth.growing();
+    }
+
+    /** The keys a rebuild of a local filter reads (a shared filter is handed its own when it starts). */
+    void keySource(KeyFeed feed) {
+        lifecycle.keySource(rebuildGate.guard(feed));
+    }
+
+    /** The keys a shared filter is started with and rebuilds from, read through the gate; none if puts-only. */
+    KeyFeed sharedKeyFeed(KeyFeed feed) {
+        return rebuildGate.guard(spec.writes().putsOnly() ? KeyFeed.EMPTY : feed);
+    }
+
+    /** The last rebuild held back for reading too few keys, until one is swapped in; {@code null} when none is. */
+    @Nullable HeldRebuild held() {
+        return rebuildGate.held();
+    }
+
+    /** Rebuilds it, swapped in however few keys it reads: an operator has checked the key source. */
+    long confirmRebuild() {
+        rebuildGate.confirmNext();
+        return rebuild(0);
+    }
+
+    /** Starts rebuilding a {@code FAILED} local filter in the background; whether it will recover by itself. */
+    boolean recover() {
+        return recovery != null && states.own() == FilterState.FAILED && recovery.start();
+    }
+
+    /**
+     * A key that belongs in the filter is missing: a shared filter is marked stale in its store; a local one turns
+     * {@code FAILED} and rebuilds itself, if it can.
+     *
+     * @return whether it recovers by itself (a rebuild from its key source)
+     */
+    boolean markIncomplete(String reason) {
+        if (lifecycle.markIncompleteInStore(reason)) {
+            return true;
+        }
+        if (recovery != null) {
+            recovery.lost();
+        }
+        states.transitionTo(FilterState.FAILED);
+        return recovery != null && recovery.start();
+    }
+
+    /** @param expectedSize keys to size it for, or 0 to keep its size */
+    long rebuild(long expectedSize) {
+        if (states.own() == FilterState.DISABLED) {
+            throw new IllegalStateException("Filter '" + spec.name() + "' is disabled (bloom-guard.enabled=false)"
+                    + " and holds no bits; there is nothing to rebuild");
+        }
+        rebuildGate.checkMayRebuild();
+        long lossesBefore = (recovery != null) ? recovery.losses() : 0;
+        long keys;
+        try {
+            keys = lifecycle.rebuild(expectedSize); // recorded in the history as the backend reports its builds
+        }
+        catch (RebuildRefusedException ex) {
+            throw ex; // says what to do itself
+        }
+        catch (UnsupportedOperationException ex) {
+            throw new UnsupportedOperationException("Filter '" + spec.name() + "': " + ex.getMessage(), ex);
+        }
+        catch (IllegalStateException ex) {
+            throw (recovery != null) ? new IllegalStateException("Filter '" + spec.name() + "': " + ex.getMessage(),
+                    ex.getCause()) : ex;
+        }
+        if (recovery != null && recovery.losses() == lossesBefore) {
+            states.recovered();
+        }
+        if (growth != null) {
+            growth.rebuilt(); // keys may have outgrown it again meanwhile
+        }
+        return keys;
+    }
+}
