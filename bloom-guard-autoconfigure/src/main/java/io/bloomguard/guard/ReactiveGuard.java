@@ -42,9 +42,9 @@ final class ReactiveGuard {
 
     static Object guard(GuardDecision decision, GuardOperation guard, MethodInvocation invocation) {
         Mono<Verdict> verdict = Mono.deferContextual(context -> ask(decision, guard, invocation.getArguments(),
-                ReactivePuts.writingIn(context, guard.filter()),
+                KeyedWriteSubscription.writingIn(context, guard.filter()),
                 decision.startCheck(guard, context.getOrDefault(OBSERVATION_KEY, null))));
-        if (guard.resultKind() == DeferredPuts.Kind.FLUX) {
+        if (guard.resultKind() == ResultKind.FLUX) {
             return verdict.flatMapMany(decided -> decided.through()
                     ? counted(decision, guard, decided, Flux.from(call(invocation))) : Flux.empty());
         }
