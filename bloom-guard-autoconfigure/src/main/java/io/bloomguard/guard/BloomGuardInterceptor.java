@@ -11,8 +11,8 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
- * Runs {@code @BloomGuarded} around a call; {@code @BloomPut} keys are put by {@link KeysInTransactionInterceptor}, inside
- * the method's transaction.
+ * Runs {@code @BloomGuarded} around a call; {@code @BloomPut} keys are put by {@link KeysInTransactionInterceptor},
+ * inside the method's transaction.
  *
  * <p>The blocking adapter of the guard's one decision ({@link GuardDecision}): it asks the filter on the calling
  * thread, and hands a method that returns a Reactor {@code Mono} or {@code Flux} to {@link ReactiveGuard}, which asks

@@ -114,7 +114,10 @@ final class GuardDecision {
         return writingHere || writes.writingOnThisThread();
     }
 
-    /** Decide: whether a checked call goes through, given the filter's answer; the filter said "might contain", or it only shadows. */
+    /**
+     * Decide: whether a checked call goes through, given the filter's answer: it does when the filter said "might
+     * contain", or only shadows.
+     */
     Verdict decide(GuardOperation guard, Object key, boolean mightContain, CheckObserver.@Nullable Check check) {
         if (mightContain) {
             decided(guard, check, CheckOutcome.PASSED, null);
@@ -205,7 +208,8 @@ final class GuardDecision {
         if (!answerCounts(guard, verdict)) {
             return;
         }
-        // Only the judgement the answer needs: a "might contain" can only be a false positive, an "absent" a false negative.
+        // Only the judgement the answer needs: a "might contain" can only be a false positive, an "absent" a false
+        // negative.
         boolean empty = verdict.mightContain() && EmptyValues.isEmpty(result);
         boolean found = !verdict.mightContain() && EmptyValues.isFound(result);
         countAnswer(guard, verdict, empty, found);

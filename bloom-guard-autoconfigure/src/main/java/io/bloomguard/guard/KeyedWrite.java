@@ -204,8 +204,7 @@ final class KeyedWrite {
                 },
                 write::end);
         if (!atCommit) {
-            keysStillUnknown(late, "when the method returned, with no transaction whose commit bloom-guard can wait"
-                    + " for");
+            keysStillUnknown(late);
         }
         return atCommit;
     }
@@ -215,21 +214,23 @@ final class KeyedWrite {
             warnings.keyedAfterCommit(put);
         }
         if (!late.complete()) {
-            keysStillUnknown(late, "after its transaction committed");
+            keysStillUnknown(late);
         }
     }
 
     /**
      * A single key from the result still null is no key (an optional attribute); one from the arguments may be a
      * record keyed where the expression does not read, which is worth a warning. Elements of a returned collection
-     * still without theirs are records whose keys never reach the filter.
+     * still without theirs are records whose keys never reach the filter: nothing will give them one after this
+     * phase, the method's return with no transaction to wait for, or its transaction's commit.
      */
-    private void keysStillUnknown(LateKeys late, String when) {
+    private void keysStillUnknown(LateKeys late) {
         if (late.whole() || !put.key().usesResult()) {
             warnings.nullArgumentKey(put);
         }
         else {
-            late.reportElementsLost(when);
+            late.reportElementsLost((phase == Phase.AFTER_COMMIT) ? "after its transaction committed"
+                    : "when the method returned, with no transaction whose commit bloom-guard can wait for");
         }
     }
 

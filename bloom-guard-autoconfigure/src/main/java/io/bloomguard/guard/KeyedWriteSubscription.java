@@ -15,10 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One subscription to a reactive {@code @BloomPut} write ({@link ReactiveKeyedWrite}), watched from inside its
  * transaction: told whether it runs in one, how it ended, and how the transaction ended.
  *
- * <p>Its pipeline is marked as writing to the filter; with no transaction around it each statement commits at once, so
- * the write counts as {@linkplain UnkeyedWrites unkeyed} while it runs. A subscription that fails or is cancelled before
- * it delivers puts a key its arguments hold by now; otherwise, in a transaction, the outcome waits for its end (a
- * cancelled reactive transaction rolls back), and with none a cancelled write may go on writing, so the filter is
+ * <p>Its pipeline is marked as writing to the filter; with no transaction around it each statement commits at once,
+ * so the write counts as {@linkplain UnkeyedWrites unkeyed} while it runs. A subscription that fails or is cancelled
+ * before it delivers puts a key its arguments hold by now; otherwise, in a transaction, the outcome waits for its end
+ * (a cancelled reactive transaction rolls back), and with none a cancelled write may go on writing, so the filter is
  * marked at once; a failure is taken as a write that did not happen. A {@code Flux} element that arrives with a
  * {@code null} key is a row whose key is lost the same way, once its transaction commits (at once without one).
  */
@@ -73,7 +73,8 @@ final class KeyedWriteSubscription {
             return;
         }
         if (inTransaction) {
-            endedWithoutKey = "its " + publisher + (cancelled ? " was cancelled" : " failed") + " before it gave its key";
+            endedWithoutKey = "its " + publisher + (cancelled ? " was cancelled" : " failed")
+                    + " before it gave its key";
         }
         else if (cancelled) {
             write.put().keyUnknown("its " + publisher + " was cancelled before it gave its key, with no transaction to"

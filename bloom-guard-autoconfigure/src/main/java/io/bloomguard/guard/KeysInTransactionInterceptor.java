@@ -45,8 +45,9 @@ public final class KeysInTransactionInterceptor implements MethodInterceptor {
      * of that proxy, which names the user's repository interface, as the guard in front of it finds them.
      */
     public static KeysInTransactionInterceptor forRepositories(BloomOperationSource source) {
-        return new KeysInTransactionInterceptor(source, invocation -> (invocation instanceof ProxyMethodInvocation proxied)
-                ? proxied.getProxy().getClass() : BloomGuardInterceptor.targetClass(invocation));
+        return new KeysInTransactionInterceptor(source,
+                invocation -> (invocation instanceof ProxyMethodInvocation proxied)
+                        ? proxied.getProxy().getClass() : BloomGuardInterceptor.targetClass(invocation));
     }
 
     @Override
