@@ -4,14 +4,9 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.local.RebuildableLocalFilter;
 import io.bloomguard.local.ScalableLocalFilter;
-import io.bloomguard.registry.AddFailurePolicy;
-import io.bloomguard.registry.BackendFailurePolicy;
-import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
-import io.bloomguard.registry.FilterType;
 import io.bloomguard.registry.GrowthPolicy;
-import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
 
 import java.time.Duration;
@@ -85,9 +80,8 @@ public final class GrowthTable {
     }
 
     private static NamedBloomFilter filter(GrowthPolicy growth, RebuildableLocalFilter backend) {
-        FilterSpec spec = new FilterSpec(growth.name().toLowerCase(Locale.ROOT), N, ERROR_RATE, BackendType.LOCAL,
-                GuardMode.ENFORCE, BackendFailurePolicy.ALLOW, AddFailurePolicy.BUFFER, null, 1, null, null,
-                FilterType.BLOOM, growth);
+        FilterSpec spec = FilterSpec.builder(growth.name().toLowerCase(Locale.ROOT)).expectedSize(N)
+                .errorRate(ERROR_RATE).growth(growth).build();
         NamedBloomFilter filter = new NamedBloomFilter(spec, backend, FilterState.LOADING);
         filter.finishLoading();
         return filter;

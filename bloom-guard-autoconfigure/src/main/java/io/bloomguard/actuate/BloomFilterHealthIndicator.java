@@ -58,7 +58,7 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
         }
         if (filter.overCapacity()) {
             reasons.add("over capacity: about " + elements + " keys in a filter sized for " + filter.capacity()
-                    + ", so it lets more absent keys through than error-rate " + spec.errorRate() + "; "
+                    + ", so it lets more absent keys through than error-rate " + spec.sizing().errorRate() + "; "
                     + overCapacityRemedy(filter));
         }
         Health.Builder health = Health.up();
@@ -66,11 +66,11 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
             SharedFilterDetails details = shared.details();
             if (details.checksBreakerOpen()) {
                 reasons.add("the Redis circuit breaker for checks is open: checks fail at once and go by"
-                        + " on-backend-failure (" + lower(spec.onBackendFailure()) + ")");
+                        + " on-backend-failure (" + lower(spec.guard().onBackendFailure()) + ")");
             }
             if (details.commandsBreakerOpen()) {
                 reasons.add("the Redis circuit breaker for adds and other commands is open: adds fail at once and go"
-                        + " by on-add-failure (" + lower(spec.onAddFailure()) + ")");
+                        + " by on-add-failure (" + lower(spec.writes().onAddFailure()) + ")");
             }
             SharedFilterDetails.NearCopy copy = details.nearCopy();
             if (copy != null && copy.absentKeysReason() != null) {
@@ -84,10 +84,10 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
         }
         health.withDetail("state", state.name())
                 .withDetail("stateSince", filter.stateSince().toString())
-                .withDetail("backend", lower(spec.backend()))
-                .withDetail("mode", lower(spec.mode()))
+                .withDetail("backend", lower(spec.backendType()))
+                .withDetail("mode", lower(spec.guard().mode()))
                 .withDetail("approximateElements", elements)
-                .withDetail("expectedSize", spec.expectedSize())
+                .withDetail("expectedSize", spec.sizing().expectedSize())
                 .withDetail("capacity", filter.capacity());
         if (stateReason != null) {
             health.withDetail("stateReason", stateReason);
@@ -103,7 +103,7 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
         if (filter.growing()) {
             return "it is being rebuilt larger from its key source (growth: rebuild)";
         }
-        return switch (filter.spec().growth()) {
+        return switch (filter.spec().sizing().growth()) {
             case NONE -> "raise expected-size and rebuild it, or set growth: rebuild";
             case REBUILD -> "growth: rebuild cannot rebuild it larger (the log says why): raise expected-size";
             // Nothing logs it: the only thing that stops a scalable filter growing is the size of its next layer.

@@ -156,9 +156,9 @@ public class BloomFiltersEndpoint {
             FilterStats stats = filter.stats();
             long elements = filter.approximateElementCount();
             long capacity = filter.capacity();
-            return new FilterHeadline(lower(spec.backend()), lower(spec.mode()), filter.state().name(),
-                    filter.stateReason(), filter.stateSince().toString(), spec.expectedSize(), elements,
-                    ratio(elements, capacity), capacity, filter.overCapacity(), spec.errorRate(), filter.expectedFpp(),
+            return new FilterHeadline(lower(spec.backendType()), lower(spec.guard().mode()), filter.state().name(),
+                    filter.stateReason(), filter.stateSince().toString(), spec.sizing().expectedSize(), elements,
+                    ratio(elements, capacity), capacity, filter.overCapacity(), spec.sizing().errorRate(), filter.expectedFpp(),
                     stats.measuredFalsePositiveRate(), stats.rejected(), stats.passed(), stats.skipped(),
                     stats.falsePositives(), stats.estimatesStale());
         }
@@ -198,9 +198,9 @@ public class BloomFiltersEndpoint {
             boolean putsOnly, double rebuildHoldBelow) {
 
         static SpecDescriptor of(FilterSpec spec) {
-            return new SpecDescriptor(spec.expectedSize(), spec.errorRate(), lower(spec.backend()), lower(spec.mode()),
-                    lower(spec.onBackendFailure()), lower(spec.onAddFailure()), spec.preloadSql(), lower(spec.type()),
-                    lower(spec.growth()), spec.putsOnly(), spec.rebuildHoldBelow());
+            return new SpecDescriptor(spec.sizing().expectedSize(), spec.sizing().errorRate(), lower(spec.backendType()), lower(spec.guard().mode()),
+                    lower(spec.guard().onBackendFailure()), lower(spec.writes().onAddFailure()), spec.lifecycle().preloadSql(), lower(spec.sizing().type()),
+                    lower(spec.sizing().growth()), spec.writes().putsOnly(), spec.lifecycle().rebuildHoldBelow());
         }
     }
 

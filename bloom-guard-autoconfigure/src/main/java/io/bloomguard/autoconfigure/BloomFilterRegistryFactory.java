@@ -14,6 +14,7 @@ import io.bloomguard.registry.BackgroundRebuilds;
 import io.bloomguard.registry.DisabledBloomFilter;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FilterSpec;
+import io.bloomguard.registry.FilterSpecCustomizer;
 import io.bloomguard.registry.FilterType;
 import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
@@ -43,14 +44,19 @@ final class BloomFilterRegistryFactory {
      *
      * @param redis the Redis backend, asked for only when a filter uses it; {@code null} when the application
      *              has no Spring Data Redis with Lettuce
+     * @param customizers the application's customizers of filter specs, in bean order
      * @param threads the threads the filters rebuild on in the background
      */
-    static BloomFilterRegistry create(BloomGuardSettings settings, Supplier<RedisFilterBackend> redis,
-            BloomGuardThreads threads) {
+    static BloomFilterRegistry create(BloomGuardSettings settings, List<FilterSpecCustomizer> customizers,
+            Supplier<RedisFilterBackend> redis, BloomGuardThreads threads) {
         boolean holdsBits = settings.enabled() && !Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING);
+        List<FilterSpec> specs = FilterSpecCustomizers.apply(settings.filters(), customizers, settings.enabled());
+        if (specs != settings.filters()) {
+            settings.showResolved(specs);
+        }
         BackgroundRebuilds background = new BackgroundRebuilds(
                 () -> threads.scheduledExecutor("bloom-guard-background-rebuild"));
-        List<NamedBloomFilter> filters = settings.filters().stream().map(spec -> holdsBits
+        List<NamedBloomFilter> filters = specs.stream().map(spec -> holdsBits
                 ? new NamedBloomFilter(spec, backendFilter(spec, redis), FilterState.LOADING, background)
                 : new NamedBloomFilter(spec, new DisabledBloomFilter(sizing(spec)), FilterState.DISABLED, background))
                 .toList();
@@ -59,44 +65,44 @@ final class BloomFilterRegistryFactory {
 
     private static BloomFilter backendFilter(FilterSpec spec, Supplier<RedisFilterBackend> redis) {
         FilterSizing sizing = sizing(spec);
-        return switch (spec.backend()) {
-            case LOCAL -> localFilter(spec, sizing);
-            case REDIS -> {
-                RedisFilterBackend backend = redis.get();
-                if (backend == null) {
-                    throw new InvalidBloomGuardPropertyException("bloom-guard.filters." + spec.name() + ".backend",
-                            "redis", "the redis backend needs Spring Data Redis with Lettuce: add the dependency"
-                                    + " org.springframework.boot:spring-boot-starter-data-redis and point"
-                                    + " spring.data.redis.* at your Redis; or use backend local");
-                }
-                UnwritableAdds unwritableAdds = (spec.onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL
-                        : UnwritableAdds.BUFFER;
-                if (spec.growth() == GrowthPolicy.SCALE) {
-                    yield backend.createScalable(spec.name(),
-                            ScalableSizing.of(spec.expectedSize(), spec.errorRate()).layer(0), unwritableAdds,
-                            spec.redisNearCopy());
-                }
-                yield (spec.type() == FilterType.COUNTING)
-                        ? backend.createCounting(spec.name(), sizing, spec.redisShards(), unwritableAdds,
-                                spec.redisNearCopy())
-                        : backend.create(spec.name(), sizing, spec.redisShards(), unwritableAdds, spec.redisNearCopy());
-            }
-        };
+        return (spec.backend() instanceof FilterSpec.Redis options) ? redisFilter(spec, options, sizing, redis)
+                : localFilter(spec, sizing);
+    }
+
+    private static BloomFilter redisFilter(FilterSpec spec, FilterSpec.Redis options, FilterSizing sizing,
+            Supplier<RedisFilterBackend> redis) {
+        RedisFilterBackend backend = redis.get();
+        if (backend == null) {
+            throw new InvalidBloomGuardPropertyException("bloom-guard.filters." + spec.name() + ".backend",
+                    "redis", "the redis backend needs Spring Data Redis with Lettuce: add the dependency"
+                            + " org.springframework.boot:spring-boot-starter-data-redis and point"
+                            + " spring.data.redis.* at your Redis; or use backend local");
+        }
+        UnwritableAdds unwritableAdds = (spec.writes().onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL
+                : UnwritableAdds.BUFFER;
+        if (spec.sizing().growth() == GrowthPolicy.SCALE) {
+            return backend.createScalable(spec.name(),
+                    ScalableSizing.of(spec.sizing().expectedSize(), spec.sizing().errorRate()).layer(0),
+                    unwritableAdds, options.nearCopy());
+        }
+        return (spec.sizing().type() == FilterType.COUNTING)
+                ? backend.createCounting(spec.name(), sizing, options.shards(), unwritableAdds, options.nearCopy())
+                : backend.create(spec.name(), sizing, options.shards(), unwritableAdds, options.nearCopy());
     }
 
     /** Counting + scale was refused when the spec was resolved. */
     private static RebuildableLocalFilter localFilter(FilterSpec spec, FilterSizing sizing) {
-        if (spec.growth() == GrowthPolicy.SCALE) {
-            return new RebuildableLocalFilter(ScalableSizing.of(spec.expectedSize(), spec.errorRate()).layer(0),
+        if (spec.sizing().growth() == GrowthPolicy.SCALE) {
+            return new RebuildableLocalFilter(ScalableSizing.of(spec.sizing().expectedSize(), spec.sizing().errorRate()).layer(0),
                     LOCAL_REBUILD_GRACE, ScalableLocalFilter::create);
         }
-        if (spec.type() == FilterType.COUNTING) {
+        if (spec.sizing().type() == FilterType.COUNTING) {
             return new RebuildableLocalFilter(sizing, LOCAL_REBUILD_GRACE, LocalCountingFilter::create);
         }
         return new RebuildableLocalFilter(sizing, LOCAL_REBUILD_GRACE);
     }
 
     private static FilterSizing sizing(FilterSpec spec) {
-        return FilterSizing.of(spec.expectedSize(), spec.errorRate());
+        return spec.sizing().configured();
     }
 }

@@ -10,10 +10,12 @@ import io.bloomguard.observation.ObservationCheckObserver;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.preload.ScheduledRebuilds;
+import io.bloomguard.preload.SharedFilterReadiness;
 import io.bloomguard.preload.KeyReadScope;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterSpec;
+import io.bloomguard.registry.FilterSpecCustomizer;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.aop.config.AopConfigUtils;
@@ -77,9 +79,10 @@ public final class BloomGuardAutoConfiguration {
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static BloomFilterRegistry bloomFilterRegistry(BloomGuardSettings settings,
-            ObjectProvider<RedisFilterBackend> redisBackend, Environment environment) {
-        return BloomFilterRegistryFactory.create(settings, redisBackend::getIfAvailable,
-                new BloomGuardThreads(environment));
+            ObjectProvider<FilterSpecCustomizer> customizers, ObjectProvider<RedisFilterBackend> redisBackend,
+            Environment environment) {
+        return BloomFilterRegistryFactory.create(settings, customizers.orderedStream().toList(),
+                redisBackend::getIfAvailable, new BloomGuardThreads(environment));
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -185,8 +188,8 @@ public final class BloomGuardAutoConfiguration {
                 sources.addAll(sqlFactory.create(specs));
             }
             else {
-                specs.stream().filter(spec -> spec.preloadSql() != null).findFirst().ifPresent(spec -> {
-                    throw SqlKeySourceFactory.noDataSource(spec.name(), spec.preloadSql());
+                specs.stream().filter(spec -> spec.lifecycle().preloadSql() != null).findFirst().ifPresent(spec -> {
+                    throw SqlKeySourceFactory.noDataSource(spec.name(), spec.lifecycle().preloadSql());
                 });
             }
             return new FilterPreloader(registry, sources, readScope.getIfAvailable(() -> KeyReadScope.DIRECT), () -> {

@@ -80,6 +80,16 @@ record BloomGuardSettings(BloomGuardProperties properties, List<FilterSpec> filt
         return Binder.get(environment).bind(ENABLED, Bindable.of(Boolean.class)).orElse(true);
     }
 
+    /**
+     * Shows {@code specs}, as customized in code, in the properties bean ({@code /actuator/configprops}), which was
+     * registered with the values the properties alone gave.
+     */
+    void showResolved(List<FilterSpec> specs) {
+        for (FilterSpec spec : specs) {
+            properties.getFilters().put(spec.name(), FilterProperties.resolved(spec));
+        }
+    }
+
     /** Whether bloom-guard is switched on ({@code bloom-guard.enabled}). */
     boolean enabled() {
         return properties.isEnabled();

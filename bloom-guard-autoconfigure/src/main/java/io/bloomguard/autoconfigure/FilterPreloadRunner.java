@@ -15,7 +15,7 @@ import org.springframework.core.Ordered;
  * Requests served meanwhile pass through the filters that are still loading. A shared filter that Redis refuses
  * (no or a wrong password, an ACL that denies a command it needs) stops the startup: it is a configuration mistake,
  * and {@link BloomGuardFailureAnalyzer} says what to change. (A filter that cannot reach Redis does not: it holds
- * readiness instead, see {@link SharedFilterReadiness}.)
+ * readiness instead, see {@link io.bloomguard.preload.SharedFilterReadiness}.)
  */
 final class FilterPreloadRunner implements ApplicationRunner, Ordered {
 

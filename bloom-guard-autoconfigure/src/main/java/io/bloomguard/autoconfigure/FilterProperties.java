@@ -151,21 +151,23 @@ public class FilterProperties {
     /** The values a filter ended up with, defaults applied: what {@code /actuator/configprops} shows for it. */
     static FilterProperties resolved(FilterSpec spec) {
         FilterProperties filter = new FilterProperties();
-        filter.backend = spec.backend();
-        filter.expectedSize = spec.expectedSize();
-        filter.errorRate = spec.errorRate();
-        filter.mode = spec.mode();
-        filter.onBackendFailure = spec.onBackendFailure();
-        filter.onAddFailure = spec.onAddFailure();
-        filter.type = spec.type();
-        filter.growth = spec.growth();
-        filter.putsOnly = spec.putsOnly();
-        filter.preload.setSql(spec.preloadSql());
-        filter.rebuild.setCron(spec.rebuildCron());
-        filter.rebuild.setZone(spec.rebuildZone());
-        filter.rebuild.setHoldBelow(spec.rebuildHoldBelow());
-        filter.redis.setShards(spec.redisShards());
-        filter.redis.setNearCopy(spec.redisNearCopy());
+        filter.backend = spec.backendType();
+        filter.expectedSize = spec.sizing().expectedSize();
+        filter.errorRate = spec.sizing().errorRate();
+        filter.mode = spec.guard().mode();
+        filter.onBackendFailure = spec.guard().onBackendFailure();
+        filter.onAddFailure = spec.writes().onAddFailure();
+        filter.type = spec.sizing().type();
+        filter.growth = spec.sizing().growth();
+        filter.putsOnly = spec.writes().putsOnly();
+        filter.preload.setSql(spec.lifecycle().preloadSql());
+        filter.rebuild.setCron(spec.lifecycle().rebuildCron());
+        filter.rebuild.setZone(spec.lifecycle().rebuildZone());
+        filter.rebuild.setHoldBelow(spec.lifecycle().rebuildHoldBelow());
+        if (spec.backend() instanceof FilterSpec.Redis redis) {
+            filter.redis.setShards(redis.shards());
+            filter.redis.setNearCopy(redis.nearCopy());
+        }
         return filter;
     }
 }

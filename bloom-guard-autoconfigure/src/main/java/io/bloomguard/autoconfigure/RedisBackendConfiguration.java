@@ -57,7 +57,7 @@ final class RedisBackendConfiguration {
         BloomGuardThreads threads = new BloomGuardThreads(environment);
         // JDK executor types, made by Spring Boot's builders: the backend is Spring-free, and shuts them down itself.
         return new RedisFilterBackend(() -> connect(connectionFactory.getIfAvailable(), threads),
-                FilterSpecResolver.redisSettings(settings.properties().getRedis()),
+                RedisSettingsResolver.resolve(settings.properties().getRedis()),
                 threads.scheduledExecutor("bloom-guard-redis"), threads.growingPool("bloom-guard-redis-build"));
     }
 
@@ -90,7 +90,7 @@ final class RedisBackendConfiguration {
         public void afterSingletonsInstantiated() {
             BloomFilterRegistry filters = registry.getIfAvailable();
             List<String> redisFilters = (filters == null) ? List.of() : filters.all().stream()
-                    .filter(filter -> filter.spec().backend() == BackendType.REDIS)
+                    .filter(filter -> filter.spec().backendType() == BackendType.REDIS)
                     .filter(filter -> filter.state() != FilterState.DISABLED) // holds no bits, uses no Redis
                     .map(NamedBloomFilter::name).toList();
             if (!redisFilters.isEmpty()) {

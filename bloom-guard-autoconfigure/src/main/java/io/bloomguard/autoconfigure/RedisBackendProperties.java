@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * {@code bloom-guard.redis.*}: the redis backend, one filter shared by every instance through the application's
- * RedisConnectionFactory. Checked by {@link FilterSpecResolver#redisSettings} when the backend is created.
+ * RedisConnectionFactory. Checked by {@link RedisSettingsResolver#resolve} when the backend is created.
  */
 public class RedisBackendProperties {
 

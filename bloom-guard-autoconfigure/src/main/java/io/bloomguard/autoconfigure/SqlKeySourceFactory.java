@@ -21,7 +21,7 @@ final class SqlKeySourceFactory {
     List<BloomKeySource> create(List<FilterSpec> specs) {
         List<BloomKeySource> sources = new ArrayList<>();
         for (FilterSpec spec : specs) {
-            String sql = spec.preloadSql();
+            String sql = spec.lifecycle().preloadSql();
             if (sql == null) {
                 continue;
             }

@@ -1,6 +1,6 @@
 /**
- * Spring Boot auto-configuration: properties, the beans that wire the guard and the preload, and the failure
- * analyzer. Nothing depends on this package.
+ * Spring Boot auto-configuration: binds and checks the properties, decides which beans exist and wires them, and
+ * explains a failed startup. Nothing depends on this package.
  */
 @NullMarked
 package io.bloomguard.autoconfigure;

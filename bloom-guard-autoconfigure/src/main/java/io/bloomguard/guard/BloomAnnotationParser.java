@@ -152,9 +152,9 @@ final class BloomAnnotationParser {
      */
     private RemoveOperation removeOperation(BloomRemove annotation, AnnotatedMethod annotated) {
         NamedBloomFilter filter = filter(annotation.filter(), annotated);
-        if (filter.spec().type() != FilterType.COUNTING) {
+        if (filter.spec().sizing().type() != FilterType.COUNTING) {
             throw annotated.invalid("filter '" + filter.name() + "' is a plain Bloom filter (type: "
-                    + filter.spec().type().name().toLowerCase(Locale.ROOT) + "), whose bits do not record"
+                    + filter.spec().sizing().type().name().toLowerCase(Locale.ROOT) + "), whose bits do not record"
                     + " how many keys set them, so it cannot remove a key",
                     "Declare bloom-guard.filters." + filter.name() + ".type: counting (four times the memory), or"
                             + " remove the @BloomRemove and let a rebuild drop deleted keys");

@@ -72,7 +72,7 @@ final class GuardDecision {
      */
     @Nullable Object keyToCheck(GuardOperation guard, Object[] args, CheckObserver.@Nullable Check check) {
         NamedBloomFilter filter = guard.filter();
-        if (filter.spec().mode() == GuardMode.OFF) {
+        if (filter.spec().guard().mode() == GuardMode.OFF) {
             decided(guard, check, CheckOutcome.SKIPPED, SkipReason.MODE_OFF);
             return null;
         }
@@ -123,7 +123,7 @@ final class GuardDecision {
             decided(guard, check, CheckOutcome.PASSED, null);
             return new Verdict(true, key, true);
         }
-        if (guard.filter().spec().mode() == GuardMode.SHADOW) {
+        if (guard.filter().spec().guard().mode() == GuardMode.SHADOW) {
             decided(guard, check, CheckOutcome.SHADOW_REJECTED, null);
             return new Verdict(true, key, false);
         }
@@ -153,8 +153,8 @@ final class GuardDecision {
     Verdict failed(GuardOperation guard, RuntimeException failure, CheckObserver.@Nullable Check check) {
         NamedBloomFilter filter = guard.filter();
         filter.counters().backendError();
-        BackendFailurePolicy policy = (filter.spec().mode() == GuardMode.SHADOW)
-                ? BackendFailurePolicy.ALLOW : filter.spec().onBackendFailure();
+        BackendFailurePolicy policy = (filter.spec().guard().mode() == GuardMode.SHADOW)
+                ? BackendFailurePolicy.ALLOW : filter.spec().guard().onBackendFailure();
         switch (policy) {
             case REJECT:
                 decided(guard, check, CheckOutcome.REJECTED, SkipReason.BACKEND_FAILURE);
@@ -226,7 +226,7 @@ final class GuardDecision {
         }
         NamedBloomFilter filter = guard.filter();
         if (verdict.mightContain()) {
-            if (filter.spec().mode() == GuardMode.ENFORCE && empty) {
+            if (filter.spec().guard().mode() == GuardMode.ENFORCE && empty) {
                 filter.counters().falsePositive();
             }
         }

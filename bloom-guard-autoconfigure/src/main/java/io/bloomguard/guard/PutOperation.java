@@ -100,8 +100,8 @@ record PutOperation(NamedBloomFilter filter, KeyExpression key, String descripti
             boolean refused = ex instanceof IllegalArgumentException;
             String why = "the filter could not add its key";
             String fix = refused ? "Fix the @BloomPut key expression so that it yields a whole number, String, UUID or enum" : "";
-            boolean failsTheWrite = filter.spec().onBackendFailure() == BackendFailurePolicy.THROW
-                    || !refused && filter.spec().onAddFailure() == AddFailurePolicy.FAIL;
+            boolean failsTheWrite = filter.spec().guard().onBackendFailure() == BackendFailurePolicy.THROW
+                    || !refused && filter.spec().writes().onAddFailure() == AddFailurePolicy.FAIL;
             if (failsTheWrite && ActiveTransactions.active()) {
                 // The transaction rolls back with the write: nothing is missing, unless it commits all the same.
                 ActiveTransactions.unlessRolledBack(() -> keyLost(why + ", and its transaction committed all the same",

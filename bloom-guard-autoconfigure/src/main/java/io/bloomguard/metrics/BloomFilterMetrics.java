@@ -144,7 +144,7 @@ public final class BloomFilterMetrics implements MeterBinder {
                 "Measured false-positive rate: calls let through that found nothing, of all absent keys checked",
                 f -> f.counters().snapshot().measuredFalsePositiveRate());
         gauge(registry, filter, tags, "fpp.configured", "Configured error rate at the expected size",
-                f -> f.spec().errorRate());
+                f -> f.spec().sizing().errorRate());
     }
 
     private static void gauge(MeterRegistry registry, NamedBloomFilter filter, Tags tags, String name,

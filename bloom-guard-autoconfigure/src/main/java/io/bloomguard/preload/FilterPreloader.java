@@ -72,7 +72,7 @@ public final class FilterPreloader {
                 throw new UnknownKeySourceFilterException(String.valueOf(source), source.filter(),
                         registry.all().stream().map(NamedBloomFilter::name).toList());
             }
-            if (registry.get(source.filter()).spec().putsOnly()) {
+            if (registry.get(source.filter()).spec().writes().putsOnly()) {
                 throw new IllegalStateException("Key source " + source + " reads keys for filter '" + source.filter()
                         + "', which is declared filled by puts alone (bloom-guard.filters." + source.filter()
                         + ".puts-only: true): remove puts-only if the source yields every key, or the key source");
@@ -90,7 +90,7 @@ public final class FilterPreloader {
                 continue;
             }
             List<BloomKeySource> sources = sourcesByFilter.getOrDefault(filter.name(), List.of());
-            if (filter.spec().putsOnly()) {
+            if (filter.spec().writes().putsOnly()) {
                 logger.info("Filter '" + filter.name() + "' is filled by puts alone: it starts empty and is never"
                         + " rebuilt");
             }
@@ -164,7 +164,7 @@ public final class FilterPreloader {
         long start = System.nanoTime();
         try {
             // A filter filled by puts alone is created empty by whichever instance comes first.
-            SharedBloomFilter.StartOutcome outcome = (sources.isEmpty() && !filter.spec().putsOnly())
+            SharedBloomFilter.StartOutcome outcome = (sources.isEmpty() && !filter.spec().writes().putsOnly())
                     ? shared.follow() : shared.start(filter.sharedKeyFeed(feed));
             long elapsed = System.nanoTime() - start;
             switch (outcome) {

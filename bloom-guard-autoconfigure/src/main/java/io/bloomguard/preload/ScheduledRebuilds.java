@@ -43,11 +43,11 @@ public final class ScheduledRebuilds implements SmartLifecycle {
         ThreadPoolTaskScheduler tasks = schedulerBuilder.build();
         tasks.initialize();
         for (NamedBloomFilter filter : registry.all()) {
-            String cron = filter.spec().rebuildCron();
+            String cron = filter.spec().lifecycle().rebuildCron();
             if (cron == null || filter.state() == FilterState.DISABLED) {
                 continue;
             }
-            String zone = filter.spec().rebuildZone();
+            String zone = filter.spec().lifecycle().rebuildZone();
             CronTrigger trigger = (zone != null) ? new CronTrigger(cron, ZoneId.of(zone)) : new CronTrigger(cron,
                     TimeZone.getDefault());
             tasks.schedule(() -> rebuild(filter), trigger);

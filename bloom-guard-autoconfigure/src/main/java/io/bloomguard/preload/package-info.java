@@ -1,5 +1,6 @@
 /**
- * Filling filters: key sources ({@code BloomKeySource} beans and {@code preload.sql}) and the startup preload.
+ * Filling filters and holding readiness for them: key sources ({@code BloomKeySource} beans and {@code preload.sql}),
+ * the startup preload, scheduled rebuilds, and the readiness a shared filter holds while its store refuses it.
  */
 @NullMarked
 package io.bloomguard.preload;

@@ -195,8 +195,8 @@ final class GrowthRebuilds {
 
     /** Bytes of a filter of this one's type and error rate, sized for {@code keys}. */
     private long bytesFor(long keys) {
-        FilterSizing sizing = FilterSizing.of(keys, filter.spec().errorRate());
-        return (filter.spec().type() == FilterType.COUNTING) ? CountingBlockLayout.byteSize(sizing) : sizing.byteSize();
+        FilterSizing sizing = FilterSizing.of(keys, filter.spec().sizing().errorRate());
+        return (filter.spec().sizing().type() == FilterType.COUNTING) ? CountingBlockLayout.byteSize(sizing) : sizing.byteSize();
     }
 
     /**

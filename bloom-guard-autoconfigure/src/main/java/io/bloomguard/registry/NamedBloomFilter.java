@@ -68,7 +68,7 @@ public final class NamedBloomFilter implements BloomFilter {
         this.rebuildGate = new RebuildGate(spec, lifecycle::countedKeys, java.time.Clock.systemUTC());
         RebuildableBloomFilter rebuiltHere = lifecycle.rebuiltHere();
         this.recovery = (rebuiltHere != null) ? new FailedFilterRecovery(this, rebuiltHere, background) : null;
-        this.growth = (spec.growth() == GrowthPolicy.REBUILD)
+        this.growth = (spec.sizing().growth() == GrowthPolicy.REBUILD)
                 ? new GrowthRebuilds(this, lifecycle.rebuildable(), background) : null;
         lifecycle.onBuilt((startup, keys, startNanos, failure) -> history.recordLoad(startup
                 ? FilterHistory.LoadKind.PRELOAD : FilterHistory.LoadKind.REBUILD, startNanos, keys, "key source",
@@ -162,7 +162,7 @@ public final class NamedBloomFilter implements BloomFilter {
      * {@link #heldRebuild()}): {@code feed} for a filter with key sources, none for one filled by puts alone.
      */
     public KeyFeed sharedKeyFeed(KeyFeed feed) {
-        return rebuildGate.guard(spec.putsOnly() ? KeyFeed.EMPTY : feed);
+        return rebuildGate.guard(spec.writes().putsOnly() ? KeyFeed.EMPTY : feed);
     }
 
     /**
@@ -343,7 +343,7 @@ public final class NamedBloomFilter implements BloomFilter {
      */
     @Override
     public boolean remove(Object key) {
-        if (spec.type() != FilterType.COUNTING) {
+        if (spec.sizing().type() != FilterType.COUNTING) {
             throw new UnsupportedOperationException("Filter '" + name() + "' cannot remove keys: it is a plain Bloom"
                     + " filter, whose bits do not record how many keys set them; declare it with"
                     + " bloom-guard.filters." + name() + ".type: counting");

@@ -52,8 +52,8 @@ final class RebuildGate {
 
     RebuildGate(FilterSpec spec, Supplier<OptionalLong> liveKeys, Clock clock) {
         this.filter = spec.name();
-        this.putsOnly = spec.putsOnly();
-        this.holdBelow = spec.rebuildHoldBelow();
+        this.putsOnly = spec.writes().putsOnly();
+        this.holdBelow = spec.lifecycle().rebuildHoldBelow();
         this.liveKeys = liveKeys;
         this.clock = clock;
     }

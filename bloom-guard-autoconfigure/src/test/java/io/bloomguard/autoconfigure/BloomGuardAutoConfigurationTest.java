@@ -145,12 +145,12 @@ class BloomGuardAutoConfigurationTest {
                 "bloom-guard.filters.c.backend=local")
                 .run(context -> {
                     BloomFilterRegistry registry = context.getBean(BloomFilterRegistry.class);
-                    assertThat(registry.get("a").spec().expectedSize()).isEqualTo(2000);
-                    assertThat(registry.get("a").spec().errorRate()).isEqualTo(0.001);
-                    assertThat(registry.get("a").spec().mode()).isEqualTo(GuardMode.SHADOW);
-                    assertThat(registry.get("b").spec().expectedSize()).isEqualTo(300);
-                    assertThat(registry.get("b").spec().errorRate()).isEqualTo(0.05);
-                    assertThat(registry.get("b").spec().mode()).isEqualTo(GuardMode.ENFORCE);
+                    assertThat(registry.get("a").spec().sizing().expectedSize()).isEqualTo(2000);
+                    assertThat(registry.get("a").spec().sizing().errorRate()).isEqualTo(0.001);
+                    assertThat(registry.get("a").spec().guard().mode()).isEqualTo(GuardMode.SHADOW);
+                    assertThat(registry.get("b").spec().sizing().expectedSize()).isEqualTo(300);
+                    assertThat(registry.get("b").spec().sizing().errorRate()).isEqualTo(0.05);
+                    assertThat(registry.get("b").spec().guard().mode()).isEqualTo(GuardMode.ENFORCE);
                     assertThat(registry.get("c").sizing().expectedSize()).isEqualTo(2000);
                 });
     }

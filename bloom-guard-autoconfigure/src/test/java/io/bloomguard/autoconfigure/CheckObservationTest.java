@@ -287,7 +287,7 @@ class CheckObservationTest {
         static BloomFilterRegistry bloomFilterRegistry(BloomGuardSettings settings) {
             return new FixedBloomFilterRegistry(settings.filters().stream()
                     .map(spec -> new NamedBloomFilter(spec,
-                            new UnreachableBackend(FilterSizing.of(spec.expectedSize(), spec.errorRate())),
+                            new UnreachableBackend(FilterSizing.of(spec.sizing().expectedSize(), spec.sizing().errorRate())),
                             FilterState.READY))
                     .toList());
         }

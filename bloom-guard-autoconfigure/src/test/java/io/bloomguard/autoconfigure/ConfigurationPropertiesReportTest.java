@@ -43,6 +43,18 @@ class ConfigurationPropertiesReportTest {
                 });
     }
 
+    /** A filter a {@code FilterSpecCustomizer} adjusted shows the values it ended up with, the customizer's too. */
+    @Test
+    void configpropsShowsWhatACustomizerSet() {
+        runner.withPropertyValues("bloom-guard.filters.users.expected-size=1000")
+                .withBean(io.bloomguard.registry.FilterSpecCustomizer.class,
+                        () -> io.bloomguard.registry.FilterSpecCustomizer.of("users", spec -> spec.expectedSize(7000)))
+                .run(context -> {
+                    context.getBean(io.bloomguard.registry.BloomFilterRegistry.class);
+                    assertThat(filter(bloomGuard(context), "users")).containsEntry("expectedSize", 7000L);
+                });
+    }
+
     /** The report is only a view: unknown names still stop startup, and injecting the properties still works. */
     @Test
     void anUnknownPropertyStillStopsStartup() {

@@ -27,8 +27,8 @@ class FilterTypeAndGrowthPropertiesTest {
     void aFilterIsAPlainBloomFilterThatRebuildsToGrowUnlessConfiguredOtherwise() {
         runner.withPropertyValues("bloom-guard.filters.users.expected-size=1000").run(context -> {
             NamedBloomFilter users = context.getBean(BloomFilterRegistry.class).get("users");
-            assertThat(users.spec().type()).isEqualTo(FilterType.BLOOM);
-            assertThat(users.spec().growth()).isEqualTo(GrowthPolicy.REBUILD);
+            assertThat(users.spec().sizing().type()).isEqualTo(FilterType.BLOOM);
+            assertThat(users.spec().sizing().growth()).isEqualTo(GrowthPolicy.REBUILD);
             assertThat(live(users)).isInstanceOf(LocalBloomFilter.class);
         });
     }
@@ -41,13 +41,13 @@ class FilterTypeAndGrowthPropertiesTest {
                 "bloom-guard.filters.ids.growth=scale").run(context -> {
                     BloomFilterRegistry registry = context.getBean(BloomFilterRegistry.class);
                     NamedBloomFilter sessions = registry.get("sessions");
-                    assertThat(sessions.spec().type()).isEqualTo(FilterType.COUNTING);
-                    assertThat(sessions.spec().growth()).isEqualTo(GrowthPolicy.NONE);
+                    assertThat(sessions.spec().sizing().type()).isEqualTo(FilterType.COUNTING);
+                    assertThat(sessions.spec().sizing().growth()).isEqualTo(GrowthPolicy.NONE);
                     assertThat(live(sessions)).isInstanceOf(LocalCountingFilter.class);
                     assertThat(sessions.byteSize()).isEqualTo(4 * FilterSizing.of(1000, 0.01).byteSize());
                     NamedBloomFilter ids = registry.get("ids");
-                    assertThat(ids.spec().type()).isEqualTo(FilterType.BLOOM);
-                    assertThat(ids.spec().growth()).isEqualTo(GrowthPolicy.SCALE);
+                    assertThat(ids.spec().sizing().type()).isEqualTo(FilterType.BLOOM);
+                    assertThat(ids.spec().sizing().growth()).isEqualTo(GrowthPolicy.SCALE);
                     assertThat(live(ids)).isInstanceOf(ScalableLocalFilter.class);
                     assertThat(ids.sizing()).isEqualTo(ScalableSizing.of(1000, 0.01).layer(0));
                     assertThat(ids.capacity()).isEqualTo(1000);

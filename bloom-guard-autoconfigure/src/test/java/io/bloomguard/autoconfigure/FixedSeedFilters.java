@@ -28,9 +28,9 @@ class FixedSeedFilters {
     static BloomFilterRegistry bloomFilterRegistry(BloomGuardSettings settings) {
         return new FixedBloomFilterRegistry(settings.filters().stream()
                 .map(spec -> new NamedBloomFilter(spec, new RebuildableLocalFilter(
-                        FilterSizing.of(spec.expectedSize(), spec.errorRate()),
+                        FilterSizing.of(spec.sizing().expectedSize(), spec.sizing().errorRate()),
                         BloomFilterRegistryFactory.LOCAL_REBUILD_GRACE,
-                        (spec.type() == FilterType.COUNTING) ? sizing -> LocalCountingFilter.create(sizing, SEED)
+                        (spec.sizing().type() == FilterType.COUNTING) ? sizing -> LocalCountingFilter.create(sizing, SEED)
                                 : sizing -> LocalBloomFilter.create(sizing, SEED)), FilterState.LOADING))
                 .toList());
     }

@@ -42,19 +42,23 @@ class NearCopyPropertyTest {
                 .bind("bloom-guard", BloomGuardProperties.class).get();
         List<FilterSpec> specs = FilterSpecResolver.resolve(properties);
         assertThat(specs).filteredOn(spec -> spec.name().equals("users")).singleElement()
-                .as("true is on").extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.ON);
+                .as("true is on").extracting(NearCopyPropertyTest::nearCopy).isEqualTo(NearCopyMode.ON);
         assertThat(specs).filteredOn(spec -> spec.name().equals("tokens")).singleElement()
-                .extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.ORDERED);
+                .extracting(NearCopyPropertyTest::nearCopy).isEqualTo(NearCopyMode.ORDERED);
         assertThat(specs).filteredOn(spec -> spec.name().equals("carts")).singleElement()
-                .extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.OFF);
+                .extracting(NearCopyPropertyTest::nearCopy).isEqualTo(NearCopyMode.OFF);
         assertThat(specs).filteredOn(spec -> spec.name().equals("layers")).singleElement()
-                .as("one that grows by layers").extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.ORDERED);
+                .as("one that grows by layers").extracting(NearCopyPropertyTest::nearCopy).isEqualTo(NearCopyMode.ORDERED);
         assertThat(specs).filteredOn(spec -> spec.name().equals("counts")).singleElement()
-                .as("a counting one").extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.ORDERED);
+                .as("a counting one").extracting(NearCopyPropertyTest::nearCopy).isEqualTo(NearCopyMode.ORDERED);
         assertThat(specs).filteredOn(spec -> spec.name().equals("orders")).singleElement()
-                .as("off unless asked for").extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.OFF);
+                .as("off unless asked for").extracting(NearCopyPropertyTest::nearCopy).isEqualTo(NearCopyMode.OFF);
         assertThat(specs).filteredOn(spec -> spec.name().equals("items")).singleElement()
-                .as("a local filter").extracting(FilterSpec::redisNearCopy).isEqualTo(NearCopyMode.OFF);
+                .as("a local filter").extracting(NearCopyPropertyTest::nearCopy).isEqualTo(NearCopyMode.OFF);
+    }
+
+    private static NearCopyMode nearCopy(FilterSpec spec) {
+        return (spec.backend() instanceof FilterSpec.Redis redis) ? redis.nearCopy() : NearCopyMode.OFF;
     }
 
     private static Map<String, String> pairs(String... keysAndValues) {

@@ -20,14 +20,14 @@ class RebuildGraceWarningTest {
     void aZeroGraceIsTakenWithAWarningThatSaysWhatItRisks(CapturedOutput output) {
         RedisBackendProperties redis = new RedisBackendProperties();
         redis.setRebuildGrace(Duration.ZERO);
-        assertThat(FilterSpecResolver.redisSettings(redis).rebuildGrace()).isZero();
+        assertThat(RedisSettingsResolver.resolve(redis).rebuildGrace()).isZero();
         assertThat(output).contains("bloom-guard.redis.rebuild-grace is 0")
             .contains("missing from the rebuilt filter");
     }
 
     @Test
     void theDefaultGraceSaysNothing(CapturedOutput output) {
-        assertThat(FilterSpecResolver.redisSettings(new RedisBackendProperties()).rebuildGrace())
+        assertThat(RedisSettingsResolver.resolve(new RedisBackendProperties()).rebuildGrace())
             .isEqualTo(Duration.ofSeconds(1));
         assertThat(output).doesNotContain("rebuild-grace is 0");
     }

@@ -108,7 +108,7 @@ class StartupFailureReportTest {
         application.setWebApplicationType(WebApplicationType.NONE);
         application.setEnvironment(environment);
         try (ConfigurableApplicationContext context = application.run("--bloom-guard.filters.users.expected-size=10")) {
-            assertThat(context.getBean(BloomFilterRegistry.class).get("users").spec().expectedSize()).isEqualTo(10);
+            assertThat(context.getBean(BloomFilterRegistry.class).get("users").spec().sizing().expectedSize()).isEqualTo(10);
         }
         assertThat(output).doesNotContain("APPLICATION FAILED TO START")
                 .containsPattern("WARN .*Ignoring environment variable BLOOMGUARD_VERSION \\(value '1.0'\\):"

@@ -189,7 +189,7 @@ class DeferredPutTest {
             }
             long through = app.people().stats().passed() + app.people().stats().skipped() - throughBefore;
             assertThat(through).as("absent lookups that reached the database, of %d", lookups)
-                    .isLessThanOrEqualTo((long) Math.floor(1.3 * app.people().spec().errorRate() * lookups));
+                    .isLessThanOrEqualTo((long) Math.floor(1.3 * app.people().spec().sizing().errorRate() * lookups));
             for (Long id : written) {
                 assertThat(app.find(id)).as("inserted id %d", id).isNotNull();
             }

@@ -178,7 +178,7 @@ class GuardUnderWriteLoadTest {
         long through = filter.stats().passed() + filter.stats().skipped() - throughBefore;
         assertThat(found).as("absent keys found").isZero();
         assertThat(through).as("absent lookups that reached the database, of %d made during %d writes", lookups,
-                writes.get() - writesBefore).isLessThanOrEqualTo((long) Math.floor(1.3 * filter.spec().errorRate() * lookups));
+                writes.get() - writesBefore).isLessThanOrEqualTo((long) Math.floor(1.3 * filter.spec().sizing().errorRate() * lookups));
     }
 
     private static Customer customer(long n) {

@@ -1,15 +1,12 @@
 package io.bloomguard.metrics;
 
+import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.local.LocalBloomFilter;
-import io.bloomguard.registry.AddFailurePolicy;
-import io.bloomguard.registry.BackendFailurePolicy;
-import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterHistory.LoadKind;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
-import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -22,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class BloomFilterMetricsTest {
 
-    private final NamedBloomFilter filter = new NamedBloomFilter(new FilterSpec("users", 1000, 0.01, BackendType.LOCAL,
-            GuardMode.ENFORCE, BackendFailurePolicy.ALLOW, AddFailurePolicy.BUFFER, null, 1),
+    private final NamedBloomFilter filter = new NamedBloomFilter(FilterSpec.builder("users").expectedSize(1000)
+            .errorRate(0.01).growth(GrowthPolicy.NONE).build(),
             LocalBloomFilter.create(FilterSizing.of(1000, 0.01)), FilterState.LOADING);
 
     private final MeterRegistry meters = new SimpleMeterRegistry();

@@ -1,17 +1,17 @@
 package io.bloomguard.metrics;
 
+import io.bloomguard.registry.FilterSpecBuilder;
+import io.bloomguard.core.NearCopyMode;
+import io.bloomguard.registry.GrowthPolicy;
 import com.jayway.jsonpath.JsonPath;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisFilterBackend;
-import io.bloomguard.registry.AddFailurePolicy;
-import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
-import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -89,7 +89,7 @@ class GrafanaDashboardTest {
     }
 
     private static FilterSpec spec(String name, BackendType backend) {
-        return new FilterSpec(name, 1000, 0.01, backend, GuardMode.ENFORCE, BackendFailurePolicy.ALLOW,
-                AddFailurePolicy.BUFFER, null, 1);
+        FilterSpecBuilder spec = FilterSpec.builder(name).expectedSize(1000).errorRate(0.01).growth(GrowthPolicy.NONE);
+        return ((backend == BackendType.REDIS) ? spec.redis(1, NearCopyMode.OFF) : spec).build();
     }
 }

@@ -50,7 +50,7 @@ class RebuildSafetyTest {
         try (ConfigurableApplicationContext context = run(NoSources.class, "--bloom-guard.filters.seen.puts-only=true",
                 "--bloom-guard.filters.seen.expected-size=10000")) {
             NamedBloomFilter seen = filter(context, "seen");
-            assertThat(seen.spec().growth()).as("growth: rebuild inherited becomes scale").isEqualTo(GrowthPolicy.SCALE);
+            assertThat(seen.spec().sizing().growth()).as("growth: rebuild inherited becomes scale").isEqualTo(GrowthPolicy.SCALE);
             assertThat(seen.state()).isEqualTo(FilterState.READY);
             LongStream.range(0, 30_000).forEach(seen::put);
 

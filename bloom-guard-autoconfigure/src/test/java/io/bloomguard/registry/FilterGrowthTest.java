@@ -186,8 +186,8 @@ class FilterGrowthTest {
     }
 
     private static NamedBloomFilter filter(FilterType type, GrowthPolicy growth) {
-        FilterSpec spec = new FilterSpec("ids", N, ERROR_RATE, BackendType.LOCAL, GuardMode.ENFORCE,
-                BackendFailurePolicy.ALLOW, AddFailurePolicy.BUFFER, null, 1, null, null, type, growth);
+        FilterSpec spec = FilterSpec.builder("ids").expectedSize(N).errorRate(ERROR_RATE).type(type).growth(growth)
+                .build();
         FilterSizing sizing = FilterSizing.of(N, ERROR_RATE);
         RebuildableLocalFilter backend = (type == FilterType.COUNTING)
                 ? new RebuildableLocalFilter(sizing, Duration.ZERO, LocalCountingFilter::create)

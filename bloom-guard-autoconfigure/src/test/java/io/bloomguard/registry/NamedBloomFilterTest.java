@@ -13,8 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class NamedBloomFilterTest {
 
     private final NamedBloomFilter filter = new NamedBloomFilter(
-            new FilterSpec("ids", 1000, 0.01, BackendType.LOCAL, GuardMode.ENFORCE, BackendFailurePolicy.ALLOW,
-                    AddFailurePolicy.BUFFER, null, 1),
+            FilterSpec.builder("ids").expectedSize(1000).errorRate(0.01).growth(GrowthPolicy.NONE).build(),
             LocalBloomFilter.create(FilterSizing.of(1000, 0.01), 7), FilterState.LOADING);
 
     @Test

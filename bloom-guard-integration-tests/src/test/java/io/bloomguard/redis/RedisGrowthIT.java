@@ -1,17 +1,12 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;
-import io.bloomguard.registry.AddFailurePolicy;
-import io.bloomguard.registry.BackendFailurePolicy;
-import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
-import io.bloomguard.registry.FilterType;
-import io.bloomguard.registry.GrowthPolicy;
-import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
@@ -143,9 +138,8 @@ class RedisGrowthIT {
     }
 
     private NamedBloomFilter filter(RedisBloomFilter backend) {
-        return new NamedBloomFilter(new FilterSpec(backend.name(), N, ERROR_RATE, BackendType.REDIS, GuardMode.ENFORCE,
-                BackendFailurePolicy.ALLOW, AddFailurePolicy.BUFFER, null, 1, null, null, FilterType.BLOOM,
-                GrowthPolicy.REBUILD), backend, FilterState.LOADING);
+        return new NamedBloomFilter(FilterSpec.builder(backend.name()).expectedSize(N).errorRate(ERROR_RATE)
+                .redis(1, NearCopyMode.OFF).build(), backend, FilterState.LOADING);
     }
 
     /** Commits {@code count} rows and puts their keys in one batch. */

@@ -1,15 +1,13 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.NearCopyMode;
+import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.metrics.BloomFilterMetrics;
-import io.bloomguard.registry.AddFailurePolicy;
-import io.bloomguard.registry.BackendFailurePolicy;
-import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
-import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testsupport.redis.FreezableTcpProxy;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
@@ -70,9 +68,9 @@ class RedisMetricsIT {
     void aRedisFiltersMetersFollowItAndAScrapeNeverWaitsOnRedis() {
         try (TestRedisBackend instance = TestRedisBackend.on(proxy.port(), TestRedisBackend.FAST)) {
             RedisBloomFilter backend = instance.backend.create("orders", SIZING, 1, 1);
-            NamedBloomFilter filter = new NamedBloomFilter(new FilterSpec("orders", SIZING.expectedSize(),
-                    SIZING.errorRate(), BackendType.REDIS, GuardMode.ENFORCE, BackendFailurePolicy.ALLOW,
-                    AddFailurePolicy.BUFFER, null, 1), backend, FilterState.LOADING);
+            NamedBloomFilter filter = new NamedBloomFilter(FilterSpec.builder("orders")
+                    .expectedSize(SIZING.expectedSize()).errorRate(SIZING.errorRate()).growth(GrowthPolicy.NONE)
+                    .redis(1, NearCopyMode.OFF).build(), backend, FilterState.LOADING);
             MeterRegistry meters = new SimpleMeterRegistry();
             new BloomFilterMetrics(new FixedBloomFilterRegistry(List.of(filter))).bindTo(meters);
 

@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.metrics.BloomFilterMetrics;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
@@ -7,15 +8,10 @@ import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.testsupport.redis.FreezableTcpProxy;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
-import io.bloomguard.registry.AddFailurePolicy;
-import io.bloomguard.registry.BackendFailurePolicy;
-import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
-import io.bloomguard.registry.FilterType;
 import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
-import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -257,9 +253,9 @@ class RedisNearCopyIT {
     void checksAreMeteredByWhatAnsweredThem() {
         try (TestRedisBackend instance = TestRedisBackend.on(server, QUIET)) {
             RedisBloomFilter backend = nearCopied(instance, "metered");
-            NamedBloomFilter filter = new NamedBloomFilter(new FilterSpec("metered", SIZING.expectedSize(),
-                    SIZING.errorRate(), BackendType.REDIS, GuardMode.ENFORCE, BackendFailurePolicy.ALLOW,
-                    AddFailurePolicy.BUFFER, null, 1, null, null, FilterType.BLOOM, GrowthPolicy.NONE, true), backend, FilterState.LOADING);
+            NamedBloomFilter filter = new NamedBloomFilter(FilterSpec.builder("metered")
+                    .expectedSize(SIZING.expectedSize()).errorRate(SIZING.errorRate()).growth(GrowthPolicy.NONE)
+                    .redis(1, NearCopyMode.ON).build(), backend, FilterState.LOADING);
             MeterRegistry meters = new SimpleMeterRegistry();
             new BloomFilterMetrics(new FixedBloomFilterRegistry(List.of(filter))).bindTo(meters);
             assertThat(backend.start(RecordingKeyFeed.of(longs(0, 1000)))).isEqualTo(StartOutcome.LOADED_HERE);

@@ -1,15 +1,13 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.NearCopyMode;
+import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
-import io.bloomguard.registry.AddFailurePolicy;
-import io.bloomguard.registry.BackendFailurePolicy;
-import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FilterStats;
-import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
@@ -89,9 +87,9 @@ class RedisOutageVisibilityIT {
     void sizeStatsAndStateStayReadableWhileRedisIsDownMarkedStale() {
         try (TestRedisBackend instance = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
             RedisBloomFilter backend = instance.backend.create("sizes", SIZING, 1, 1);
-            NamedBloomFilter filter = new NamedBloomFilter(new FilterSpec("sizes", SIZING.expectedSize(),
-                    SIZING.errorRate(), BackendType.REDIS, GuardMode.ENFORCE, BackendFailurePolicy.ALLOW,
-                    AddFailurePolicy.BUFFER, null, 1), backend, FilterState.LOADING);
+            NamedBloomFilter filter = new NamedBloomFilter(FilterSpec.builder("sizes")
+                    .expectedSize(SIZING.expectedSize()).errorRate(SIZING.errorRate()).growth(GrowthPolicy.NONE)
+                    .redis(1, NearCopyMode.OFF).build(), backend, FilterState.LOADING);
             assertThat(backend.start(RecordingKeyFeed.of(longs(0, 1000)))).isEqualTo(StartOutcome.LOADED_HERE);
             filter.finishLoading();
             await("the fill read by maintenance").atMost(Duration.ofSeconds(5))

@@ -60,7 +60,7 @@ class RedisRebuildSafetyIT {
         Map<String, String> putsOnly = Map.of("bloom-guard.filters.seen.puts-only", "true");
         List<NamedBloomFilter> instances = List.of(seen(start(true, putsOnly)), seen(start(false, putsOnly)));
         assertThat(instances).allSatisfy(seen -> {
-            assertThat(seen.spec().growth()).isEqualTo(GrowthPolicy.SCALE);
+            assertThat(seen.spec().sizing().growth()).isEqualTo(GrowthPolicy.SCALE);
             assertThat(seen.state()).isEqualTo(FilterState.READY);
         });
 

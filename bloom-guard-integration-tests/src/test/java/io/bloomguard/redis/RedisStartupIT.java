@@ -1,16 +1,14 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.NearCopyMode;
+import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.preload.KeyReadScope;
-import io.bloomguard.registry.AddFailurePolicy;
-import io.bloomguard.registry.BackendFailurePolicy;
-import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
-import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
@@ -63,8 +61,8 @@ class RedisStartupIT {
             List<BloomKeySource> sources = new ArrayList<>();
             for (int i = 0; i < FILTERS; i++) {
                 String name = "startup-" + i;
-                FilterSpec spec = new FilterSpec(name, 10_000, 0.01, BackendType.REDIS, GuardMode.ENFORCE,
-                        BackendFailurePolicy.ALLOW, AddFailurePolicy.BUFFER, null, 1);
+                FilterSpec spec = FilterSpec.builder(name).expectedSize(10_000).errorRate(0.01)
+                        .growth(GrowthPolicy.NONE).redis(1, NearCopyMode.OFF).build();
                 filters.add(new NamedBloomFilter(spec, app.backend.create(name, FilterSizing.of(10_000, 0.01), 1),
                         FilterState.LOADING));
                 sources.add(BloomKeySource.of(name, () -> {

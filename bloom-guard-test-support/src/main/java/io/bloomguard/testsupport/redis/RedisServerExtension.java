@@ -9,7 +9,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * a parameter of type {@link RedisClusterProcess} one three-node cluster. Each is started when first asked for and
  * is the same for every constructor, {@code @BeforeAll}, {@code @BeforeEach} and test method of the class; it is
  * stopped after the class, once its {@code @AfterAll} methods have run (so they can still close clients first).
- * A test may kill or restart its server; the next test gets it in whatever state that left.
+ * A test may kill or restart its server; the next test gets it in whatever state that left. A parameter of type
+ * {@link TwoInstances} gets two application instances on that server, one behind a freezable proxy, for the one test
+ * method, closed after it.
  *
  * <p>Usage: <pre>{@code
  * @ExtendWith(RedisServerExtension.class)
@@ -26,12 +28,18 @@ public final class RedisServerExtension implements ParameterResolver {
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
         Class<?> type = parameter.getParameter().getType();
-        return type == RedisServerProcess.class || type == RedisClusterProcess.class;
+        return type == RedisServerProcess.class || type == RedisClusterProcess.class || type == TwoInstances.class;
     }
 
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
         ExtensionContext.Store store = classContext(context).getStore(NAMESPACE);
+        if (parameter.getParameter().getType() == TwoInstances.class) {
+            RedisServerProcess server = store.computeIfAbsent(RedisServerProcess.class,
+                    (type) -> RedisServerProcess.start(), RedisServerProcess.class);
+            return context.getStore(NAMESPACE).computeIfAbsent(TwoInstances.class, (type) -> new TwoInstances(server),
+                    TwoInstances.class);
+        }
         if (parameter.getParameter().getType() == RedisClusterProcess.class) {
             return store.computeIfAbsent(RedisClusterProcess.class, (type) -> RedisClusterProcess.start(),
                     RedisClusterProcess.class);

@@ -194,6 +194,70 @@ class RedisHarnessIT {
         assertThat(OneServerPerClass.seen.get(0).isRunning()).as("running after the class").isFalse();
     }
 
+    /**
+     * {@link TwoInstances}: the first instance of a pair goes through the proxy, which cuts it off alone, and both are
+     * closed after the test, before the proxy.
+     */
+    @Test
+    void twoInstancesAreOneBehindTheProxyAndAreClosedAfterTheTest() {
+        EngineTestKit.engine("junit-jupiter")
+            .selectors(selectClass(TwoInstancesPerTest.class))
+            .execute()
+            .testEvents()
+            .assertStatistics((stats) -> stats.succeeded(1).failed(0));
+
+        assertThat(TwoInstancesPerTest.closed).containsExactly("direct", "behind proxy");
+        assertThatThrownBy(() -> new java.net.Socket("127.0.0.1", TwoInstancesPerTest.proxy.get().port()).close())
+            .as("the proxy is closed after the test").isInstanceOf(java.io.IOException.class);
+    }
+
+    /** Run only through the test kit above. */
+    @ExtendWith(RedisServerExtension.class)
+    static class TwoInstancesPerTest {
+
+        static final List<String> closed = new CopyOnWriteArrayList<>();
+
+        static final java.util.concurrent.atomic.AtomicReference<FreezableTcpProxy> proxy =
+                new java.util.concurrent.atomic.AtomicReference<>();
+
+        @Test
+        void cutsOffOnlyTheFirst(TwoInstances two) {
+            proxy.set(two.proxy());
+            TwoInstances.Pair<Client> pair = two.start(Client::new);
+            assertThat(pair.behindProxy().ping()).isEqualTo("PONG");
+            assertThat(pair.direct().ping()).isEqualTo("PONG");
+            two.proxy().freeze();
+            assertThatThrownBy(() -> pair.behindProxy().ping()).isInstanceOf(RedisCommandTimeoutException.class);
+            assertThat(pair.direct().ping()).isEqualTo("PONG");
+        }
+
+        /** One instance's Redis client, named by how it connects. */
+        static final class Client implements AutoCloseable {
+
+            private final String name;
+            private final RedisClient client;
+            private final StatefulRedisConnection<String, String> connection;
+
+            Client(int port) {
+                this.name = (port == proxy.get().port()) ? "behind proxy" : "direct";
+                this.client = RedisClient.create(resources, RedisURI.builder().withHost("127.0.0.1").withPort(port)
+                    .withTimeout(Duration.ofMillis(300)).build());
+                this.connection = client.connect();
+            }
+
+            String ping() {
+                return connection.sync().ping();
+            }
+
+            @Override
+            public void close() {
+                closed.add(name);
+                connection.close();
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+            }
+        }
+    }
+
     /** Run only through the test kit above (failsafe leaves nested classes out). */
     @ExtendWith(RedisServerExtension.class)
     static class OneServerPerClass {

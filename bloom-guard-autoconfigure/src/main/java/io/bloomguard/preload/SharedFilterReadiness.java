@@ -1,4 +1,4 @@
-package io.bloomguard.autoconfigure;
+package io.bloomguard.preload;
 
 import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.BloomFilterRegistry;
@@ -33,7 +33,7 @@ import java.util.stream.Collectors;
  * {@code bloom-guard.redis.refresh-interval}. An outage after a filter has joined its store does not hold readiness:
  * calls pass through meanwhile, and every instance would otherwise leave the load balancer at once.
  */
-final class SharedFilterReadiness implements ApplicationListener<AvailabilityChangeEvent<ReadinessState>>,
+public final class SharedFilterReadiness implements ApplicationListener<AvailabilityChangeEvent<ReadinessState>>,
         ApplicationEventPublisherAware, DisposableBean {
 
     private static final Log logger = LogFactory.getLog(SharedFilterReadiness.class);
@@ -49,7 +49,7 @@ final class SharedFilterReadiness implements ApplicationListener<AvailabilityCha
     private final ThreadPoolTaskSchedulerBuilder pollerBuilder;
     private @Nullable ThreadPoolTaskScheduler poller;
 
-    SharedFilterReadiness(ObjectProvider<BloomFilterRegistry> registry,
+    public SharedFilterReadiness(ObjectProvider<BloomFilterRegistry> registry,
             ObjectProvider<ApplicationAvailability> availability, Duration interval,
             ThreadPoolTaskSchedulerBuilder pollerBuilder) {
         this.registry = registry;

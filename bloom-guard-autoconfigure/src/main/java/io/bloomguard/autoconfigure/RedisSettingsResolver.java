@@ -1,0 +1,67 @@
+package io.bloomguard.autoconfigure;
+
+import io.bloomguard.redis.RedisBackendSettings;
+import io.bloomguard.redis.RedisBreakerSettings;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import java.time.Duration;
+
+/** Turns {@code bloom-guard.redis.*} into the Redis backend's settings, refusing values it cannot run with. */
+final class RedisSettingsResolver {
+
+    private static final Log logger = LogFactory.getLog(RedisSettingsResolver.class);
+
+    private RedisSettingsResolver() {
+    }
+
+    /** {@code bloom-guard.redis.*}, validated. */
+    static RedisBackendSettings resolve(RedisBackendProperties redis) {
+        String prefix = "bloom-guard.redis";
+        if (redis.getKeyPrefix() == null || redis.getKeyPrefix().contains("{") || redis.getKeyPrefix().contains("}")) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".key-prefix", redis.getKeyPrefix(),
+                    "a key prefix without '{' or '}' (bloom-guard adds its own hash tags), e.g. 'bloom-guard:'");
+        }
+        positive(prefix + ".check-timeout", redis.getCheckTimeout());
+        positive(prefix + ".command-timeout", redis.getCommandTimeout());
+        positive(prefix + ".breaker-window", redis.getBreakerWindow());
+        positive(prefix + ".breaker-open-wait", redis.getBreakerOpenWait());
+        positive(prefix + ".probe-interval", redis.getProbeInterval());
+        positive(prefix + ".reconnect-delay", redis.getReconnectDelay());
+        if (redis.getBreakerFailureRate() < 1 || redis.getBreakerFailureRate() > 100) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".breaker-failure-rate", redis.getBreakerFailureRate(),
+                    "a percentage from 1 to 100, e.g. 50");
+        }
+        if (redis.getBreakerMinimumCalls() < 1) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".breaker-minimum-calls",
+                    redis.getBreakerMinimumCalls(), "a number of calls, 1 or more, e.g. 10");
+        }
+        positive(prefix + ".lock-ttl", redis.getLockTtl());
+        positive(prefix + ".refresh-interval", redis.getRefreshInterval());
+        if (redis.getRebuildGrace() == null || redis.getRebuildGrace().isNegative()) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".rebuild-grace", redis.getRebuildGrace(),
+                    "a duration of zero or more, e.g. 1s");
+        }
+        if (redis.getRebuildGrace().isZero()) {
+            logger.warn("bloom-guard.redis.rebuild-grace is 0: a write whose key reaches a redis filter just before a"
+                    + " rebuild begins, and whose transaction commits after the rebuild has read the key source, is"
+                    + " missing from the rebuilt filter, which may reject it until the next rebuild; give it at least"
+                    + " the longest transaction that puts a key (default 1s)");
+        }
+        if (redis.getPendingAddsLimit() < 0) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".pending-adds-limit", redis.getPendingAddsLimit(),
+                    "a number of keys, zero or more");
+        }
+        RedisBreakerSettings breaker = new RedisBreakerSettings(redis.getBreakerFailureRate(),
+                redis.getBreakerMinimumCalls(), redis.getBreakerWindow(), redis.getBreakerOpenWait());
+        return new RedisBackendSettings(redis.getKeyPrefix(), redis.getCheckTimeout(), redis.getCommandTimeout(),
+                breaker, redis.getLockTtl(), redis.getRefreshInterval(), redis.getPendingAddsLimit(),
+                redis.getRebuildGrace(), redis.getProbeInterval(), redis.getReconnectDelay());
+    }
+
+    private static void positive(String property, Duration value) {
+        if (value == null || value.isZero() || value.isNegative()) {
+            throw new InvalidBloomGuardPropertyException(property, value, "a positive duration, e.g. 50ms or 2s");
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.bloomguard.registry;
+
+import io.bloomguard.core.FilterSizing;
+
+import java.util.regex.Pattern;
+
+/**
+ * What a {@link FilterSpec} must hold whatever set it, properties or a {@link FilterSpecCustomizer}: each rule
+ * broken is refused with the property it corresponds to and what to set instead. Limits that depend on a backend's
+ * implementation or on the heap are checked where the backends are chosen.
+ */
+final class FilterSpecRules {
+
+    private static final Pattern NAME = Pattern.compile("[a-z0-9-]+");
+
+    /** Most shards of one filter: one per Redis Cluster hash slot. */
+    private static final int MAX_SHARDS = 16384;
+
+    private FilterSpecRules() {
+    }
+
+    static void check(FilterSpec spec) {
+        if (!NAME.matcher(spec.name()).matches()) {
+            throw new InvalidFilterSpecException(spec.name(), "", spec.name(),
+                    "a filter name uses lowercase letters, digits and '-' only (e.g. 'user-ids')");
+        }
+        FilterSizing sizing = size(spec);
+        FilterSpec.Sizing section = spec.sizing();
+        if (section.type() == FilterType.COUNTING && section.growth() == GrowthPolicy.SCALE) {
+            throw new InvalidFilterSpecException(spec.name(), "growth", "scale", "a counting filter cannot grow by"
+                    + " layers, because a remove could not tell which layer holds the key's counts: use growth:"
+                    + " rebuild or none for filter '" + spec.name() + "', or type: bloom");
+        }
+        if (spec.backend() instanceof FilterSpec.Redis redis) {
+            long maxShards = Math.min(sizing.blockCount(), MAX_SHARDS);
+            if (redis.shards() < 1 || redis.shards() > maxShards) {
+                throw new InvalidFilterSpecException(spec.name(), "redis.shards", redis.shards(),
+                        "a whole number from 1 to " + maxShards
+                                + " (each shard holds at least one 512-bit block of this filter)");
+            }
+            if (section.growth() == GrowthPolicy.SCALE && redis.shards() != 1) {
+                throw new InvalidFilterSpecException(spec.name(), "redis.shards", redis.shards(), "a filter that"
+                        + " grows by layers (growth: scale) keeps its layers in one hash slot, so it is not split: set"
+                        + " it to 1, or use growth: rebuild");
+            }
+        }
+        checkLifecycle(spec);
+    }
+
+    private static FilterSizing size(FilterSpec spec) {
+        long expectedSize = spec.sizing().expectedSize();
+        double errorRate = spec.sizing().errorRate();
+        if (expectedSize <= 0) {
+            throw new InvalidFilterSpecException(spec.name(), "expected-size", expectedSize,
+                    "a whole number of keys, at least 1");
+        }
+        if (!(errorRate > 0.0 && errorRate < 1.0)) {
+            throw new InvalidFilterSpecException(spec.name(), "error-rate", errorRate,
+                    "a probability greater than 0 and less than 1, e.g. 0.01 for 1%");
+        }
+        try {
+            return FilterSizing.of(expectedSize, errorRate);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidFilterSpecException(spec.name(), "expected-size", expectedSize, ex.getMessage());
+        }
+    }
+
+    private static void checkLifecycle(FilterSpec spec) {
+        FilterSpec.Lifecycle lifecycle = spec.lifecycle();
+        String sql = lifecycle.preloadSql();
+        if (sql != null && sql.isBlank()) {
+            throw new InvalidFilterSpecException(spec.name(), "preload.sql", "",
+                    "a query whose first column yields the keys, e.g. SELECT id FROM users; or leave it out");
+        }
+        double share = lifecycle.rebuildHoldBelow();
+        if (!(share >= 0 && share <= 1)) {
+            throw new InvalidFilterSpecException(spec.name(), "rebuild.hold-below", share, "a share from 0 to 1 of"
+                    + " the live filter's keys, e.g. 0.5 (0 swaps in every rebuild, however few keys it read)");
+        }
+        if (!spec.writes().putsOnly()) {
+            return;
+        }
+        if (spec.sizing().growth() == GrowthPolicy.REBUILD) {
+            throw new InvalidFilterSpecException(spec.name(), "growth", "rebuild", "filter '" + spec.name() + "' is"
+                    + " filled by puts alone (puts-only: true), so it has no key source to rebuild from, and a"
+                    + " rebuild would empty it: use growth: scale (it adds layers) or none");
+        }
+        if (sql != null) {
+            throw new InvalidFilterSpecException(spec.name(), "preload.sql", sql, "filter '" + spec.name() + "' is"
+                    + " declared filled by puts alone (puts-only: true), so it has no key source: leave preload.sql"
+                    + " out, or remove puts-only if the query yields every key");
+        }
+        if (lifecycle.rebuildCron() != null) {
+            throw new InvalidFilterSpecException(spec.name(), "rebuild.cron", lifecycle.rebuildCron(), "filter '"
+                    + spec.name() + "' is filled by puts alone (puts-only: true): a rebuild would empty it, so it"
+                    + " has no schedule; leave rebuild.cron out");
+        }
+    }
+}
