@@ -4,7 +4,7 @@ import io.bloomguard.guard.BloomGuardAdvisor;
 import io.bloomguard.guard.BloomGuardInterceptor;
 import io.bloomguard.guard.BloomOperationSource;
 import io.bloomguard.guard.CheckObserver;
-import io.bloomguard.guard.PutBeforeCommitAdvisor;
+import io.bloomguard.guard.KeysInTransactionAdvisor;
 import io.bloomguard.observation.BloomGuardObservationConvention;
 import io.bloomguard.observation.ObservationCheckObserver;
 import io.bloomguard.preload.BloomKeySource;
@@ -120,8 +120,8 @@ public final class BloomGuardAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-        PutBeforeCommitAdvisor bloomPutBeforeCommitAdvisor(BloomOperationSource source) {
-            return new PutBeforeCommitAdvisor(source);
+        KeysInTransactionAdvisor bloomPutBeforeCommitAdvisor(BloomOperationSource source) {
+            return new KeysInTransactionAdvisor(source);
         }
 
         /** Under lazy initialization, annotated beans are still created (and so validated) at startup. */

@@ -4,7 +4,7 @@ import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.annotation.BloomRemove;
 import io.bloomguard.guard.BloomOperationSource;
 import io.bloomguard.guard.InvalidBloomAnnotationException;
-import io.bloomguard.guard.PutBeforeCommitInterceptor;
+import io.bloomguard.guard.KeysInTransactionInterceptor;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
@@ -19,7 +19,7 @@ import org.springframework.data.repository.core.support.RepositoryFactoryBeanSup
 import java.lang.reflect.Method;
 
 /**
- * Places {@link PutBeforeCommitInterceptor} inside every Spring Data repository that has a {@code @BloomPut} or
+ * Places {@link KeysInTransactionInterceptor} inside every Spring Data repository that has a {@code @BloomPut} or
  * {@code @BloomRemove} method, so that its keys are put before the repository's own transaction commits (and
  * removed after); and fails startup for a repository whose puts nothing would make.
  *
@@ -32,7 +32,7 @@ import java.lang.reflect.Method;
 final class RepositoryPutBeforeCommitPostProcessor implements BeanPostProcessor, PriorityOrdered {
 
     private final ObjectProvider<BloomOperationSource> source;
-    private volatile PutBeforeCommitInterceptor interceptor;
+    private volatile KeysInTransactionInterceptor interceptor;
 
     /** The operation source is looked up when the first repository is made: not while post-processors are. */
     RepositoryPutBeforeCommitPostProcessor(ObjectProvider<BloomOperationSource> source) {
@@ -79,13 +79,13 @@ final class RepositoryPutBeforeCommitPostProcessor implements BeanPostProcessor,
         return bean;
     }
 
-    private PutBeforeCommitInterceptor interceptor() {
-        PutBeforeCommitInterceptor current = interceptor;
+    private KeysInTransactionInterceptor interceptor() {
+        KeysInTransactionInterceptor current = interceptor;
         if (current == null) {
             synchronized (this) {
                 current = interceptor;
                 if (current == null) {
-                    current = PutBeforeCommitInterceptor.forRepositories(source.getObject());
+                    current = KeysInTransactionInterceptor.forRepositories(source.getObject());
                     interceptor = current;
                 }
             }
@@ -98,7 +98,7 @@ final class RepositoryPutBeforeCommitPostProcessor implements BeanPostProcessor,
         Object current = bean;
         while (current instanceof Advised advised) {
             for (Advisor advisor : advised.getAdvisors()) {
-                if (advisor.getAdvice() instanceof PutBeforeCommitInterceptor) {
+                if (advisor.getAdvice() instanceof KeysInTransactionInterceptor) {
                     return true;
                 }
             }

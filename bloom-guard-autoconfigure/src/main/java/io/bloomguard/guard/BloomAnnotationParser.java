@@ -132,7 +132,7 @@ final class BloomAnnotationParser {
             throw annotated.invalid("return type " + returnType.getName()
                     + " has no empty value to answer a rejected call with", EmptyValues.whatToReturnInstead(returnType));
         }
-        DeferredPuts.Kind kind = DeferredPuts.kindOf(returnType);
+        ResultKind kind = ResultKind.of(returnType);
         // A Mono<Void> says no more than a void method; the value type of a Mono or Flux is its type argument.
         Class<?> answerType = kind.deferred() ? annotated.returnType().getGeneric(0).resolve(Object.class) : returnType;
         boolean answersWithValue = answerType != void.class && answerType != Void.class;
@@ -142,7 +142,7 @@ final class BloomAnnotationParser {
     private PutOperation putOperation(BloomPut annotation, AnnotatedMethod annotated) {
         NamedBloomFilter filter = filter(annotation.filter(), annotated);
         KeyExpression key = keys.parse(annotation.key(), true, annotated);
-        return new PutOperation(filter, key, annotated.description(), DeferredPuts.kindOf(annotated.returnClass()));
+        return new PutOperation(filter, key, annotated.description(), ResultKind.of(annotated.returnClass()));
     }
 
     /**
@@ -159,7 +159,7 @@ final class BloomAnnotationParser {
                     "Declare bloom-guard.filters." + filter.name() + ".type: counting (four times the memory), or"
                             + " remove the @BloomRemove and let a rebuild drop deleted keys");
         }
-        if (DeferredPuts.kindOf(annotated.returnClass()).deferred()) {
+        if (ResultKind.of(annotated.returnClass()).deferred()) {
             throw annotated.invalid("it returns a " + annotated.returnClass().getSimpleName() + ", which deletes"
                             + " after the method returns, in a transaction bloom-guard cannot watch commit",
                     "Call the filter's remove(key) once the delete has committed (for example in"

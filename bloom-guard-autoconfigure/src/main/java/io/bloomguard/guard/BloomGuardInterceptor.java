@@ -1,15 +1,8 @@
 package io.bloomguard.guard;
 
-import io.bloomguard.registry.BackendFailurePolicy;
-import io.bloomguard.registry.FilterCounters;
-import io.bloomguard.registry.GuardMode;
-import io.bloomguard.registry.NamedBloomFilter;
-import io.bloomguard.registry.SkipReason;
 import io.bloomguard.registry.UnkeyedWrites;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.framework.Advised;
@@ -17,31 +10,20 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
-import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-
 /**
- * Runs {@code @BloomGuarded} around a call; {@code @BloomPut} keys are put by {@link PutBeforeCommitInterceptor}, inside
- * the method's transaction.
+ * Runs {@code @BloomGuarded} around a call; {@code @BloomPut} keys are put by {@link KeysInTransactionInterceptor},
+ * inside the method's transaction.
  *
- * <p>A guarded call is rejected only when its filter is ready, the mode is {@code enforce} and the filter says
- * "absent" — and still says so once any write under way whose row may already be visible has put its key
- * ({@link io.bloomguard.registry.UnkeyedWrites}). Anything unexpected (no key, a key expression that fails, a key
- * of an unsupported type, a backend error under the {@code allow} policy) lets the call through: a wasted query
- * is the price of never answering "not found" for a record that exists.
- *
- * <p>Every outcome of a check is counted, and told to the {@link CheckObserver} if there is one, in one place
- * ({@link #decided}).
+ * <p>The blocking adapter of the guard's one decision ({@link GuardDecision}): it asks the filter on the calling
+ * thread, and hands a method that returns a Reactor {@code Mono} or {@code Flux} to {@link ReactiveGuard}, which asks
+ * when it is subscribed to. Every rule of the decision (the key, when the answer decides the call, what is counted and
+ * observed) is the decision's.
  */
 public final class BloomGuardInterceptor implements MethodInterceptor, SmartInitializingSingleton {
 
-    private static final Log logger = LogFactory.getLog(BloomGuardInterceptor.class);
-
     private final BloomOperationSource source;
-    private final Set<String> reportedKeyProblems = ConcurrentHashMap.newKeySet();
+    private final GuardDecision decision = new GuardDecision();
     private final @Nullable ObjectProvider<CheckObserver> observerProvider;
-    private @Nullable CheckObserver observer; // set once, as the context finishes starting: read on every call
 
     public BloomGuardInterceptor(BloomOperationSource source) {
         this(source, null);
@@ -60,7 +42,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor, SmartInit
     @Override
     public void afterSingletonsInstantiated() {
         if (observerProvider != null) {
-            observer = observerProvider.getIfUnique();
+            decision.watchedBy(observerProvider.getIfUnique());
         }
     }
 
@@ -89,204 +71,46 @@ public final class BloomGuardInterceptor implements MethodInterceptor, SmartInit
 
     private @Nullable Object guard(GuardOperation guard, MethodInvocation invocation) throws Throwable {
         if (guard.reactive()) {
-            return ReactiveGuard.guard(this, guard, invocation);
+            return ReactiveGuard.guard(decision, guard, invocation);
         }
-        CheckObserver.Check check = startCheck(guard, null);
-        Object key = keyToCheck(guard, invocation.getArguments(), check);
+        Object[] args = invocation.getArguments();
+        CheckObserver.Check check = decision.startCheck(guard, null);
+        Object key = decision.keyToCheck(guard, args, check);
         if (key == null) {
             return invocation.proceed();
         }
+        GuardDecision.Verdict verdict = ask(guard, key, check);
+        if (!verdict.through()) {
+            return guard.emptyValue().apply(args);
+        }
+        Object result = invocation.proceed();
+        decision.countAnswer(guard, verdict, result);
+        return result;
+    }
+
+    /**
+     * Asks the filter on the calling thread, waiting (at most {@link UnkeyedWrites#MAX_WAIT}) for writes under way
+     * whose rows may be visible to put their keys before an "absent" is taken, and hands the answer to the decision.
+     */
+    private GuardDecision.Verdict ask(GuardOperation guard, Object key, CheckObserver.@Nullable Check check) {
         UnkeyedWrites writes = guard.filter().unkeyedWrites();
         int visibleWrites = writes.visibleCount(); // before the bits: a write that puts its key after is counted
         boolean mightContain;
         try {
             mightContain = guard.filter().backendMightContain(key);
-            if (!mightContain && (visibleWrites > 0 || writes.writingOnThisThread())) {
-                Boolean absent = absentOnceWritesAreKeyed(guard, key);
-                if (absent == null) {
-                    decided(guard, check, CheckOutcome.SKIPPED, SkipReason.WRITE_PENDING);
-                    return invocation.proceed();
+            if (!mightContain && GuardDecision.asksAgainAfterWrites(writes, visibleWrites, false)) {
+                if (GuardDecision.writingItsOwnRow(writes, false) || !writes.awaitVisibleWrites()) {
+                    return decision.undecided(guard, check);
                 }
-                mightContain = !absent;
+                mightContain = guard.filter().backendMightContain(key);
             }
         }
         catch (IllegalArgumentException ex) {
-            keyUnhashable(guard, ex, check);
-            return invocation.proceed();
+            return decision.unhashable(guard, ex, check);
         }
         catch (RuntimeException ex) {
-            return callsThroughAfter(guard, ex, check) ? invocation.proceed()
-                    : guard.emptyValue().apply(invocation.getArguments());
+            return decision.failed(guard, ex, check);
         }
-        if (!callsThrough(guard, mightContain, check)) {
-            return guard.emptyValue().apply(invocation.getArguments());
-        }
-        Object result = invocation.proceed();
-        countAnswer(guard, key, mightContain, result);
-        return result;
-    }
-
-    /**
-     * A key the filter says is absent while a write whose row may be visible has not put its key yet: absent only
-     * if the filter still says so once that write has put it. A lookup by the writing thread itself, inside its
-     * write, is not decided (its row is there, its key not yet); nor is one whose writes take longer than
-     * {@link UnkeyedWrites#MAX_WAIT}.
-     *
-     * @return whether the key is absent, or {@code null} when the filter cannot decide it
-     */
-    private static @Nullable Boolean absentOnceWritesAreKeyed(GuardOperation guard, Object key) {
-        UnkeyedWrites writes = guard.filter().unkeyedWrites();
-        if (writes.writingOnThisThread() || !writes.awaitVisibleWrites()) {
-            return null;
-        }
-        return !guard.filter().backendMightContain(key);
-    }
-
-    /**
-     * Starts watching a call's check, if anything watches: {@code null} (and nothing made) otherwise.
-     *
-     * @param parent the observation a reactive subscriber's context holds, or {@code null}
-     */
-    CheckObserver.@Nullable Check startCheck(GuardOperation guard, @Nullable Object parent) {
-        CheckObserver watching = observer;
-        return (watching != null) ? watching.start(guard.filter().name(), parent) : null;
-    }
-
-    /**
-     * What the guard did with a checked call: counted, and told to the call's observation if it has one. Every
-     * check ends here, once.
-     */
-    static void decided(GuardOperation guard, CheckObserver.@Nullable Check check, CheckOutcome outcome,
-            @Nullable SkipReason reason) {
-        FilterCounters counters = guard.filter().counters();
-        switch (outcome) {
-            case REJECTED -> {
-                if (reason == null) { // a rejection on-backend-failure made is not the filter's: backend.errors has it
-                    counters.rejected();
-                }
-            }
-            case PASSED -> counters.passed();
-            case SHADOW_REJECTED -> counters.shadowRejection();
-            case SKIPPED -> counters.skipped(Objects.requireNonNull(reason, "a skipped call's reason"));
-            case FAILED -> { } // thrown to the caller; backend.errors has it
-        }
-        if (check != null) {
-            check.decided(outcome, reason);
-        }
-    }
-
-    /**
-     * The key to check a call with, or {@code null} when the call goes through unchecked (counted as skipped):
-     * the filter is off or not ready, or the key cannot be computed.
-     */
-    @Nullable Object keyToCheck(GuardOperation guard, Object[] args, CheckObserver.@Nullable Check check) {
-        NamedBloomFilter filter = guard.filter();
-        if (filter.spec().guard().mode() == GuardMode.OFF) {
-            decided(guard, check, CheckOutcome.SKIPPED, SkipReason.MODE_OFF);
-            return null;
-        }
-        if (!filter.trustedToReject()) {
-            decided(guard, check, CheckOutcome.SKIPPED, SkipReason.NOT_READY);
-            return null;
-        }
-        Object key;
-        try {
-            key = guard.key().evaluate(args, null);
-        }
-        catch (RuntimeException ex) {
-            reportKeyProblem(guard.description(), "could not compute its key", ex);
-            key = null;
-        }
-        if (key == null) {
-            decided(guard, check, CheckOutcome.SKIPPED, SkipReason.NO_KEY);
-        }
-        return key;
-    }
-
-    /** A key the filter cannot hash: the call goes through unchecked, and the problem is logged once. */
-    void keyUnhashable(GuardOperation guard, IllegalArgumentException ex, CheckObserver.@Nullable Check check) {
-        reportKeyProblem(guard.description(), "computed a key the filter cannot hash", ex);
-        decided(guard, check, CheckOutcome.SKIPPED, SkipReason.NO_KEY);
-    }
-
-    /**
-     * Whether a call whose check failed goes through, by the filter's {@code on-backend-failure}: {@code allow}
-     * yes, {@code reject} no (it answers empty), {@code throw} passes the failure on. A filter in {@code shadow}
-     * mode always lets it through: it only watches, and must not answer differently from the method, not even
-     * when its backend fails.
-     */
-    boolean callsThroughAfter(GuardOperation guard, RuntimeException failure, CheckObserver.@Nullable Check check) {
-        NamedBloomFilter filter = guard.filter();
-        filter.counters().backendError();
-        BackendFailurePolicy policy = (filter.spec().guard().mode() == GuardMode.SHADOW)
-                ? BackendFailurePolicy.ALLOW : filter.spec().guard().onBackendFailure();
-        switch (policy) {
-            case REJECT:
-                decided(guard, check, CheckOutcome.REJECTED, SkipReason.BACKEND_FAILURE);
-                return false;
-            case THROW:
-                if (check != null) {
-                    check.error(failure);
-                }
-                decided(guard, check, CheckOutcome.FAILED, SkipReason.BACKEND_FAILURE);
-                throw failure;
-            default:
-                logger.debug("Filter '" + filter.name() + "' failed a check; letting the call through", failure);
-                decided(guard, check, CheckOutcome.SKIPPED, SkipReason.BACKEND_FAILURE);
-                return true;
-        }
-    }
-
-    /** Whether a checked call goes through: the filter said "might contain", or it only shadows. Counted. */
-    static boolean callsThrough(GuardOperation guard, boolean mightContain, CheckObserver.@Nullable Check check) {
-        if (mightContain) {
-            decided(guard, check, CheckOutcome.PASSED, null);
-            return true;
-        }
-        if (guard.filter().spec().guard().mode() == GuardMode.SHADOW) {
-            decided(guard, check, CheckOutcome.SHADOW_REJECTED, null);
-            return true;
-        }
-        decided(guard, check, CheckOutcome.REJECTED, null);
-        return false;
-    }
-
-    /**
-     * Counts what the filter's answer turned out to be, where the result shows it: a "might contain" that found
-     * nothing (a false positive), a shadow "absent" that found something (a false negative, also logged).
-     */
-    static void countAnswer(GuardOperation guard, Object key, boolean mightContain, @Nullable Object result) {
-        // Only the judgement the answer needs: a "might contain" can only be a false positive, an "absent" a false negative.
-        boolean empty = mightContain && EmptyValues.isEmpty(result);
-        boolean found = !mightContain && EmptyValues.isFound(result);
-        countAnswer(guard, key, mightContain, empty, found);
-    }
-
-    /**
-     * As above, for a result already judged: {@code empty} when it says "not found", {@code found} when it says
-     * "found" (a stream says neither until it is consumed).
-     */
-    static void countAnswer(GuardOperation guard, Object key, boolean mightContain, boolean empty, boolean found) {
-        NamedBloomFilter filter = guard.filter();
-        if (!guard.answersWithValue()) {
-            return;
-        }
-        if (mightContain) {
-            if (filter.spec().guard().mode() == GuardMode.ENFORCE && empty) {
-                filter.counters().falsePositive();
-            }
-        }
-        else if (found) {
-            filter.counters().shadowFalseNegative();
-            logger.warn("Filter '" + filter.name() + "' (shadow mode) would have rejected key '" + key + "' in "
-                    + guard.description() + ", which exists: the filter is missing keys");
-        }
-    }
-
-    /** Logs, once per method and problem, why calls of a guarded method go unguarded. */
-    private void reportKeyProblem(String description, String problem, RuntimeException ex) {
-        if (reportedKeyProblems.add(description + ": " + problem)) {
-            logger.error(description + " " + problem + ", so such calls are not guarded: " + ex.getMessage());
-        }
+        return decision.decide(guard, key, mightContain, check);
     }
 }

@@ -65,7 +65,7 @@ public final class BloomOperationSource {
     }
 
     /**
-     * Whether {@link PutBeforeCommitAdvisor} applies: a {@code @BloomPut} or {@code @BloomRemove} method of a class.
+     * Whether {@link KeysInTransactionAdvisor} applies: a {@code @BloomPut} or {@code @BloomRemove} method of a class.
      * A Spring Data repository's (any {@code Repository}, not only a {@code CrudRepository}) are handled inside the
      * repository's own proxy instead, where its transaction is.
      */

@@ -156,7 +156,7 @@ final class EmptyValues {
         if (reactive != null) {
             // Only Reactor's are checked when subscribed to (ReactiveGuard): any other promise, checked at the call,
             // would have to be answered before its work has run.
-            boolean checkedOnSubscribe = REACTOR && (ReactivePuts.isMono(type) || ReactivePuts.isFlux(type));
+            boolean checkedOnSubscribe = ResultKind.of(type).reactive();
             Object empty = checkedOnSubscribe ? reactive.getDescriptor().getEmptyValue() : null;
             return (empty != null) ? () -> empty : null;
         }

@@ -18,10 +18,10 @@ import java.util.function.Function;
  *                    rather than when built ({@link ReactiveGuard})
  */
 record GuardOperation(NamedBloomFilter filter, KeyExpression key, Function<@Nullable Object[], @Nullable Object> emptyValue,
-        boolean answersWithValue, String description, DeferredPuts.Kind resultKind) {
+        boolean answersWithValue, String description, ResultKind resultKind) {
 
     /** Whether the method returns a Reactor {@code Mono} or {@code Flux}. */
     boolean reactive() {
-        return resultKind == DeferredPuts.Kind.MONO || resultKind == DeferredPuts.Kind.FLUX;
+        return resultKind.reactive();
     }
 }

@@ -170,7 +170,7 @@ final class KeyExpressionParser {
 
     /**
      * A key read from the result needs a result that holds it once the method returns, or a promise bloom-guard
-     * can watch deliver it ({@link DeferredPuts}); {@code keyIsResult} when the expression is {@code #result}
+     * can watch deliver it ({@link ResultKind}); {@code keyIsResult} when the expression is {@code #result}
      * itself, which must then be a key, or keys.
      */
     private static void checkResultKeyType(boolean keyIsResult, AnnotatedMethod annotated) {
@@ -181,8 +181,8 @@ final class KeyExpressionParser {
                     "Return the saved entity or its key, or compute the key from the parameters");
         }
         String what = "the method's result";
-        DeferredPuts.Kind kind = DeferredPuts.kindOf(type);
-        if (kind == DeferredPuts.Kind.UNWATCHABLE) {
+        ResultKind kind = ResultKind.of(type);
+        if (kind == ResultKind.UNWATCHABLE) {
             throw annotated.invalid("the key uses #result, which would be the " + type.getSimpleName()
                             + " itself, and bloom-guard cannot watch a " + type.getSimpleName() + " for the value it delivers",
                     "Return a CompletableFuture, a Mono or a Flux (#result is then its value), or compute the key from"
@@ -192,7 +192,7 @@ final class KeyExpressionParser {
             // Mono<T>, Flux<T>, CompletionStage<T>, CompletableFuture<T>: #result is a T.
             String promise = type.getSimpleName();
             type = returned.getGeneric(0).resolve(Object.class);
-            what = (kind == DeferredPuts.Kind.FLUX) ? "each element of the Flux" : "the value of the " + promise;
+            what = (kind == ResultKind.FLUX) ? "each element of the Flux" : "the value of the " + promise;
             if (type == Void.class) {
                 throw annotated.invalid("the key uses #result, but the method's " + promise + "<Void> delivers no value",
                         "Deliver the saved entity or its key, or compute the key from the parameters");

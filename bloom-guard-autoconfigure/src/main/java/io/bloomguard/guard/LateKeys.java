@@ -11,7 +11,7 @@ import java.util.List;
  * The keys of a write that were still {@code null} when the method returned, such as a column the database fills in
  * when the insert is flushed, at the commit: the whole key, or the elements of a collection of keys (each entity of a
  * {@code saveAll} under a {@code save} keyed on {@code #result.code}), by position, those known being put already.
- * {@link PutBeforeCommitInterceptor} reads them again before the commit, and after it as a last resort.
+ * {@link KeyedWrite} reads them again before the commit, and after it as a last resort.
  */
 final class LateKeys {
 

@@ -25,7 +25,7 @@ import java.util.List;
  * @param description {@code Type.method} for logs and errors
  * @param kind        whether the method returns what it wrote or a promise of it, and which
  */
-record PutOperation(NamedBloomFilter filter, KeyExpression key, String description, DeferredPuts.Kind kind) {
+record PutOperation(NamedBloomFilter filter, KeyExpression key, String description, ResultKind kind) {
 
     /** The guard's log category: one place to look for, and to configure, what the guard reports. */
     private static final Log logger = LogFactory.getLog(BloomGuardInterceptor.class);

@@ -1,6 +1,6 @@
 package io.bloomguard.guard;
 
-import io.bloomguard.registry.SkipReason;
+import io.bloomguard.guard.GuardDecision.Verdict;
 import io.bloomguard.registry.UnkeyedWrites;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -21,9 +21,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * key would still be absent and the lookup rejected though the row exists by the time it runs. So the call
  * returns at once a publisher that, when subscribed to, checks the key and only then calls the method (or answers
  * empty). The method thus runs at subscription rather than at the call, as it does under Spring's reactive
- * {@code @Cacheable}; each subscription checks anew, as a reactive repository queries anew. The decisions and
- * counters are the guard's own ({@link BloomGuardInterceptor}), false positives and shadow false negatives included:
- * counted when the method's publisher has answered.
+ * {@code @Cacheable}; each subscription checks anew, as a reactive repository queries anew. It is the reactive adapter
+ * of the guard's one decision ({@link GuardDecision}), which holds the key, the rules, the counters and the
+ * observation, false positives and shadow false negatives included: counted when the method's publisher has answered.
  *
  * <p>A shared filter answers over the network, and the subscribing thread (in a reactive application, an event
  * loop serving many requests) does not wait for it: the check is sent, and the method is called once the answer
@@ -40,27 +40,27 @@ final class ReactiveGuard {
     private ReactiveGuard() {
     }
 
-    static Object guard(BloomGuardInterceptor interceptor, GuardOperation guard, MethodInvocation invocation) {
-        Mono<Decision> decision = Mono.deferContextual(context -> decide(interceptor, guard, invocation.getArguments(),
-                ReactivePuts.writingIn(context, guard.filter()),
-                interceptor.startCheck(guard, context.getOrDefault(OBSERVATION_KEY, null))));
-        if (guard.resultKind() == DeferredPuts.Kind.FLUX) {
-            return decision.flatMapMany(decided -> decided.through()
-                    ? counted(guard, decided, Flux.from(call(invocation))) : Flux.empty());
+    static Object guard(GuardDecision decision, GuardOperation guard, MethodInvocation invocation) {
+        Mono<Verdict> verdict = Mono.deferContextual(context -> ask(decision, guard, invocation.getArguments(),
+                KeyedWriteSubscription.writingIn(context, guard.filter()),
+                decision.startCheck(guard, context.getOrDefault(OBSERVATION_KEY, null))));
+        if (guard.resultKind() == ResultKind.FLUX) {
+            return verdict.flatMapMany(decided -> decided.through()
+                    ? counted(decision, guard, decided, Flux.from(call(invocation))) : Flux.empty());
         }
-        return decision.flatMap(decided -> decided.through()
-                ? counted(guard, decided, Mono.from(call(invocation))) : Mono.empty());
+        return verdict.flatMap(decided -> decided.through()
+                ? counted(decision, guard, decided, Mono.from(call(invocation))) : Mono.empty());
     }
 
     /**
-     * Whether the call goes through, once the filter has answered, with that answer; fails under
-     * {@code on-backend-failure: throw}.
+     * Asks the filter without blocking the subscribing thread, and hands its answer to the decision: whether the call
+     * goes through, with that answer; fails under {@code on-backend-failure: throw}.
      */
-    private static Mono<Decision> decide(BloomGuardInterceptor interceptor, GuardOperation guard, Object[] args,
-            boolean writingHere, CheckObserver.@Nullable Check check) {
-        Object key = interceptor.keyToCheck(guard, args, check);
+    private static Mono<Verdict> ask(GuardDecision decision, GuardOperation guard, Object[] args, boolean writingHere,
+            CheckObserver.@Nullable Check check) {
+        Object key = decision.keyToCheck(guard, args, check);
         if (key == null) {
-            return Mono.just(Decision.UNCHECKED);
+            return Mono.just(Verdict.UNCHECKED);
         }
         UnkeyedWrites writes = guard.filter().unkeyedWrites();
         int visibleWrites = writes.visibleCount(); // before the bits, as for a blocking call
@@ -69,11 +69,10 @@ final class ReactiveGuard {
             answer = guard.filter().backendMightContainAsync(key);
         }
         catch (IllegalArgumentException ex) {
-            interceptor.keyUnhashable(guard, ex, check);
-            return Mono.just(Decision.UNCHECKED);
+            return Mono.just(decision.unhashable(guard, ex, check));
         }
         catch (RuntimeException ex) { // a backend that fails at once, not through the future
-            return Mono.fromCallable(() -> Decision.unanswered(interceptor.callsThroughAfter(guard, ex, check)));
+            return Mono.fromCallable(() -> decision.failed(guard, ex, check));
         }
         Mono<Boolean> answered = Mono.fromFuture(answer);
         if (!answer.isDone()) {
@@ -81,82 +80,59 @@ final class ReactiveGuard {
             // slow subscriber there would hold up every Redis reply of the application. A local one is in already.
             answered = answered.publishOn(Schedulers.parallel());
         }
-        if (writingHere || visibleWrites > 0 || writes.writingOnThisThread()) {
+        if (GuardDecision.asksAgainAfterWrites(writes, visibleWrites, writingHere)) {
             answered = answered.flatMap(mightContain -> mightContain ? Mono.just(true)
-                    : absentOnceWritesAreKeyed(guard, key, writingHere).map(absent -> !absent));
+                    : askedOnceWritesAreKeyed(guard, key, writingHere));
         }
-        Mono<Decision> decided = answered
-                .map(mightContain -> new Decision(BloomGuardInterceptor.callsThrough(guard, mightContain, check), key,
-                        mightContain))
-                .switchIfEmpty(Mono.fromSupplier(() -> { // the filter could not decide: a write of its own is pending
-                    BloomGuardInterceptor.decided(guard, check, CheckOutcome.SKIPPED, SkipReason.WRITE_PENDING);
-                    return Decision.UNCHECKED;
-                }))
-                .onErrorResume(RuntimeException.class,
-                        failure -> Mono.just(Decision.unanswered(interceptor.callsThroughAfter(guard, failure, check))));
+        Mono<Verdict> decided = answered
+                .map(mightContain -> decision.decide(guard, key, mightContain, check))
+                // the filter could not decide: a write of its own is pending
+                .switchIfEmpty(Mono.fromSupplier(() -> decision.undecided(guard, check)))
+                .onErrorResume(RuntimeException.class, failure -> Mono.just(decision.failed(guard, failure, check)));
         return (check != null) ? decided.doOnCancel(check::cancelled) : decided;
     }
 
     /**
-     * As the blocking guard does: "absent" only if the filter still says so once the writes under way whose rows may
-     * be visible have put their keys; undecided (empty) inside a write of this pipeline or thread to the same
-     * filter, or past {@link UnkeyedWrites#MAX_WAIT}.
+     * The filter's answer once the writes under way whose rows may be visible have put their keys; undecided (empty)
+     * inside a write of this pipeline or thread to the same filter, or past {@link UnkeyedWrites#MAX_WAIT}.
      */
-    private static Mono<Boolean> absentOnceWritesAreKeyed(GuardOperation guard, Object key, boolean writingHere) {
+    private static Mono<Boolean> askedOnceWritesAreKeyed(GuardOperation guard, Object key, boolean writingHere) {
         UnkeyedWrites writes = guard.filter().unkeyedWrites();
-        if (writingHere || writes.writingOnThisThread()) {
+        if (GuardDecision.writingItsOwnRow(writes, writingHere)) {
             return Mono.empty();
         }
         return Mono.fromFuture(writes.settled())
                 .timeout(UnkeyedWrites.MAX_WAIT)
                 .then(Mono.defer(() -> Mono.fromFuture(guard.filter().backendMightContainAsync(key))))
-                .map(mightContain -> !mightContain)
                 .onErrorResume(java.util.concurrent.TimeoutException.class, late -> Mono.empty());
     }
 
     /** The method's {@code Mono}, counting once it has answered whether the filter's answer was right. */
-    private static Mono<?> counted(GuardOperation guard, Decision decided, Mono<?> result) {
-        Object key = decided.key();
-        if (key == null || !guard.answersWithValue()) {
+    private static Mono<?> counted(GuardDecision decision, GuardOperation guard, Verdict verdict, Mono<?> result) {
+        if (!GuardDecision.answerCounts(guard, verdict)) {
             return result;
         }
         // Completes empty: the value is null, which is "not found".
-        return result.doOnSuccess(value -> BloomGuardInterceptor.countAnswer(guard, key, decided.mightContain(), value));
+        return result.doOnSuccess(value -> decision.countAnswer(guard, verdict, value));
     }
 
     /** The method's {@code Flux}, counting as above: it found something if it emits anything. */
-    private static Flux<?> counted(GuardOperation guard, Decision decided, Flux<?> result) {
-        Object key = decided.key();
-        if (key == null || !guard.answersWithValue()) {
+    private static Flux<?> counted(GuardDecision decision, GuardOperation guard, Verdict verdict, Flux<?> result) {
+        if (!GuardDecision.answerCounts(guard, verdict)) {
             return result;
         }
         AtomicBoolean found = new AtomicBoolean(); // this subscription's: the method is called anew for each
         return result
                 .doOnNext(element -> {
                     if (found.compareAndSet(false, true)) {
-                        BloomGuardInterceptor.countAnswer(guard, key, decided.mightContain(), false, true);
+                        decision.countAnswer(guard, verdict, false, true);
                     }
                 })
                 .doOnComplete(() -> {
                     if (!found.get()) {
-                        BloomGuardInterceptor.countAnswer(guard, key, decided.mightContain(), true, false);
+                        decision.countAnswer(guard, verdict, true, false);
                     }
                 });
-    }
-
-    /**
-     * Whether a call goes through and, if the filter answered, for which key and with what answer.
-     *
-     * @param key          the key checked, or {@code null} when the filter did not answer (unchecked, or failed)
-     * @param mightContain the filter's answer, when it gave one
-     */
-    private record Decision(boolean through, @Nullable Object key, boolean mightContain) {
-
-        static final Decision UNCHECKED = new Decision(true, null, true);
-
-        static Decision unanswered(boolean through) {
-            return new Decision(through, null, true);
-        }
     }
 
     /**

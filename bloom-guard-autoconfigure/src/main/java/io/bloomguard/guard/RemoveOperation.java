@@ -46,10 +46,26 @@ final class RemoveOperation {
     }
 
     /**
+     * Removes the keys whose rows a delete that returned {@code result} provably deleted, once its transaction has
+     * committed, unless a savepoint taken before the delete is rolled back to; at once when there is no transaction
+     * (each statement committed as it ran); never when the transaction cannot be watched.
+     */
+    void removeOnceCommitted(Object[] args, @Nullable Object result) {
+        List<Object> keys = provenKeys(args, result);
+        if (!keys.isEmpty()) {
+            switch (ActiveTransactions.scope()) {
+                case NONE -> removeKeys(keys);
+                case SYNCHRONIZED -> ActiveTransactions.afterCommitUnlessUndone(() -> removeKeys(keys));
+                case UNSYNCHRONIZED -> leftInUnwatchedTransaction();
+            }
+        }
+    }
+
+    /**
      * The distinct keys of a delete that returned {@code result}, if it proved that it deleted the row of every one
      * of them; otherwise none. A count that proves fewer rows than there are keys does not say which went.
      */
-    List<Object> provenKeys(Object[] args, @Nullable Object result) {
+    private List<Object> provenKeys(Object[] args, @Nullable Object result) {
         long rows;
         try {
             rows = proof.rowsDeleted(args, result);
@@ -89,7 +105,7 @@ final class RemoveOperation {
      * A delete inside a transaction whose synchronization is off (an after-completion callback of another
      * transaction, say): bloom-guard cannot learn whether it commits, so it removes nothing.
      */
-    void leftInUnwatchedTransaction() {
+    private void leftInUnwatchedTransaction() {
         warnOnce("unsynchronized", description + " deleted inside a transaction whose synchronization is off, so"
                 + " bloom-guard cannot learn whether the delete commits: its key stays in filter '" + filter.name()
                 + "' as a false positive until the next rebuild. Delete in a transaction with synchronization on"
@@ -98,7 +114,7 @@ final class RemoveOperation {
     }
 
     /** Removes each of {@code keys}. */
-    void removeKeys(List<Object> keys) {
+    private void removeKeys(List<Object> keys) {
         for (Object deleted : keys) {
             try {
                 filter.remove(deleted);

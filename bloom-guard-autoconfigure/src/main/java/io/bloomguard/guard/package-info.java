@@ -1,6 +1,6 @@
 /**
- * The guard: an advisor and interceptor that apply the annotations, the key expressions they use, and the
- * values a rejected call returns.
+ * The guard: checks {@code @BloomGuarded} calls against their filter through one decision, blocking or reactive,
+ * and keeps the filter's keys in step with the transactions of {@code @BloomPut} and {@code @BloomRemove} writes.
  */
 @NullMarked
 package io.bloomguard.guard;

@@ -1,7 +1,7 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.annotation.BloomPut;
-import io.bloomguard.guard.PutBeforeCommitAdvisor;
+import io.bloomguard.guard.KeysInTransactionAdvisor;
 import org.h2.Driver;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.Advisor;
@@ -66,7 +66,7 @@ class PutBeforeCommitOrderTest {
         assertThat(context).hasNotFailed();
         List<Advisor> advisors = Arrays.asList(((Advised) context.getBean(UserWriter.class)).getAdvisors());
         int transaction = indexOf(advisors, advisor -> advisor.getAdvice() instanceof TransactionInterceptor);
-        int put = indexOf(advisors, advisor -> advisor instanceof PutBeforeCommitAdvisor);
+        int put = indexOf(advisors, advisor -> advisor instanceof KeysInTransactionAdvisor);
         assertThat(transaction).as("transaction advisor").isNotNegative();
         assertThat(put).as("put-before-commit advisor, after (inside) the transaction's").isGreaterThan(transaction);
     }

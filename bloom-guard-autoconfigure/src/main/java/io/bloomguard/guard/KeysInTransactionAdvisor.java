@@ -9,7 +9,7 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import java.lang.reflect.Method;
 
 /**
- * Applies {@link PutBeforeCommitInterceptor} to {@code @BloomPut} and {@code @BloomRemove} methods of classes, inside their
+ * Applies {@link KeysInTransactionInterceptor} to {@code @BloomPut} and {@code @BloomRemove} methods of classes, inside their
  * {@code @Transactional}.
  *
  * <p>It has the lowest precedence, as Spring's transaction advisor does by default, and the auto-configuration
@@ -18,13 +18,13 @@ import java.lang.reflect.Method;
  * transaction is begun inside the repository's own proxy, where a repository proxy post-processor places the
  * same interceptor.
  */
-public final class PutBeforeCommitAdvisor extends AbstractPointcutAdvisor {
+public final class KeysInTransactionAdvisor extends AbstractPointcutAdvisor {
 
     private final Pointcut pointcut;
-    private final PutBeforeCommitInterceptor interceptor;
+    private final KeysInTransactionInterceptor interceptor;
 
-    public PutBeforeCommitAdvisor(BloomOperationSource source) {
-        this.interceptor = PutBeforeCommitInterceptor.forClasses(source);
+    public KeysInTransactionAdvisor(BloomOperationSource source) {
+        this.interceptor = KeysInTransactionInterceptor.forClasses(source);
         this.pointcut = new StaticMethodMatcherPointcut() {
             @Override
             public boolean matches(Method method, @Nullable Class<?> targetClass) {
