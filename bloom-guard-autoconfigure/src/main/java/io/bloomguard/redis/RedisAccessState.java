@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class RedisAccessState implements RedisCommands.Outcomes {
 
-    private static final Log logger = LogFactory.getLog(RedisBloomFilter.class);
+    private static final Log logger = LogFactory.getLog(RedisAccessState.class);
 
     private final String filter;
     private final RedisAcl acl;

@@ -26,7 +26,7 @@ import java.util.function.Supplier;
 final class RedisCopyInStep {
 
     /** The filter's own log, whatever part of it speaks: where users set its level. */
-    private static final Log logger = LogFactory.getLog(RedisBloomFilter.class);
+    private static final Log logger = LogFactory.getLog(RedisCopyInStep.class);
 
     /** Refresh intervals after a failed subscription before the next try (each try reads the bits whole). */
     static final int REFRESHES_PER_SYNC_RETRY = 10;

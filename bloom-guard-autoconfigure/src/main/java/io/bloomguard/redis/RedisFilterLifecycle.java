@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 final class RedisFilterLifecycle {
 
     /** The filter's own log, whatever part of it speaks: where users set its level. */
-    private static final Log logger = LogFactory.getLog(RedisBloomFilter.class);
+    private static final Log logger = LogFactory.getLog(RedisFilterLifecycle.class);
 
     /** A failure to reach Redis at startup this quick is tried once more: see {@link #verifyAccessAtStart()}. */
     private static final Duration FAST_FAILURE = Duration.ofMillis(500);

@@ -35,7 +35,7 @@ import java.util.function.Function;
 final class RedisFilterLoader {
 
     /** The filter's own log, whatever part of it speaks: where users set its level. */
-    private static final Log logger = LogFactory.getLog(RedisBloomFilter.class);
+    private static final Log logger = LogFactory.getLog(RedisFilterLoader.class);
 
     /** The reason of a build at startup: see {@link #buildHoldingLock}. */
     private static final String STARTUP = "startup";

@@ -43,7 +43,7 @@ import java.util.concurrent.atomic.LongAdder;
 final class RedisNearCopy {
 
     /** The filter's own log, whatever part of it speaks: where users set its level. */
-    private static final Log logger = LogFactory.getLog(RedisBloomFilter.class);
+    private static final Log logger = LogFactory.getLog(RedisNearCopy.class);
 
     /** Refresh intervals between two whole reads of a build the copy already holds. */
     static final int REFRESHES_PER_READ = 600;

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class RedisStoredState {
 
     /** The filter's own log, whatever part of it speaks: where users set its level. */
-    private static final Log logger = LogFactory.getLog(RedisBloomFilter.class);
+    private static final Log logger = LogFactory.getLog(RedisStoredState.class);
 
     private final String name;
     private final FilterSizing sizing;
