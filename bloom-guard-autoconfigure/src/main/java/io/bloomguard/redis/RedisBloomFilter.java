@@ -74,12 +74,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     private final RedisFilterLifecycle lifecycle;
     private final RedisCounterRemoval removal;
 
-    RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, boolean counting, boolean layered,
-            RedisBackendSettings settings, UnwritableAdds unwritableAdds, NearCopyMode nearCopy, Shared backend) {
+    RedisBloomFilter(String name, FilterSizing sizing, RedisFilterOptions options, RedisBackendSettings settings,
+            Shared backend) {
         this.name = name;
         this.sizing = sizing;
-        RedisFilterIdentity identity = RedisFilterIdentity.of(sizing, seed, shards, counting);
-        this.configured = layered ? identity.asLayered() : identity;
+        boolean counting = options.counting();
+        NearCopyMode nearCopy = options.nearCopy();
+        RedisFilterIdentity identity = RedisFilterIdentity.of(sizing, options.seed(), options.shards(), counting);
+        this.configured = options.layered() ? identity.asLayered() : identity;
         this.keys = new RedisFilterKeys(settings.keyPrefix(), name);
         this.access = new RedisAccessState(name, new RedisAcl(settings.keyPrefix()));
         RedisCommands others = backend.commands().reportingTo(access);
@@ -94,7 +96,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         this.reader = new RedisBitReader(state, commands, this.nearCopy, backend.scheduler());
         this.removal = new RedisCounterRemoval(keys, state, commands);
         Runnable waitForRedis = () -> backend.recovery().waiting(this);
-        this.outage = new RedisOutageBuffer(name, unwritableAdds, pending, marks, state,
+        this.outage = new RedisOutageBuffer(name, options.unwritableAdds(), pending, marks, state,
                 new RedisBitWriter(keys, state, commands, this.nearCopy), commands, access, waitForRedis);
         this.loader = new RedisFilterLoader(name, sizing, configured, keys, others, settings, state, pending, marks,
                 backend);
