@@ -1,5 +1,7 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.client.RedisCommands;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.client.RedisCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

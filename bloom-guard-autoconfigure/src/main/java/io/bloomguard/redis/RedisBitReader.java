@@ -4,6 +4,7 @@ import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.SharedBloomFilter.CheckLatencyListener;
+import io.bloomguard.redis.client.RedisFilterCommands;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;

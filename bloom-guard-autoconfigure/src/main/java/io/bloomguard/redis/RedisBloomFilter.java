@@ -10,6 +10,8 @@ import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.redis.client.RedisCommands;
+import io.bloomguard.redis.client.RedisFilterCommands;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;

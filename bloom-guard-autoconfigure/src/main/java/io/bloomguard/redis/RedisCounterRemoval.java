@@ -1,5 +1,7 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.client.RedisFilterCommands;
+
 import java.util.ArrayList;
 import java.util.List;
 

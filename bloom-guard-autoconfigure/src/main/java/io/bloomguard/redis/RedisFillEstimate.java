@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.ScalableSizing;
+import io.bloomguard.redis.client.RedisFilterCommands;
 
 import java.time.Duration;
 import java.time.Instant;

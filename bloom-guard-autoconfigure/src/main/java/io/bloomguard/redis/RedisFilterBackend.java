@@ -4,6 +4,9 @@ import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.redis.RedisFilterOptions.Kind;
+import io.bloomguard.redis.client.CircuitBreaker;
+import io.bloomguard.redis.client.RedisCommands;
+import io.bloomguard.redis.client.SharedConnection;
 
 import java.security.SecureRandom;
 import java.util.List;

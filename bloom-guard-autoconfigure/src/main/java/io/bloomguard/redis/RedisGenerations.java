@@ -2,6 +2,7 @@ package io.bloomguard.redis;
 
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.redis.client.RedisCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.client.RedisCommands;
 import org.jspecify.annotations.Nullable;
 
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.client.RedisFilterCommands;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;

@@ -1,5 +1,6 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.client;
 
+import io.bloomguard.redis.RedisBreakerSettings;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

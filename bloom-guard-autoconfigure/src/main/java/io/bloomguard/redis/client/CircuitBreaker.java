@@ -1,5 +1,6 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.client;
 
+import io.bloomguard.redis.RedisBreakerSettings;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -19,11 +20,11 @@ import java.util.function.LongSupplier;
  * within the window. While open, calls fail at
  * once, except one trial call at a time, the first after {@link RedisBreakerSettings#openWait()} and each next one
  * an open wait after the last failed (or after its timeout, if it never reports); the first call that succeeds (a trial, or a
- * {@linkplain RecoveryProbe probe} sent past the breaker) closes it and starts the window afresh.
+ * {@linkplain io.bloomguard.redis.RecoveryProbe probe} sent past the breaker) closes it and starts the window afresh.
  *
  * <p>Usage: {@code if (breaker.tryAcquire()) { try { call(); breaker.onSuccess(); } catch (...) { breaker.onFailure(); } }}
  */
-final class CircuitBreaker {
+public final class CircuitBreaker {
 
     private static final Log logger = LogFactory.getLog(CircuitBreaker.class);
 
@@ -50,7 +51,7 @@ final class CircuitBreaker {
      * @param name        what the breaker guards, for the log: "checks", "adds and other commands"
      * @param callTimeout the longest its calls wait for Redis
      */
-    CircuitBreaker(String name, RedisBreakerSettings settings, Duration callTimeout) {
+    public CircuitBreaker(String name, RedisBreakerSettings settings, Duration callTimeout) {
         this(name, settings, callTimeout, System::nanoTime);
     }
 
@@ -127,7 +128,7 @@ final class CircuitBreaker {
         }
     }
 
-    boolean isOpen() {
+    public boolean isOpen() {
         return nextTrial.get() != CLOSED;
     }
 

@@ -1,5 +1,7 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.client;
 
+import io.bloomguard.redis.RedisBackendSettings;
+import io.bloomguard.redis.RedisPort;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -11,7 +13,7 @@ import java.util.function.Supplier;
 /**
  * How one filter's commands reach Redis: single-key checks through the checks' circuit breaker within the check
  * timeout, every other command through the other breaker within the command timeout ({@link RedisCommands} waits
- * and counts), each outcome told to the filter's {@link RedisAccessState}.
+ * and counts), each outcome told to the filter's {@link io.bloomguard.redis.RedisAccessState}.
  *
  * <p>A closed filter makes a last attempt to hand Redis what it still owes, since nothing will later: the commands
  * a thread sends while it runs {@link #lastAttempt} or {@link #within} go past the breaker (open, perhaps, for a
@@ -20,7 +22,7 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code Map<String, String> meta = commands.call(port -> port.hashGetAll(key));}
  */
-final class RedisFilterCommands {
+public final class RedisFilterCommands {
 
     private final RedisCommands checks;
     private final RedisCommands commands;
@@ -32,7 +34,7 @@ final class RedisFilterCommands {
     /** Threads in a last attempt: while there are none, commands (adds: the guard's path) look up no thread-local. */
     private final AtomicInteger attempting = new AtomicInteger();
 
-    RedisFilterCommands(RedisCommands checks, RedisCommands commands, RedisBackendSettings settings) {
+    public RedisFilterCommands(RedisCommands checks, RedisCommands commands, RedisBackendSettings settings) {
         this.checks = checks;
         this.commands = commands;
         this.checkTimeout = settings.checkTimeout();
@@ -41,52 +43,52 @@ final class RedisFilterCommands {
     }
 
     /** Sends a command and waits for its reply. */
-    <T> T call(Function<RedisPort, CompletableFuture<T>> command) {
+    public <T> T call(Function<RedisPort, CompletableFuture<T>> command) {
         return current().call(command, commandTimeout);
     }
 
     /** Sends a command without waiting, for several in flight at once; each reply is {@linkplain #await awaited}. */
-    <T> CompletableFuture<T> send(Function<RedisPort, CompletableFuture<T>> command) {
+    public <T> CompletableFuture<T> send(Function<RedisPort, CompletableFuture<T>> command) {
         return current().send(command);
     }
 
     /** The reply to a command {@linkplain #send sent} by this thread. */
-    <T> T await(CompletableFuture<T> reply) {
+    public <T> T await(CompletableFuture<T> reply) {
         return current().await(reply, commandTimeout);
     }
 
     /** Sends a single-key check unless the checks' breaker is open, without waiting. */
-    <T> CompletableFuture<T> sendCheck(Function<RedisPort, CompletableFuture<T>> check) {
+    public <T> CompletableFuture<T> sendCheck(Function<RedisPort, CompletableFuture<T>> check) {
         return checks.send(check);
     }
 
     /** The reply to a check {@linkplain #sendCheck sent}. */
-    <T> T awaitCheck(CompletableFuture<T> reply) {
+    public <T> T awaitCheck(CompletableFuture<T> reply) {
         return checks.await(reply, checkTimeout);
     }
 
     /** Sends a single-key check; the future fails as {@link RedisCommands#callAsync} says. No thread waits. */
-    <T> CompletableFuture<T> checkAsync(Function<RedisPort, CompletableFuture<T>> check) {
+    public <T> CompletableFuture<T> checkAsync(Function<RedisPort, CompletableFuture<T>> check) {
         return checks.callAsync(check, checkTimeout);
     }
 
     /** Commands past the breaker for one command timeout: for the access check, which an open breaker would refuse. */
-    RedisCommands pastBreaker() {
+    public RedisCommands pastBreaker() {
         return commands.lastAttempt(commandTimeout);
     }
 
     /** A new last attempt, with the whole budget of {@link RedisBackendSettings#lastAttemptTimeout()}. */
-    RedisCommands newLastAttempt() {
+    public RedisCommands newLastAttempt() {
         return commands.lastAttempt(lastAttemptTimeout);
     }
 
     /** Runs {@code work} as a {@linkplain #newLastAttempt() new last attempt}. */
-    void lastAttempt(Runnable work) {
+    public void lastAttempt(Runnable work) {
         within(newLastAttempt(), work);
     }
 
     /** Runs {@code work} as a {@linkplain #newLastAttempt() new last attempt}, and returns what it returns. */
-    <T> T lastAttempt(Supplier<T> work) {
+    public <T> T lastAttempt(Supplier<T> work) {
         RedisCommands previous = enter(newLastAttempt());
         try {
             return work.get();
@@ -97,7 +99,7 @@ final class RedisFilterCommands {
     }
 
     /** Runs {@code work} with the commands this thread sends going through {@code attempt}, a last attempt. */
-    void within(RedisCommands attempt, Runnable work) {
+    public void within(RedisCommands attempt, Runnable work) {
         RedisCommands previous = enter(attempt);
         try {
             work.run();
@@ -107,11 +109,11 @@ final class RedisFilterCommands {
         }
     }
 
-    boolean checksBreakerOpen() {
+    public boolean checksBreakerOpen() {
         return checks.breakerOpen();
     }
 
-    boolean commandsBreakerOpen() {
+    public boolean commandsBreakerOpen() {
         return commands.breakerOpen();
     }
 

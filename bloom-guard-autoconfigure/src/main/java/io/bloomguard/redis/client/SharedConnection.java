@@ -1,5 +1,6 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.client;
 
+import io.bloomguard.redis.RedisPort;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -19,7 +20,7 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code RedisPort port = connection.get(); ... connection.reconnectIfDown(executor);}
  */
-final class SharedConnection {
+public final class SharedConnection {
 
     private static final Log logger = LogFactory.getLog(SharedConnection.class);
 
@@ -36,14 +37,14 @@ final class SharedConnection {
     /** Set once {@link #release()} has closed the connection: nothing may open another. Guarded by the lock. */
     private boolean released;
 
-    SharedConnection(Supplier<RedisPort> connector, Duration reconnectDelay) {
+    public SharedConnection(Supplier<RedisPort> connector, Duration reconnectDelay) {
         this.connector = connector;
         this.reconnectDelayNanos = reconnectDelay.toNanos();
         this.lastAttempt = System.nanoTime() - reconnectDelayNanos;
     }
 
     /** The connection, opened now if it is not yet. */
-    RedisPort get() {
+    public RedisPort get() {
         RedisPort current = port;
         if (current == null) {
             lock.lock();
@@ -69,7 +70,7 @@ final class SharedConnection {
      * unless an attempt is under way or the last one began less than the reconnect delay ago. Once open, the new
      * connection replaces the old one, which is closed: commands still waiting in it fail, as they would anyway.
      */
-    void reconnectIfDown(Executor executor) {
+    public void reconnectIfDown(Executor executor) {
         RedisPort current = port;
         if (current == null || current.isConnected() || System.nanoTime() - lastAttempt < reconnectDelayNanos
                 || !reconnecting.compareAndSet(false, true)) {
@@ -120,7 +121,7 @@ final class SharedConnection {
     }
 
     /** Closes the connection for good; commands from then on fail. Releasing again does nothing. */
-    void release() {
+    public void release() {
         RedisPort current;
         lock.lock();
         try {

@@ -1,5 +1,7 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.client;
 
+import io.bloomguard.redis.RedisPort;
+import io.bloomguard.redis.RedisUnavailableException;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -21,17 +23,17 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code byte[] block = commands.call(port -> port.getRange(key, 0, 63), settings.checkTimeout());}
  */
-final class RedisCommands {
+public final class RedisCommands {
 
     private final Supplier<RedisPort> port;
     /** Null for a {@linkplain #lastAttempt last attempt}, which no breaker holds back and a deadline bounds. */
     private final @Nullable CircuitBreaker breaker;
     /** {@code System.nanoTime()} after which a last attempt waits for no more replies. */
     private final long deadline;
-    /** Told of every reply and every failure: a filter's {@link RedisAccessState}. */
+    /** Told of every reply and every failure: a filter's {@link io.bloomguard.redis.RedisAccessState}. */
     private final Outcomes outcomes;
 
-    RedisCommands(Supplier<RedisPort> port, CircuitBreaker breaker) {
+    public RedisCommands(Supplier<RedisPort> port, CircuitBreaker breaker) {
         this(port, breaker, 0, Outcomes.NONE);
     }
 
@@ -44,7 +46,7 @@ final class RedisCommands {
     }
 
     /** The same commands, through the same breaker, each outcome also reported to {@code outcomes}. */
-    RedisCommands reportingTo(Outcomes outcomes) {
+    public RedisCommands reportingTo(Outcomes outcomes) {
         return new RedisCommands(port, breaker, deadline, outcomes);
     }
 
@@ -53,7 +55,7 @@ final class RedisCommands {
      * may well be over, it would refuse the one chance there is) and leaving it as it is, each reply waited for no
      * longer than its own timeout and all of them together no longer than {@code budget}.
      */
-    RedisCommands lastAttempt(Duration budget) {
+    public RedisCommands lastAttempt(Duration budget) {
         return new RedisCommands(port, null, System.nanoTime() + budget.toNanos(), Outcomes.NONE);
     }
 
@@ -63,7 +65,7 @@ final class RedisCommands {
     }
 
     /** Sends a command and waits for its reply. */
-    <T> T call(Function<RedisPort, CompletableFuture<T>> command, Duration timeout) {
+    public <T> T call(Function<RedisPort, CompletableFuture<T>> command, Duration timeout) {
         return await(send(command), timeout);
     }
 
@@ -71,7 +73,7 @@ final class RedisCommands {
      * Sends a command unless the breaker is open, without waiting: for several commands in flight at once, each
      * reply then awaited with {@link #await}.
      */
-    <T> CompletableFuture<T> send(Function<RedisPort, CompletableFuture<T>> command) {
+    public <T> CompletableFuture<T> send(Function<RedisPort, CompletableFuture<T>> command) {
         if (breaker != null && !breaker.tryAcquire()) {
             throw outcomes.failed(new RedisUnavailableException("Redis is unavailable (circuit breaker open: most"
                     + " recent calls failed)"));
@@ -90,7 +92,7 @@ final class RedisCommands {
     }
 
     /** The reply to a command {@linkplain #send sent}. */
-    <T> T await(CompletableFuture<T> reply, Duration timeout) {
+    public <T> T await(CompletableFuture<T> reply, Duration timeout) {
         Duration wait = (breaker == null) ? min(timeout, Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))) : timeout;
         try {
             T value = reply.get(wait.toNanos(), TimeUnit.NANOSECONDS);
@@ -118,7 +120,7 @@ final class RedisCommands {
     }
 
     /** Awaits every reply in turn, then empties the list for the next commands. */
-    void awaitAll(List<? extends CompletableFuture<?>> replies, Duration timeout) {
+    public void awaitAll(List<? extends CompletableFuture<?>> replies, Duration timeout) {
         for (CompletableFuture<?> reply : replies) {
             await(reply, timeout);
         }
@@ -151,9 +153,9 @@ final class RedisCommands {
 
     /**
      * Sends a command past the breaker, without counting it towards opening it, and completes once it is answered
-     * within {@code timeout}: that reply closes the breaker, since Redis answers again. For the {@link RecoveryProbe}.
+     * within {@code timeout}: that reply closes the breaker, since Redis answers again. For the {@link io.bloomguard.redis.RecoveryProbe}.
      */
-    CompletableFuture<Void> probe(Function<RedisPort, CompletableFuture<?>> command, Duration timeout) {
+    public CompletableFuture<Void> probe(Function<RedisPort, CompletableFuture<?>> command, Duration timeout) {
         CompletableFuture<?> reply;
         try {
             reply = command.apply(port.get());
@@ -189,7 +191,7 @@ final class RedisCommands {
     }
 
     /** What a caller learns of each command's outcome, beside the breaker. */
-    interface Outcomes {
+    public interface Outcomes {
 
         Outcomes NONE = new Outcomes() {
             @Override
