@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  * @param layered       whether this is layer 0 of a filter that grows by layers ({@code growth: scale}, see
  *                      {@link RedisLayers}): an instance that reads this bitmap alone would miss the keys of the others
  */
-record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards, boolean counting,
+public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards, boolean counting,
         boolean layered) {
 
     /** Blocks in one Redis string at most: a string holds 2³² bits (512 MiB). */
@@ -45,7 +45,7 @@ record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, in
     private static final Pattern FINGERPRINT = Pattern.compile(
             "v(\\d+)\\.b(\\d+)\\.k(\\d+)\\.s([0-9a-f]{1,8})\\.n(\\d+)(\\.c4)?(\\.x2)?");
 
-    RedisFilterIdentity {
+    public RedisFilterIdentity {
         if (shards < 1 || shards > blockCount) {
             throw new IllegalArgumentException("shards must be between 1 and the block count " + blockCount + ", was "
                     + shards);

@@ -15,7 +15,7 @@ package io.bloomguard.redis;
  * bloom-guard:{users}:access-check:1              scratch keys of the access check, deleted at once
  * </pre>
  */
-final class RedisFilterKeys {
+public final class RedisFilterKeys {
 
     private final String prefix;
     private final String name;
@@ -25,11 +25,11 @@ final class RedisFilterKeys {
         this.name = name;
     }
 
-    String meta(int shard) {
+    public String meta(int shard) {
         return base(shard) + ":meta";
     }
 
-    String bits(int shard, RedisFilterIdentity identity) {
+    public String bits(int shard, RedisFilterIdentity identity) {
         return base(shard) + ":bits:" + identity.fingerprint();
     }
 
@@ -43,7 +43,7 @@ final class RedisFilterKeys {
         return base(shard) + ":bits:" + identity.fingerprintWithoutSeed();
     }
 
-    String next(int shard, RedisFilterIdentity identity) {
+    public String next(int shard, RedisFilterIdentity identity) {
         return base(shard) + ":next:" + identity.fingerprint();
     }
 
@@ -52,8 +52,8 @@ final class RedisFilterKeys {
         return base(shard) + ":upload:" + identity.fingerprint() + ":" + owner;
     }
 
-    /** Scratch keys of the access check ({@link RedisAccessCheck}): never left behind, or expiring within a minute. */
-    String accessCheck(int index) {
+    /** Scratch keys of the access check ({@link io.bloomguard.redis.access.RedisAccessCheck}): never left behind, or expiring within a minute. */
+    public String accessCheck(int index) {
         return base(0) + ":access-check:" + index;
     }
 
@@ -65,7 +65,7 @@ final class RedisFilterKeys {
         return base(shard) + ":adds";
     }
 
-    String lock() {
+    public String lock() {
         return base(0) + ":lock";
     }
 

@@ -3,6 +3,8 @@ package io.bloomguard.redis;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.redis.access.RedisAccessCheck;
+import io.bloomguard.redis.access.RedisAccessState;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import org.apache.commons.logging.Log;

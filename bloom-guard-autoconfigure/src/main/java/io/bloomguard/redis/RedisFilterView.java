@@ -10,27 +10,27 @@ import org.jspecify.annotations.Nullable;
  * generation being built, and why the store is marked stale.
  * Immutable: a check reads one view throughout, however the filter changes meanwhile.
  */
-final class RedisFilterView {
+public final class RedisFilterView {
 
     static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, null, 1,
             null, null, null, null, null);
 
     final SharedFilterStatus status;
-    final @Nullable RedisFilterIdentity live;
+    public final @Nullable RedisFilterIdentity live;
     /**
      * The live generation adds go to: {@link #live}, or, when a bitmap of it is missing, the one shard 0's metadata
      * names. While a filter of several shards is swapped, the shards swapped ahead of shard 0 no longer hold that one,
      * so it is not {@link #live} (checks pass), but the shards not swapped yet are where the other instances read an
      * add: it must still reach them. {@code null} for a filter that grows by layers (one shard, swapped at once).
      */
-    final @Nullable RedisFilterIdentity liveForAdds;
+    public final @Nullable RedisFilterIdentity liveForAdds;
     /**
      * The live generation's size, with the keys it holds at the error rate: the configured size, or the larger one it
      * grew to ({@code growth: rebuild}). {@code null} when there is no live generation, or one of another shape
      * ({@code MISMATCHED}).
      */
     final @Nullable FilterSizing liveSizing;
-    final @Nullable RedisFilterIdentity next;
+    public final @Nullable RedisFilterIdentity next;
     final @Nullable String storeStale;
     /**
      * Which build of the live generation is live: its number and when it was swapped in. A rebuild of the same shape
@@ -40,7 +40,7 @@ final class RedisFilterView {
     /** Names of the live bitmaps, one per shard: computed once rather than per check. */
     final String[] liveKeys;
     /** The live generation's layers when it grows by layers ({@code growth: scale}) and this instance can use it. */
-    final @Nullable RedisLayers layers;
+    public final @Nullable RedisLayers layers;
     /** The metadata's count of layers (1 unless the filter grows by layers): what {@link #layers} was built for. */
     final int layerCount;
 

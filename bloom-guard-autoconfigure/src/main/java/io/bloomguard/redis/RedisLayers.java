@@ -24,7 +24,7 @@ import java.util.List;
  *
  * <p>Usage: {@code RedisLayers layers = view.layers; eval(CHECK, layers.checkKeys(), layers.checkArgs(hash))}.
  */
-final class RedisLayers {
+public final class RedisLayers {
 
     private static final int BLOCK_BYTES = BlockedBloomLayout.BLOCK_BITS / Byte.SIZE;
 
@@ -100,7 +100,7 @@ final class RedisLayers {
         }
     }
 
-    int count() {
+    public int count() {
         return sizings.length;
     }
 
@@ -113,7 +113,7 @@ final class RedisLayers {
     }
 
     /** Keys a put must find in layer {@code layer} count as held. */
-    String key(int layer) {
+    public String key(int layer) {
         return checkKeys.get(layer + 1);
     }
 

@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.access.RedisAccessState;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

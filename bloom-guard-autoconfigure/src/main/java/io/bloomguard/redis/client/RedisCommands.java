@@ -30,7 +30,7 @@ public final class RedisCommands {
     private final @Nullable CircuitBreaker breaker;
     /** {@code System.nanoTime()} after which a last attempt waits for no more replies. */
     private final long deadline;
-    /** Told of every reply and every failure: a filter's {@link io.bloomguard.redis.RedisAccessState}. */
+    /** Told of every reply and every failure: a filter's {@link io.bloomguard.redis.access.RedisAccessState}. */
     private final Outcomes outcomes;
 
     public RedisCommands(Supplier<RedisPort> port, CircuitBreaker breaker) {

@@ -1,5 +1,9 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.access;
 
+import io.bloomguard.redis.LuaScript;
+import io.bloomguard.redis.RedisFilterIdentity;
+import io.bloomguard.redis.RedisFilterKeys;
+import io.bloomguard.redis.RedisFilterView;
 import io.bloomguard.redis.client.RedisCommands;
 import org.jspecify.annotations.Nullable;
 
@@ -16,7 +20,7 @@ import java.util.regex.Pattern;
  * Finds a key of a filter that holds a value of another type than bloom-guard writes there: a string for a bitmap
  * or the lock, a hash for the metadata. Redis answers {@code WRONGTYPE} to every command on such a key, which alone
  * would show as a stream of backend errors that pass each call; named, it is a configuration mistake
- * ({@link RedisAccessDeniedException}) with its remedy. Its causes: another application's key under bloom-guard's
+ * ({@link io.bloomguard.redis.RedisAccessDeniedException}) with its remedy. Its causes: another application's key under bloom-guard's
  * prefix, or a server that stores bitmaps as a type of their own ({@code bitmap-default-roaring yes}: {@code SETBIT}
  * makes a key of type {@code bitmap}, which {@code GETRANGE} then refuses).
  *
@@ -27,7 +31,7 @@ import java.util.regex.Pattern;
  *
  * <p>Usage: {@code RedisDenial wrong = keyTypes.find(commands, view); if (wrong != null) ...}
  */
-final class RedisKeyTypes {
+public final class RedisKeyTypes {
 
     /** The seed in a bitmap's name, which is never shown: it would let anyone who sees it pick keys that pass. */
     private static final Pattern SEED = Pattern.compile("(:(?:bits|next):v\\d+\\.b\\d+\\.k\\d+\\.s)[0-9a-f]+");
@@ -58,7 +62,7 @@ final class RedisKeyTypes {
     private final RedisFilterIdentity configured;
     private final Duration timeout;
 
-    RedisKeyTypes(RedisFilterKeys keys, RedisFilterIdentity configured, Duration timeout) {
+    public RedisKeyTypes(RedisFilterKeys keys, RedisFilterIdentity configured, Duration timeout) {
         this.keys = keys;
         this.configured = configured;
         this.timeout = timeout;
@@ -69,7 +73,7 @@ final class RedisKeyTypes {
      *
      * @return the first key found of another type, as a {@code WRONGTYPE} refusal, its name with {@code *} for the
      * seed of a bitmap (a {@code SCAN} pattern for it); {@code null} when there is none
-     * @throws RedisUnavailableException when Redis does not answer
+     * @throws io.bloomguard.redis.RedisUnavailableException when Redis does not answer
      */
     @Nullable RedisDenial find(RedisCommands via, RedisFilterView view) {
         List<CompletableFuture<Object>> replies = new ArrayList<>();

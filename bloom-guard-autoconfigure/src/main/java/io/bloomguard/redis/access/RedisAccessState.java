@@ -1,5 +1,8 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.access;
 
+import io.bloomguard.redis.RedisAccessDeniedException;
+import io.bloomguard.redis.RedisAcl;
+import io.bloomguard.redis.RedisUnavailableException;
 import io.bloomguard.redis.client.RedisCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -18,7 +21,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Usage: {@code RedisCommands mine = commands.reportingTo(access); ... if (access.denied() != null) ...}
  */
-final class RedisAccessState implements RedisCommands.Outcomes {
+public final class RedisAccessState implements RedisCommands.Outcomes {
 
     private static final Log logger = LogFactory.getLog(RedisAccessState.class);
 
@@ -31,28 +34,28 @@ final class RedisAccessState implements RedisCommands.Outcomes {
     /** Whether the access check has passed since the filter was created or last refused. */
     private volatile boolean verified;
 
-    RedisAccessState(String filter, RedisAcl acl) {
+    public RedisAccessState(String filter, RedisAcl acl) {
         this.filter = filter;
         this.acl = acl;
     }
 
     /** The refusal this filter is under, or {@code null}. */
-    @Nullable RedisAccessDeniedException denied() {
+    public @Nullable RedisAccessDeniedException denied() {
         return denied.get();
     }
 
     /** Whether the access check is still to pass: not run yet (Redis was unreachable), or a refusal since. */
-    boolean unverified() {
+    public boolean unverified() {
         return !verified;
     }
 
     /** Whether Redis answers this filter's commands: no outage, no refusal. */
-    boolean answering() {
+    public boolean answering() {
         return outage.get() == null && denied.get() == null;
     }
 
     /** The refusal, with what to change, or the outage, with its first failure; {@code null} when Redis answers. */
-    @Nullable String reason() {
+    public @Nullable String reason() {
         RedisAccessDeniedException refusal = denied.get();
         if (refusal != null) {
             return refusal.getMessage() + ". " + refusal.action();
@@ -105,7 +108,7 @@ final class RedisAccessState implements RedisCommands.Outcomes {
     }
 
     /** Records refusals found by the access check: the filter is refused until a check finds none. */
-    RedisAccessDeniedException denied(List<RedisDenial> denials) {
+    public RedisAccessDeniedException denied(List<RedisDenial> denials) {
         return deny(new RedisAccessDeniedException(filter, denials, acl));
     }
 

@@ -1,5 +1,9 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.access;
 
+import io.bloomguard.redis.LuaScript;
+import io.bloomguard.redis.RedisFilterKeys;
+import io.bloomguard.redis.RedisFilterView;
+import io.bloomguard.redis.RedisUnavailableException;
 import io.bloomguard.redis.client.RedisCommands;
 
 import java.nio.charset.StandardCharsets;
@@ -9,7 +13,7 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Tries every command of {@link RedisAcl#COMMANDS} the filter sends once ({@code BITFIELD} only for a counting filter,
+ * Tries every command of {@link io.bloomguard.redis.RedisAcl#COMMANDS} the filter sends once ({@code BITFIELD} only for a counting filter,
  * the only kind that sends it), on scratch keys of the filter (under its prefix and hash
  * tag), so that a user who may not run one of them is found when the filter starts, naming each command it may
  * not run, rather than when that command is first needed (a check, a rebuild, the first script after a Redis
@@ -19,10 +23,10 @@ import java.util.UUID;
  * ({@code bitmap-default-roaring yes}), on which every check would fail; once Redis allows every command,
  * {@link RedisKeyTypes} looks for a key of the filter that holds another type than bloom-guard writes there.
  *
- * <p>Usage: {@code check.verify(commands, view);} (throws {@link RedisAccessDeniedException} naming what was
+ * <p>Usage: {@code check.verify(commands, view);} (throws {@link io.bloomguard.redis.RedisAccessDeniedException} naming what was
  * refused)
  */
-final class RedisAccessCheck {
+public final class RedisAccessCheck {
 
     /**
      * Runs every command with {@code redis.pcall}, which returns a refusal instead of stopping the script, and
@@ -83,7 +87,7 @@ final class RedisAccessCheck {
     private final String type;
     private final RedisKeyTypes keyTypes;
 
-    RedisAccessCheck(RedisFilterKeys keys, Duration timeout, RedisAccessState access, boolean counting,
+    public RedisAccessCheck(RedisFilterKeys keys, Duration timeout, RedisAccessState access, boolean counting,
             RedisKeyTypes keyTypes) {
         this.keys = List.of(keys.accessCheck(1), keys.accessCheck(2), keys.accessCheck(3));
         this.script = LuaScript.of("access-check", LuaScript.Result.BULK,
@@ -99,10 +103,10 @@ final class RedisAccessCheck {
      * access state: the filter is refused while Redis refuses any command or holds a key of another type, and no
      * longer once neither is so.
      *
-     * @throws RedisAccessDeniedException naming every command (or the keys) Redis refused, or the key of another type
+     * @throws io.bloomguard.redis.RedisAccessDeniedException naming every command (or the keys) Redis refused, or the key of another type
      * @throws RedisUnavailableException  when Redis does not answer
      */
-    void verify(RedisCommands via, RedisFilterView view) {
+    public void verify(RedisCommands via, RedisFilterView view) {
         List<RedisDenial> denials = run(via);
         if (denials.isEmpty()) {
             RedisDenial wrongType = keyTypes.find(via, view);
@@ -119,10 +123,10 @@ final class RedisAccessCheck {
     /**
      * Checks the type of every key {@code view} names, once a refresh has read which they are.
      *
-     * @throws RedisAccessDeniedException naming a key of another type
+     * @throws io.bloomguard.redis.RedisAccessDeniedException naming a key of another type
      * @throws RedisUnavailableException  when Redis does not answer
      */
-    void verifyKeyTypes(RedisCommands via, RedisFilterView view) {
+    public void verifyKeyTypes(RedisCommands via, RedisFilterView view) {
         RedisDenial wrongType = keyTypes.find(via, view);
         if (wrongType != null) {
             throw access.denied(List.of(wrongType));

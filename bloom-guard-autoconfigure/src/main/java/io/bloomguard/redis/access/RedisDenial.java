@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.access;
 
 import org.jspecify.annotations.Nullable;
 
@@ -22,10 +22,10 @@ import java.util.regex.Pattern;
  * @param keyUnknown    for {@code WRONGTYPE}, whether Redis answered it to one of the filter's commands, which does
  *                      not say which key: {@link RedisKeyTypes} finds it
  */
-record RedisDenial(String code, @Nullable String command, boolean keys, String serverMessage, @Nullable String key,
+public record RedisDenial(String code, @Nullable String command, boolean keys, String serverMessage, @Nullable String key,
         boolean keyUnknown) {
 
-    static final String WRONG_TYPE = "WRONGTYPE";
+    public static final String WRONG_TYPE = "WRONGTYPE";
 
     /** {@code NOPERM this user has no permissions to run the 'getrange' command} (and 7.2's wording). */
     private static final Pattern NAMED_COMMAND = Pattern.compile("'([A-Za-z|_-]+)' command");
@@ -103,7 +103,7 @@ record RedisDenial(String code, @Nullable String command, boolean keys, String s
     }
 
     /** What was refused, for a message: {@code GETRANGE}, {@code keys}, or what Redis said. */
-    String what() {
+    public String what() {
         if (command != null) {
             return command.toUpperCase(java.util.Locale.ROOT);
         }
