@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * are counted rather than flagged so that a rebuild makes up for exactly those before it, not for one made while
  * it ran.
  */
-final class PendingAdds {
+public final class PendingAdds {
 
     private final int limit;
     private final ConcurrentLinkedQueue<Object> keys = new ConcurrentLinkedQueue<>();
@@ -71,17 +71,17 @@ final class PendingAdds {
     }
 
     /** Whether keys were dropped that no rebuild has made up for yet: only a rebuild can make the filter whole. */
-    boolean overflowed() {
+    public boolean overflowed() {
         return dropped.get() > recovered.get();
     }
 
     /** Keys dropped so far: what a rebuild or a stale mark that starts now covers. */
-    long dropped() {
+    public long dropped() {
         return dropped.get();
     }
 
     /** A rebuild read the key source after the first {@code drops} keys were dropped: they are in the filter. */
-    void recovered(long drops) {
+    public void recovered(long drops) {
         recovered.accumulateAndGet(drops, Math::max);
     }
 }

@@ -5,6 +5,9 @@ import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.SharedBloomFilter.CheckLatencyListener;
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.state.RedisFilterIdentity;
+import io.bloomguard.redis.state.RedisFilterView;
+import io.bloomguard.redis.state.RedisStoredState;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;

@@ -1,6 +1,10 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.state.RedisFilterIdentity;
+import io.bloomguard.redis.state.RedisFilterKeys;
+import io.bloomguard.redis.state.RedisFilterView;
+import io.bloomguard.redis.state.RedisStoredState;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -6,13 +6,13 @@ package io.bloomguard.redis;
  * 64-bit words number them from the least significant, so a word becomes its bit-reversed value written
  * big-endian.
  */
-final class RedisBitmapCodec {
+public final class RedisBitmapCodec {
 
     private RedisBitmapCodec() {
     }
 
     /** Redis bytes of {@code count} words starting at {@code from}. */
-    static byte[] toRedisBytes(long[] words, int from, int count) {
+    public static byte[] toRedisBytes(long[] words, int from, int count) {
         byte[] bytes = new byte[count * 8];
         for (int i = 0; i < count; i++) {
             long reversed = Long.reverse(words[from + i]);
@@ -24,7 +24,7 @@ final class RedisBitmapCodec {
     }
 
     /** Writes Redis bytes (a whole number of words) into {@code words} starting at word {@code from}. */
-    static void fromRedisBytes(byte[] bytes, long[] words, int from) {
+    public static void fromRedisBytes(byte[] bytes, long[] words, int from) {
         for (int i = 0; i < bytes.length / 8; i++) {
             long reversed = 0;
             for (int b = 0; b < 8; b++) {
@@ -35,7 +35,7 @@ final class RedisBitmapCodec {
     }
 
     /** Whether bit {@code bit} of a block read with {@code GETRANGE} is set. */
-    static boolean isSet(byte[] block, int bit) {
+    public static boolean isSet(byte[] block, int bit) {
         return (block[bit >>> 3] & (0x80 >>> (bit & 7))) != 0;
     }
 

@@ -15,6 +15,12 @@ import io.bloomguard.redis.access.RedisAccessState;
 import io.bloomguard.redis.access.RedisKeyTypes;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.state.RedisFillEstimate;
+import io.bloomguard.redis.state.RedisFilterIdentity;
+import io.bloomguard.redis.state.RedisFilterKeys;
+import io.bloomguard.redis.state.RedisFilterView;
+import io.bloomguard.redis.state.RedisStaleMarks;
+import io.bloomguard.redis.state.RedisStoredState;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;

@@ -4,6 +4,8 @@ import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.CountingBlockLayout;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.local.LocalCountingFilter;
+import io.bloomguard.redis.state.RedisFilterIdentity;
+import io.bloomguard.redis.state.RedisFilterView;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -9,7 +9,7 @@ import io.bloomguard.core.CountingBlockLayout;
  * script can change one counter with {@code BITFIELD ... INCRBY u4 #p}, and the loader uploads counters built in
  * the JVM as it uploads bits.
  */
-final class RedisCounterCodec {
+public final class RedisCounterCodec {
 
     private static final long LOW_NIBBLES = 0x0F0F0F0F0F0F0F0FL;
 
@@ -17,7 +17,7 @@ final class RedisCounterCodec {
     }
 
     /** Redis bytes of {@code count} counter words starting at {@code from}. */
-    static byte[] toRedisBytes(long[] words, int from, int count) {
+    public static byte[] toRedisBytes(long[] words, int from, int count) {
         byte[] bytes = new byte[count * 8];
         for (int i = 0; i < count; i++) {
             long swapped = swapNibbles(words[from + i]);
@@ -29,7 +29,7 @@ final class RedisCounterCodec {
     }
 
     /** Writes Redis bytes (a whole number of words) into {@code words} starting at word {@code from}. */
-    static void fromRedisBytes(byte[] bytes, long[] words, int from) {
+    public static void fromRedisBytes(byte[] bytes, long[] words, int from) {
         for (int i = 0; i < bytes.length / 8; i++) {
             long swapped = 0;
             for (int b = 7; b >= 0; b--) {
@@ -40,7 +40,7 @@ final class RedisCounterCodec {
     }
 
     /** Counter {@code position} (0–511) of a block read with {@code GETRANGE}. */
-    static int count(byte[] block, int position) {
+    public static int count(byte[] block, int position) {
         int value = block[position >>> 1] & 0xFF;
         return ((position & 1) == 0) ? value >>> 4 : value & 0x0F;
     }

@@ -1,5 +1,7 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.state.RedisFilterView;
+
 /**
  * The Lua scripts of a counting filter in Redis ({@code type: counting}), whose positions are 4-bit counters, the
  * {@code BITFIELD} fields {@code u4 #p} (see {@link RedisCounterCodec}). Like {@link RedisScripts}, each touches the

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Usage: {@code long merged = RedisCounters.merge(via, next, upload, bytes);}
  */
-final class RedisCounters {
+public final class RedisCounters {
 
     /** Bytes per merge script: about 3 ms of Redis's time each (measured 50 ms a MiB). */
     static final int CHUNK_BYTES = 1 << 16;
@@ -34,7 +34,7 @@ final class RedisCounters {
 
     /** Sends one command and waits for its reply. */
     @FunctionalInterface
-    interface Caller {
+    public interface Caller {
         <T> T call(Function<RedisPort, CompletableFuture<T>> command);
     }
 
@@ -79,7 +79,7 @@ final class RedisCounters {
      * @param bytes the length of the bitmap
      * @return the count or estimate; -1 when the bitmap is gone
      */
-    static long nonZero(Caller via, String bitmap, long bytes) {
+    public static long nonZero(Caller via, String bitmap, long bytes) {
         List<String> ranges = new ArrayList<>();
         long sampled;
         if (bytes <= SAMPLE_BYTES) {

@@ -4,6 +4,8 @@ import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.ScalableSizing;
+import io.bloomguard.redis.state.RedisFilterIdentity;
+import io.bloomguard.redis.state.RedisFilterKeys;
 import org.jspecify.annotations.Nullable;
 
 import java.nio.charset.StandardCharsets;
@@ -48,7 +50,7 @@ public final class RedisLayers {
      * The layers of {@code live}, of size {@code liveSizing}, when the metadata counts {@code count}; {@code null}
      * when that many cannot be: the count was not written by this version.
      */
-    static @Nullable RedisLayers of(RedisFilterIdentity live, FilterSizing liveSizing, int count,
+    public static @Nullable RedisLayers of(RedisFilterIdentity live, FilterSizing liveSizing, int count,
             RedisFilterKeys names) {
         if (count < 1) {
             return null;
@@ -104,7 +106,7 @@ public final class RedisLayers {
         return sizings.length;
     }
 
-    FilterSizing sizing(int layer) {
+    public FilterSizing sizing(int layer) {
         return sizings[layer];
     }
 

@@ -2,6 +2,9 @@ package io.bloomguard.redis;
 
 import io.bloomguard.redis.access.RedisAccessState;
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.state.RedisFilterView;
+import io.bloomguard.redis.state.RedisStaleMarks;
+import io.bloomguard.redis.state.RedisStoredState;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

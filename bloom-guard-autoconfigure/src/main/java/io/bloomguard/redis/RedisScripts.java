@@ -4,7 +4,7 @@ package io.bloomguard.redis;
  * The Lua scripts of the Redis backend. Each touches the keys of one shard only (one hash slot), so each runs
  * on Redis Cluster. The hot check is not a script: it is one {@code GETRANGE} of the key's 64-byte block.
  */
-final class RedisScripts {
+public final class RedisScripts {
 
     private RedisScripts() {
     }
@@ -271,7 +271,7 @@ final class RedisScripts {
      * after the mark (which clears it). Counts the mark, so that a build that began before it leaves it in place.
      * KEYS: meta of shard 0. ARGV: reason. Returns the count of marks so far.
      */
-    static final LuaScript MARK_STALE = LuaScript.of("mark-stale", LuaScript.Result.INTEGER, """
+    public static final LuaScript MARK_STALE = LuaScript.of("mark-stale", LuaScript.Result.INTEGER, """
             redis.call('HSET', KEYS[1], 'stale', ARGV[1])
             return redis.call('HINCRBY', KEYS[1], 'stale-marks', 1)
             """);

@@ -1,5 +1,9 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.state.RedisFilterIdentity;
+import io.bloomguard.redis.state.RedisFilterKeys;
+import io.bloomguard.redis.state.RedisFilterView;
+
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,8 +1,8 @@
 package io.bloomguard.redis.access;
 
 import io.bloomguard.redis.LuaScript;
-import io.bloomguard.redis.RedisFilterKeys;
-import io.bloomguard.redis.RedisFilterView;
+import io.bloomguard.redis.state.RedisFilterKeys;
+import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.RedisUnavailableException;
 import io.bloomguard.redis.client.RedisCommands;
 

@@ -1,9 +1,9 @@
 package io.bloomguard.redis.access;
 
 import io.bloomguard.redis.LuaScript;
-import io.bloomguard.redis.RedisFilterIdentity;
-import io.bloomguard.redis.RedisFilterKeys;
-import io.bloomguard.redis.RedisFilterView;
+import io.bloomguard.redis.state.RedisFilterIdentity;
+import io.bloomguard.redis.state.RedisFilterKeys;
+import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.client.RedisCommands;
 import org.jspecify.annotations.Nullable;
 

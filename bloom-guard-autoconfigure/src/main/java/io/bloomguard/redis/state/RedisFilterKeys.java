@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.state;
 
 /**
  * Names of a filter's Redis keys. Every key of shard {@code i} carries the hash tag {@code {name}} (shard 0) or
@@ -20,7 +20,7 @@ public final class RedisFilterKeys {
     private final String prefix;
     private final String name;
 
-    RedisFilterKeys(String prefix, String name) {
+    public RedisFilterKeys(String prefix, String name) {
         this.prefix = prefix;
         this.name = name;
     }
@@ -34,7 +34,7 @@ public final class RedisFilterKeys {
     }
 
     /** Layer {@code index} (1 and up) of the live generation {@code live} of a filter that grows by layers. */
-    String layer(RedisFilterIdentity live, int index) {
+    public String layer(RedisFilterIdentity live, int index) {
         return bits(0, live) + ":layer" + index;
     }
 
@@ -48,7 +48,7 @@ public final class RedisFilterKeys {
     }
 
     /** Where one loader uploads the bits it built, before they are merged into the next generation. */
-    String upload(int shard, RedisFilterIdentity identity, String owner) {
+    public String upload(int shard, RedisFilterIdentity identity, String owner) {
         return base(shard) + ":upload:" + identity.fingerprint() + ":" + owner;
     }
 
@@ -58,10 +58,10 @@ public final class RedisFilterKeys {
     }
 
     /**
-     * The channel on which a shard's adds are published for near copies that read in order ({@link RedisAddFeed}):
+     * The channel on which a shard's adds are published for near copies that read in order ({@link io.bloomguard.redis.RedisAddFeed}):
      * in the shard's slot, like its keys.
      */
-    String adds(int shard) {
+    public String adds(int shard) {
         return base(shard) + ":adds";
     }
 

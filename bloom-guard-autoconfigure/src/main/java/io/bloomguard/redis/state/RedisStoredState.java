@@ -1,8 +1,9 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.state;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.redis.RedisLayers;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -24,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Usage: {@code state.refresh(); RedisFilterIdentity live = state.view().live;}
  */
-final class RedisStoredState {
+public final class RedisStoredState {
 
     /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisStoredState.class);
@@ -44,7 +45,7 @@ final class RedisStoredState {
     /** The last size a grown filter was found to have: worked out once, not at every refresh. */
     private volatile @Nullable FilterSizing lastGrown;
 
-    RedisStoredState(String name, FilterSizing sizing, RedisFilterIdentity configured, RedisFilterKeys keys,
+    public RedisStoredState(String name, FilterSizing sizing, RedisFilterIdentity configured, RedisFilterKeys keys,
             RedisFilterCommands commands, RedisStaleMarks marks) {
         this.name = name;
         this.sizing = sizing;
@@ -55,12 +56,12 @@ final class RedisStoredState {
     }
 
     /** The last view read: immutable, so that one check or add works with one view however the filter changes. */
-    RedisFilterView view() {
+    public RedisFilterView view() {
         return view;
     }
 
     /** Reads the metadata of shard 0 and whether the live bitmaps exist. */
-    void refresh() {
+    public void refresh() {
         long begun = refreshesBegun.incrementAndGet();
         // Taken before the read: a mark sent before it is in what it reads.
         RedisStaleMarks.Sent mark = marks.lastSent();
@@ -179,7 +180,7 @@ final class RedisStoredState {
      * Reads the stored state again on {@code executor}, once however many ask before it has: a check found a layer
      * this view does not know, and answers "might contain" for every key until the view has it.
      */
-    void refreshSoon(Executor executor) {
+    public void refreshSoon(Executor executor) {
         if (!refreshQueued.compareAndSet(false, true)) {
             return;
         }
@@ -204,7 +205,7 @@ final class RedisStoredState {
      * filter is {@code MISSING} until a refresh begun after this reads the store again. A refresh of the same build
      * that published meanwhile, or publishes later, may have read it before it went: it does not undo this.
      */
-    void bitmapMissing(RedisFilterView seen) {
+    public void bitmapMissing(RedisFilterView seen) {
         RedisFilterView current;
         RedisFilterView missing;
         synchronized (this) {
@@ -227,7 +228,7 @@ final class RedisStoredState {
     }
 
     /** What an operator may see of the stored filter, as last read: never the seed. */
-    SharedFilterDetails details(boolean checksBreakerOpen, boolean commandsBreakerOpen,
+    public SharedFilterDetails details(boolean checksBreakerOpen, boolean commandsBreakerOpen,
             SharedFilterDetails.@Nullable NearCopy nearCopy) {
         RedisFilterIdentity live = view.live;
         List<String> liveKeys = new ArrayList<>();

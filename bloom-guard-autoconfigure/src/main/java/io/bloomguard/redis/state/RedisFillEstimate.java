@@ -1,8 +1,11 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.state;
 
 import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.ScalableSizing;
+import io.bloomguard.redis.RedisCounters;
+import io.bloomguard.redis.RedisLayers;
+import io.bloomguard.redis.RedisUnavailableException;
 import io.bloomguard.redis.client.RedisFilterCommands;
 
 import java.time.Duration;
@@ -17,7 +20,7 @@ import java.util.OptionalLong;
  *
  * <p>Usage: in maintenance {@code fill.refreshIfDue()}; to answer {@code fill.current(answering)}.
  */
-final class RedisFillEstimate {
+public final class RedisFillEstimate {
 
     /** Refreshes between two reads of the fill. */
     static final int REFRESHES_PER_READ = 10;
@@ -32,7 +35,7 @@ final class RedisFillEstimate {
     private volatile Runnable listener = () -> { };
     private volatile long layerSetBits = -1;
 
-    RedisFillEstimate(Duration refreshInterval, FilterSizing sizing, RedisStoredState state,
+    public RedisFillEstimate(Duration refreshInterval, FilterSizing sizing, RedisStoredState state,
             RedisFilterCommands commands) {
         this.everyNanos = refreshInterval.multipliedBy(REFRESHES_PER_READ).toNanos();
         this.sizing = sizing;
@@ -45,7 +48,7 @@ final class RedisFillEstimate {
      *
      * @throws RedisUnavailableException when Redis does not answer
      */
-    FillEstimate read() {
+    public FillEstimate read() {
         RedisFilterView current = state.view();
         RedisFilterIdentity live = current.live;
         if (live == null) {
@@ -91,7 +94,7 @@ final class RedisFillEstimate {
      * keys alone do not say how they spread over layers of different sizes. Empty for another filter, and before a
      * read.
      */
-    OptionalLong layerSetBits() {
+    public OptionalLong layerSetBits() {
         long counted = layerSetBits;
         return (counted >= 0) ? OptionalLong.of(counted) : OptionalLong.empty();
     }
@@ -101,7 +104,7 @@ final class RedisFillEstimate {
      *
      * @throws RedisUnavailableException when Redis does not answer: the last value stays, marked stale
      */
-    void refreshIfDue() {
+    public void refreshIfDue() {
         if (System.nanoTime() - nextRead < 0) {
             return;
         }
@@ -117,8 +120,8 @@ final class RedisFillEstimate {
         listener.run();
     }
 
-    /** See {@link RedisBloomFilter#onFillRead}. */
-    void onRead(Runnable listener) {
+    /** See {@link io.bloomguard.redis.RedisBloomFilter#onFillRead}. */
+    public void onRead(Runnable listener) {
         this.listener = listener;
     }
 
@@ -132,7 +135,7 @@ final class RedisFillEstimate {
      *
      * @param answering whether Redis answers the filter's commands (no outage, no refusal)
      */
-    FillEstimate current(boolean answering) {
+    public FillEstimate current(boolean answering) {
         return last.withStale(lastReadFailed || !answering);
     }
 }

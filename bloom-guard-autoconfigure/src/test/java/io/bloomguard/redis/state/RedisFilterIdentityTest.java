@@ -1,7 +1,9 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.state;
 
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.redis.RedisBitmapCodec;
+import io.bloomguard.redis.RedisCounterCodec;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;

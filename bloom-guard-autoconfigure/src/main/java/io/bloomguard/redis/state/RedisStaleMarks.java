@@ -1,5 +1,7 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.state;
 
+import io.bloomguard.redis.PendingAdds;
+import io.bloomguard.redis.RedisScripts;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import org.jspecify.annotations.Nullable;
 
@@ -15,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Usage: {@code marks.owe(reason); ... Owed owed = marks.owed(); marks.send(owed.reason()); marks.delivered(owed);}
  */
-final class RedisStaleMarks {
+public final class RedisStaleMarks {
 
     private final RedisFilterKeys keys;
     private final RedisFilterCommands commands;
@@ -30,24 +32,24 @@ final class RedisStaleMarks {
     /** Dropped adds the stale marks this instance sent so far cover. */
     private volatile long dropsMarked;
 
-    RedisStaleMarks(RedisFilterKeys keys, RedisFilterCommands commands, PendingAdds pending) {
+    public RedisStaleMarks(RedisFilterKeys keys, RedisFilterCommands commands, PendingAdds pending) {
         this.keys = keys;
         this.commands = commands;
         this.pending = pending;
     }
 
     /** This instance lost a key: the stored filter is to be marked stale, for {@code reason}. */
-    void owe(String reason) {
+    public void owe(String reason) {
         owed.set(new Owed(reason));
     }
 
     /** The mark this instance owes Redis, or {@code null}. */
-    @Nullable Owed owed() {
+    public @Nullable Owed owed() {
         return owed.get();
     }
 
     /** {@code mark} is in Redis and in this instance's view; one owed since (a key lost meanwhile) is owed still. */
-    void delivered(Owed mark) {
+    public void delivered(Owed mark) {
         owed.compareAndSet(mark, null);
     }
 
@@ -55,7 +57,7 @@ final class RedisStaleMarks {
      * Sends a stale mark, even when the stored filter is marked already: a rebuild under way may have read its key
      * source before the keys this mark is for were lost, and must not clear the mark when it swaps.
      */
-    void send(String reason) {
+    public void send(String reason) {
         Sent mark = new Sent(pending.dropped());
         commands.call(port -> port.eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)), List.of(reason)));
         sent.set(mark);
@@ -63,17 +65,17 @@ final class RedisStaleMarks {
     }
 
     /** Whether adds were dropped that no stale mark sent by this instance covers yet. */
-    boolean unmarkedDrops() {
+    public boolean unmarkedDrops() {
         return pending.overflowed() && pending.dropped() > dropsMarked;
     }
 
     /** How many dropped adds no stale mark sent by this instance covers. */
-    long unmarkedDropCount() {
+    public long unmarkedDropCount() {
         return pending.dropped() - dropsMarked;
     }
 
     /** The last mark this instance sent, not known to be made up for yet; {@code null} when none. */
-    @Nullable Sent lastSent() {
+    public @Nullable Sent lastSent() {
         return sent.get();
     }
 
@@ -81,16 +83,16 @@ final class RedisStaleMarks {
      * A rebuild read the key source after the first {@code drops} adds were dropped, and after {@code mark} (if any)
      * was sent: those adds are in the filter, and the mark is made up for, unless another was sent since.
      */
-    void madeUpFor(@Nullable Sent mark, long drops) {
+    public void madeUpFor(@Nullable Sent mark, long drops) {
         pending.recovered(drops);
         sent.compareAndSet(mark, null);
     }
 
     /** A stale mark owed to Redis; each loss its own instance, so that one owed meanwhile is not taken as sent. */
-    record Owed(String reason) {
+    public record Owed(String reason) {
     }
 
     /** A stale mark this instance sent, and the dropped adds it covers. */
-    record Sent(long drops) {
+    public record Sent(long drops) {
     }
 }

@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.state;
 
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.CountingBlockLayout;
@@ -6,6 +6,7 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.ScalableSizing;
+import io.bloomguard.redis.RedisFilterBackend;
 import org.jspecify.annotations.Nullable;
 
 import java.util.regex.Matcher;
@@ -25,13 +26,13 @@ import java.util.regex.Pattern;
  * @param shards        number of Redis strings the blocks are split over
  * @param counting      whether each position is a 4-bit counter ({@code BITFIELD} field {@code u4 #p}) rather than a bit
  * @param layered       whether this is layer 0 of a filter that grows by layers ({@code growth: scale}, see
- *                      {@link RedisLayers}): an instance that reads this bitmap alone would miss the keys of the others
+ *                      {@link io.bloomguard.redis.RedisLayers}): an instance that reads this bitmap alone would miss the keys of the others
  */
 public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards, boolean counting,
         boolean layered) {
 
     /** Blocks in one Redis string at most: a string holds 2³² bits (512 MiB). */
-    static final long MAX_BLOCKS_PER_SHARD = RedisFilterBackend.MAX_BLOCKS_PER_KEY;
+    public static final long MAX_BLOCKS_PER_SHARD = RedisFilterBackend.MAX_BLOCKS_PER_KEY;
 
     /** Blocks of counters in one Redis string at most: four bits a position. */
     static final long MAX_COUNTING_BLOCKS_PER_SHARD = MAX_BLOCKS_PER_SHARD / CountingBlockLayout.COUNTER_BITS;
@@ -72,12 +73,12 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
      * The identity of a plain filter of this size: at least {@code requestedShards} shards, more when one Redis
      * string would not hold the bits, never more than there are blocks.
      */
-    static RedisFilterIdentity of(FilterSizing sizing, int seed, int requestedShards) {
+    public static RedisFilterIdentity of(FilterSizing sizing, int seed, int requestedShards) {
         return of(sizing, seed, requestedShards, false);
     }
 
     /** {@link #of(FilterSizing, int, int)} for a plain or a counting filter. */
-    static RedisFilterIdentity of(FilterSizing sizing, int seed, int requestedShards, boolean counting) {
+    public static RedisFilterIdentity of(FilterSizing sizing, int seed, int requestedShards, boolean counting) {
         long perShard = maxBlocksPerShard(counting);
         long needed = (sizing.blockCount() + perShard - 1) / perShard;
         int shards = (int) Math.min(sizing.blockCount(), Math.max(requestedShards, needed));
@@ -86,13 +87,13 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
     }
 
     /** The same bits as layer 0 of a filter that grows by layers. */
-    RedisFilterIdentity asLayered() {
+    public RedisFilterIdentity asLayered() {
         return new RedisFilterIdentity(layoutVersion, blockCount, hashCount, seed, shards, counting, true);
     }
 
 
     /** This identity's block and hash counts, with {@code configured}'s expected size and error rate. */
-    FilterSizing sizing(FilterSizing configured) {
+    public FilterSizing sizing(FilterSizing configured) {
         return new FilterSizing(configured.expectedSize(), configured.errorRate(), blockCount, hashCount);
     }
 
@@ -119,7 +120,7 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
      * E.g. {@code v1.b19531.k7.s3f2a1b9c.n1}, with {@code .c4} at the end for a counting filter and {@code .x2} for
      * one that grows by layers: readable in {@code redis-cli}, and parsed back by {@link #parse}.
      */
-    String fingerprint() {
+    public String fingerprint() {
         return "v" + layoutVersion + ".b" + blockCount + ".k" + hashCount + ".s" + Integer.toHexString(seed) + ".n"
                 + shards + suffix();
     }
@@ -132,7 +133,7 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
      * The {@link #fingerprint()} with {@code *} for its seed, e.g. {@code v1.b19531.k7.s*.n1}: safe to show (the seed
      * would let anyone who sees it pick keys that collide), and a {@code SCAN} pattern for the real key.
      */
-    String fingerprintWithoutSeed() {
+    public String fingerprintWithoutSeed() {
         return "v" + layoutVersion + ".b" + blockCount + ".k" + hashCount + ".s*.n" + shards + suffix();
     }
 
@@ -142,24 +143,24 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
     }
 
     /** Whether a filter of {@code other}'s shape (seed aside) is what this identity stores. */
-    boolean sameShape(RedisFilterIdentity other) {
+    public boolean sameShape(RedisFilterIdentity other) {
         return layoutVersion == other.layoutVersion && blockCount == other.blockCount
                 && hashCount == other.hashCount && shards == other.shards && counting == other.counting
                 && layered == other.layered;
     }
 
     /** {@code bloom} or {@code counting}: the {@code type} field of the metadata. */
-    String type() {
+    public String type() {
         return counting ? "counting" : "bloom";
     }
 
     /** Bytes of one block in Redis: 64 of bits, or 256 of counters. */
-    int bytesPerBlock() {
+    public int bytesPerBlock() {
         return wordsPerBlock() * Long.BYTES;
     }
 
     /** 64-bit words of one block: {@link BlockedBloomLayout#BLOCK_WORDS}, or {@link CountingBlockLayout#BLOCK_WORDS}. */
-    int wordsPerBlock() {
+    public int wordsPerBlock() {
         return counting ? CountingBlockLayout.BLOCK_WORDS : BlockedBloomLayout.BLOCK_WORDS;
     }
 
@@ -168,23 +169,23 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
     }
 
     /** Blocks in shard {@code shard} (the last one may be shorter). */
-    long blocksIn(int shard) {
+    public long blocksIn(int shard) {
         long first = shard * blocksPerShard();
         return Math.min(blocksPerShard(), blockCount - first);
     }
 
     /** Shard holding block {@code block}. */
-    int shardOf(long block) {
+    public int shardOf(long block) {
         return (int) (block / blocksPerShard());
     }
 
     /** First block of shard {@code shard}. */
-    long firstBlockOf(int shard) {
+    public long firstBlockOf(int shard) {
         return shard * blocksPerShard();
     }
 
     /** Where a key's bits are in a bitmap of this identity: its shard, and the bits' offsets in that shard. */
-    KeyBits locate(Object key) {
+    public KeyBits locate(Object key) {
         Hash128 hash = KeyCanonicalizer.hash(key, seed);
         int blocks = (int) blockCount;
         int shard = shardOf(BlockedBloomLayout.blockIndex(hash.h1(), blocks));
@@ -198,7 +199,7 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
     }
 
     /** A key's shard and its bit offsets in that shard's bitmap. */
-    record KeyBits(int shard, long[] offsets) {
+    public record KeyBits(int shard, long[] offsets) {
     }
 
     private static long maxBlocksPerShard(boolean counting) {

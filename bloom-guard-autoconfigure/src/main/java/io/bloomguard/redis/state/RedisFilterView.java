@@ -1,7 +1,8 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.state;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.redis.RedisLayers;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,10 +13,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisFilterView {
 
-    static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, null, 1,
+    public static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, null, 1,
             null, null, null, null, null);
 
-    final SharedFilterStatus status;
+    public final SharedFilterStatus status;
     public final @Nullable RedisFilterIdentity live;
     /**
      * The live generation adds go to: {@link #live}, or, when a bitmap of it is missing, the one shard 0's metadata
@@ -29,20 +30,20 @@ public final class RedisFilterView {
      * grew to ({@code growth: rebuild}). {@code null} when there is no live generation, or one of another shape
      * ({@code MISMATCHED}).
      */
-    final @Nullable FilterSizing liveSizing;
+    public final @Nullable FilterSizing liveSizing;
     public final @Nullable RedisFilterIdentity next;
-    final @Nullable String storeStale;
+    public final @Nullable String storeStale;
     /**
      * Which build of the live generation is live: its number and when it was swapped in. A rebuild of the same shape
      * keeps the bitmap's name (and seed), so the name alone does not tell one build's bits from the next one's.
      */
-    final @Nullable String liveBuild;
+    public final @Nullable String liveBuild;
     /** Names of the live bitmaps, one per shard: computed once rather than per check. */
-    final String[] liveKeys;
+    public final String[] liveKeys;
     /** The live generation's layers when it grows by layers ({@code growth: scale}) and this instance can use it. */
     public final @Nullable RedisLayers layers;
     /** The metadata's count of layers (1 unless the filter grows by layers): what {@link #layers} was built for. */
-    final int layerCount;
+    public final int layerCount;
 
     /** @param liveNamed the live generation shard 0's metadata names, whether or not its bitmaps all exist */
     RedisFilterView(SharedFilterStatus status, @Nullable RedisFilterIdentity live,
