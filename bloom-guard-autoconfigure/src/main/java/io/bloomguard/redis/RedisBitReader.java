@@ -5,6 +5,12 @@ import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.SharedBloomFilter.CheckLatencyListener;
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.layout.RedisBitmapCodec;
+import io.bloomguard.redis.layout.RedisCounterCodec;
+import io.bloomguard.redis.layout.RedisCounterScripts;
+import io.bloomguard.redis.layout.RedisLayerScripts;
+import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.layout.RedisScripts;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStoredState;
@@ -33,7 +39,7 @@ import java.util.function.Function;
  *
  * <p>Usage: {@code boolean maybe = reader.mightContain(42L);}
  */
-final class RedisBitReader {
+public final class RedisBitReader {
 
     private final RedisStoredState state;
     private final RedisFilterCommands commands;
@@ -271,7 +277,7 @@ final class RedisBitReader {
      * Whether a block holds all {@code hashCount} of a key's positions: bits set, or a counting filter's counters
      * above zero.
      */
-    static boolean blockHolds(byte[] block, Hash128 hash, int hashCount, boolean counting) {
+    public static boolean blockHolds(byte[] block, Hash128 hash, int hashCount, boolean counting) {
         long step = BlockedBloomLayout.step(hash.h1());
         long probe = hash.h2();
         for (int i = 0; i < hashCount; i++) {

@@ -1,6 +1,9 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.layout.RedisCounterScripts;
+import io.bloomguard.redis.layout.RedisLayerScripts;
+import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;
@@ -13,12 +16,12 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Sets keys' bits in Redis: one {@link RedisScripts#ADD} per shard ({@link RedisCounterScripts#ADD}, which increments
+ * Sets keys' bits in Redis: one {@link io.bloomguard.redis.layout.RedisScripts#ADD} per shard ({@link RedisCounterScripts#ADD}, which increments
  * counters, for a counting filter; {@link RedisLayerScripts#ADD}, into the newest layer, for one that grows by layers),
  * all sent before any reply is awaited, into the live generation and, while one is
  * being built, into the next one too, so that the swap loses none. A script that
  * finds the generations changed since this instance last looked writes nothing (a shard begun or swapped apart from
- * shard 0 is not such a change: see {@link RedisScripts#PLACE}); the writer reads the stored state
+ * shard 0 is not such a change: see {@link io.bloomguard.redis.layout.RedisScripts#PLACE}); the writer reads the stored state
  * again and retries those keys, up to {@value #WRITE_ATTEMPTS} attempts. The keys are set in the
  * {@link RedisNearCopy} of the live generation as they are sent, so that this instance answers them at once.
  *

@@ -15,6 +15,7 @@ import io.bloomguard.redis.access.RedisAccessState;
 import io.bloomguard.redis.access.RedisKeyTypes;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.state.RedisFillEstimate;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;

@@ -4,6 +4,9 @@ import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.CountingBlockLayout;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.local.LocalCountingFilter;
+import io.bloomguard.redis.layout.RedisBitmapCodec;
+import io.bloomguard.redis.layout.RedisCounterCodec;
+import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterView;
 

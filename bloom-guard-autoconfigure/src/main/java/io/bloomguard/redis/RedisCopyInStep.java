@@ -1,6 +1,7 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.layout.RedisScripts;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -1,6 +1,7 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.layout.RedisCounterScripts;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;

@@ -3,6 +3,10 @@ package io.bloomguard.redis;
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.redis.client.RedisCommands;
+import io.bloomguard.redis.layout.RedisBitmapCodec;
+import io.bloomguard.redis.layout.RedisCounterCodec;
+import io.bloomguard.redis.layout.RedisCounters;
+import io.bloomguard.redis.layout.RedisScripts;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import org.apache.commons.logging.Log;
@@ -190,7 +194,7 @@ final class RedisGenerations {
         }
     }
 
-    /** Adds each shard's uploaded counters to its next generation's; see {@link RedisCounterScripts#MERGE}. */
+    /** Adds each shard's uploaded counters to its next generation's; see {@link io.bloomguard.redis.layout.RedisCounterScripts#MERGE}. */
     private void mergeCounters(RedisFilterIdentity target, long[] uploadedBits) {
         RedisCounters.Caller via = RedisCounters.within(commands, timeout);
         for (int shard = 0; shard < target.shards(); shard++) {

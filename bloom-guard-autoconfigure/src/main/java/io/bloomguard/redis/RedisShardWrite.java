@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;
@@ -8,9 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The keys one {@link RedisScripts#ADD} call writes into one shard: their bit offsets in the live generation and,
+ * The keys one {@link io.bloomguard.redis.layout.RedisScripts#ADD} call writes into one shard: their bit offsets in the live generation and,
  * during a rebuild, in the next one, so that an add made while a generation is built reaches both. For a filter that
- * grows by layers, the arguments of {@link RedisLayerScripts#ADD} instead.
+ * grows by layers, the arguments of {@link io.bloomguard.redis.layout.RedisLayerScripts#ADD} instead.
  */
 final class RedisShardWrite {
 
@@ -63,7 +64,7 @@ final class RedisShardWrite {
         return List.of(names.meta(shard), liveKey, nextKey, nextLiveKey, names.adds(shard));
     }
 
-    /** KEYS of {@link RedisLayerScripts#ADD}, for a filter that grows by layers (one shard). */
+    /** KEYS of {@link io.bloomguard.redis.layout.RedisLayerScripts#ADD}, for a filter that grows by layers (one shard). */
     List<String> layeredKeys(RedisFilterView current, RedisLayers layers) {
         List<String> keyNames = new ArrayList<>(layers.checkKeys());
         RedisFilterIdentity next = current.next;
@@ -74,7 +75,7 @@ final class RedisShardWrite {
     }
 
     /**
-     * ARGV of {@link RedisLayerScripts#ADD}: the view the metadata must match, and each key's offsets in every layer
+     * ARGV of {@link io.bloomguard.redis.layout.RedisLayerScripts#ADD}: the view the metadata must match, and each key's offsets in every layer
      * ({@link #addLive} was handed {@link RedisLayers#offsetsOf}).
      */
     List<String> layeredArgs(RedisFilterView current, RedisLayers layers) {
@@ -96,7 +97,7 @@ final class RedisShardWrite {
         return args;
     }
 
-    /** The view this shard's metadata must match; see {@link RedisScripts#ADD}. */
+    /** The view this shard's metadata must match; see {@link io.bloomguard.redis.layout.RedisScripts#ADD}. */
     List<String> args(RedisFilterView current) {
         RedisFilterIdentity live = current.liveForAdds;
         RedisFilterIdentity next = current.next;

@@ -3,8 +3,8 @@ package io.bloomguard.redis.state;
 import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.ScalableSizing;
-import io.bloomguard.redis.RedisCounters;
-import io.bloomguard.redis.RedisLayers;
+import io.bloomguard.redis.layout.RedisCounters;
+import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.RedisUnavailableException;
 import io.bloomguard.redis.client.RedisFilterCommands;
 

@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
  * @param shards        number of Redis strings the blocks are split over
  * @param counting      whether each position is a 4-bit counter ({@code BITFIELD} field {@code u4 #p}) rather than a bit
  * @param layered       whether this is layer 0 of a filter that grows by layers ({@code growth: scale}, see
- *                      {@link io.bloomguard.redis.RedisLayers}): an instance that reads this bitmap alone would miss the keys of the others
+ *                      {@link io.bloomguard.redis.layout.RedisLayers}): an instance that reads this bitmap alone would miss the keys of the others
  */
 public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards, boolean counting,
         boolean layered) {

@@ -2,7 +2,7 @@ package io.bloomguard.redis.state;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedFilterStatus;
-import io.bloomguard.redis.RedisLayers;
+import io.bloomguard.redis.layout.RedisLayers;
 import org.jspecify.annotations.Nullable;
 
 /**

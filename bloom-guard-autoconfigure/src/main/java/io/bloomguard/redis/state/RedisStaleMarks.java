@@ -1,7 +1,7 @@
 package io.bloomguard.redis.state;
 
 import io.bloomguard.redis.PendingAdds;
-import io.bloomguard.redis.RedisScripts;
+import io.bloomguard.redis.layout.RedisScripts;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import org.jspecify.annotations.Nullable;
 

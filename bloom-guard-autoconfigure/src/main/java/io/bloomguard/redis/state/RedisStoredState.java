@@ -3,7 +3,7 @@ package io.bloomguard.redis.state;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
-import io.bloomguard.redis.RedisLayers;
+import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

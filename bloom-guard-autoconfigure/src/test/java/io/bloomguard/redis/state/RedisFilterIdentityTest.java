@@ -2,8 +2,8 @@ package io.bloomguard.redis.state;
 
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
-import io.bloomguard.redis.RedisBitmapCodec;
-import io.bloomguard.redis.RedisCounterCodec;
+import io.bloomguard.redis.layout.RedisBitmapCodec;
+import io.bloomguard.redis.layout.RedisCounterCodec;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;

@@ -1,5 +1,6 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.layout;
 
+import io.bloomguard.redis.RedisPort;
 import io.bloomguard.redis.client.RedisCommands;
 
 import java.time.Duration;
@@ -24,7 +25,7 @@ public final class RedisCounters {
     static final int COUNT_BYTES = 1 << 15;
 
     /** Bytes of a shard the fill is counted in: all of a smaller shard, else windows spread evenly over it. */
-    static final int SAMPLE_BYTES = 1 << 18;
+    public static final int SAMPLE_BYTES = 1 << 18;
 
     /** Bytes of one window of the sample: 16 blocks of counters. */
     private static final int WINDOW_BYTES = 1 << 12;
@@ -39,7 +40,7 @@ public final class RedisCounters {
     }
 
     /** {@link Caller} over {@link RedisCommands} with a timeout. */
-    static Caller within(RedisCommands commands, Duration timeout) {
+    public static Caller within(RedisCommands commands, Duration timeout) {
         return new Caller() {
             @Override
             public <T> T call(Function<RedisPort, CompletableFuture<T>> command) {
@@ -54,7 +55,7 @@ public final class RedisCounters {
      * @param bytes the length of the shard's bitmap
      * @return bits set in the upload, found range by range as it was merged; -1 when {@code next} is gone
      */
-    static long merge(Caller via, String next, String upload, long bytes) {
+    public static long merge(Caller via, String next, String upload, long bytes) {
         long setBits = 0;
         for (long from = 0; from < bytes; from += CHUNK_BYTES) {
             List<String> args = List.of(Long.toString(from), Long.toString(Math.min(CHUNK_BYTES, bytes - from)));

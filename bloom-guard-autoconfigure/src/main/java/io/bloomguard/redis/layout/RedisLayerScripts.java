@@ -1,14 +1,16 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.layout;
+
+import io.bloomguard.redis.LuaScript;
 
 /**
  * The Lua scripts of a redis filter that grows by layers ({@link RedisLayers}). Its keys share one hash slot, so
  * each runs on Redis Cluster. Reading the layer count and the layers in one script is what lets an instance that
  * has not yet seen a new layer know it has not.
  */
-final class RedisLayerScripts {
+public final class RedisLayerScripts {
 
     /** Added to {@link #ADD}'s reply when the add created a layer: 2³², more than any count of keys in one call. */
-    static final long LAYER_ADDED = 1L << 32;
+    public static final long LAYER_ADDED = 1L << 32;
 
     private RedisLayerScripts() {
     }
@@ -20,7 +22,7 @@ final class RedisLayerScripts {
      * <p>Returns the stored layer count (as text), then the block of each stored layer (empty for a layer whose
      * bitmap is gone); the count alone when there are more layers than the caller sent keys for.
      */
-    static final LuaScript CHECK = LuaScript.of("check-layers", LuaScript.Result.LIST, """
+    public static final LuaScript CHECK = LuaScript.of("check-layers", LuaScript.Result.LIST, """
             local n = tonumber(redis.call('HGET', KEYS[1], 'layers') or '1')
             local out = {tostring(n)}
             if n > #KEYS - 1 then return out end
@@ -36,7 +38,7 @@ final class RedisLayerScripts {
      * the layer holds its keys with, creates the next layer at full size and counts it ({@code layers}), so that from
      * then on puts go there and checks read it.
      *
-     * <p>For near copies that read in order ({@link RedisAddFeed}), it publishes the newest layer's positions of every
+     * <p>For near copies that read in order ({@link io.bloomguard.redis.RedisAddFeed}), it publishes the newest layer's positions of every
      * key (a superset of the bits it sets: a key an older layer holds sets none), before setting them, and {@code "-"}
      * when it adds a layer, as {@link RedisScripts#ADD} does.
      *
@@ -50,7 +52,7 @@ final class RedisLayerScripts {
      * there is no live one), -1 when neither exists, -2 when the caller's view of the generations or of the layers is
      * out of date; plus {@link #LAYER_ADDED} when it added a layer, so that the caller reads its view again at once.
      */
-    static final LuaScript ADD = LuaScript.of("add-layers", LuaScript.Result.INTEGER, """
+    public static final LuaScript ADD = LuaScript.of("add-layers", LuaScript.Result.INTEGER, """
             local live = redis.call('HGET', KEYS[1], 'live') or ''
             local nxt = redis.call('HGET', KEYS[1], 'next') or ''
             if live ~= ARGV[1] or nxt ~= ARGV[2] then return -2 end

@@ -1,9 +1,10 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.layout;
 
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.ScalableSizing;
+import io.bloomguard.redis.RedisBitReader;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import org.jspecify.annotations.Nullable;
@@ -78,7 +79,7 @@ public final class RedisLayers {
      * One layer 0 for {@code capacity} keys at {@code layer0}'s error rate: what a rebuild makes of a filter's layers,
      * or of a key source that outgrew them. {@code layer0} itself when that would not fit one Redis string.
      */
-    static FilterSizing oneLayerFor(long capacity, FilterSizing layer0) {
+    public static FilterSizing oneLayerFor(long capacity, FilterSizing layer0) {
         if (capacity <= layer0.expectedSize()) {
             return layer0;
         }
@@ -125,7 +126,7 @@ public final class RedisLayers {
     }
 
     /** Bits of all layers. */
-    long bitSize() {
+    public long bitSize() {
         long bits = 0;
         for (FilterSizing sizing : sizings) {
             bits += sizing.bitSize();
@@ -134,12 +135,12 @@ public final class RedisLayers {
     }
 
     /** Bits a put sets: the newest layer's {@code k}. */
-    int newestHashCount() {
+    public int newestHashCount() {
         return sizings[sizings.length - 1].hashCount();
     }
 
     /** Keys the layers hold together at the error rate. */
-    long capacity() {
+    public long capacity() {
         long capacity = 0;
         for (FilterSizing sizing : sizings) {
             capacity += sizing.expectedSize();
@@ -148,12 +149,12 @@ public final class RedisLayers {
     }
 
     /** Bits the newest layer holds its keys with: when puts have set as many, the next layer is added. */
-    long fullAtSetBits() {
+    public long fullAtSetBits() {
         return ScalableSizing.fullAtSetBits(sizings[sizings.length - 1]);
     }
 
     /** A key's bit offsets in each layer, oldest first: what {@link RedisLayerScripts#ADD} takes per key. */
-    long[] offsetsOf(Object key) {
+    public long[] offsetsOf(Object key) {
         long[][] perLayer = new long[identities.length][];
         int total = 0;
         for (int i = 0; i < identities.length; i++) {
@@ -170,12 +171,12 @@ public final class RedisLayers {
     }
 
     /** KEYS of {@link RedisLayerScripts#CHECK}: the metadata, then each layer's bitmap. */
-    List<String> checkKeys() {
+    public List<String> checkKeys() {
         return checkKeys;
     }
 
     /** ARGV of {@link RedisLayerScripts#CHECK}: the first and last byte of the key's block in each layer. */
-    List<String> checkArgs(Hash128 hash) {
+    public List<String> checkArgs(Hash128 hash) {
         List<String> args = new ArrayList<>(2 * sizings.length);
         for (FilterSizing sizing : sizings) {
             long start = (long) BlockedBloomLayout.blockIndex(hash.h1(), (int) sizing.blockCount())
@@ -195,7 +196,7 @@ public final class RedisLayers {
      * @param layerAdded   told when Redis has more layers than this view: it is read again at once, since every
      *                     key "might be contained" until it is
      */
-    boolean answer(List<?> reply, Hash128 hash, Runnable layerMissing, Runnable layerAdded) {
+    public boolean answer(List<?> reply, Hash128 hash, Runnable layerMissing, Runnable layerAdded) {
         int stored = Integer.parseInt(new String((byte[]) reply.get(0), StandardCharsets.US_ASCII));
         if (stored > sizings.length) {
             layerAdded.run();
@@ -218,12 +219,12 @@ public final class RedisLayers {
      * KEYS of {@link RedisLayerScripts#ADD}'s growth: where the next layer goes (the metadata key with a suffix when
      * it cannot be built: the script then never touches it).
      */
-    String growKey(RedisFilterKeys names) {
+    public String growKey(RedisFilterKeys names) {
         return (growKey != null) ? growKey : names.meta(0) + ":none";
     }
 
     /** The last bit of the next layer, which creates it at full size; -1 when it cannot be built. */
-    long growLastBit() {
+    public long growLastBit() {
         return growLastBit;
     }
 }

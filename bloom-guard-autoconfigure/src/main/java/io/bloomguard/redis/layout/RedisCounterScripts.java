@@ -1,5 +1,6 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.layout;
 
+import io.bloomguard.redis.LuaScript;
 import io.bloomguard.redis.state.RedisFilterView;
 
 /**
@@ -7,7 +8,7 @@ import io.bloomguard.redis.state.RedisFilterView;
  * {@code BITFIELD} fields {@code u4 #p} (see {@link RedisCounterCodec}). Like {@link RedisScripts}, each touches the
  * keys of one shard only. The hot check is not a script: it is one {@code GETRANGE} of the key's 256-byte block.
  */
-final class RedisCounterScripts {
+public final class RedisCounterScripts {
 
     private RedisCounterScripts() {
     }
@@ -79,7 +80,7 @@ final class RedisCounterScripts {
      * then the key's k counter offsets. Returns 1 when removed, 0 when a counter was zero, -1 when the bitmap does not
      * exist, -2 when the live generation is no longer the caller's (refresh, retry).
      */
-    static final LuaScript REMOVE = LuaScript.of("remove", LuaScript.Result.INTEGER, """
+    public static final LuaScript REMOVE = LuaScript.of("remove", LuaScript.Result.INTEGER, """
             if (redis.call('HGET', KEYS[1], 'live') or '') ~= ARGV[1] then return -2 end
             if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
             local reads = {KEYS[2]}
@@ -113,7 +114,7 @@ final class RedisCounterScripts {
      * Checks many keys of one counting shard. KEYS: live bitmap. ARGV: k, then k counter offsets per key. Returns one
      * character per key, '1' (might contain: every counter above zero) or '0', or '-' when the bitmap does not exist.
      */
-    static final LuaScript CHECK_ALL = LuaScript.of("check-all-counting", LuaScript.Result.BULK, """
+    public static final LuaScript CHECK_ALL = LuaScript.of("check-all-counting", LuaScript.Result.BULK, """
             if redis.call('EXISTS', KEYS[1]) == 0 then return '-' end
             local k = tonumber(ARGV[1])
             local answers = {}
@@ -190,7 +191,7 @@ final class RedisCounterScripts {
             """);
 
     /** The add script for a view's generations: {@link #ADD} when one of them is counting. */
-    static LuaScript addFor(RedisFilterView view) {
+    public static LuaScript addFor(RedisFilterView view) {
         boolean counting = (view.liveForAdds != null && view.liveForAdds.counting())
                 || (view.next != null && view.next.counting());
         return counting ? ADD : RedisScripts.ADD;

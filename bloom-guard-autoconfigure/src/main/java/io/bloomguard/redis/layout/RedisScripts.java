@@ -1,4 +1,6 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.layout;
+
+import io.bloomguard.redis.LuaScript;
 
 /**
  * The Lua scripts of the Redis backend. Each touches the keys of one shard only (one hash slot), so each runs
@@ -98,7 +100,7 @@ public final class RedisScripts {
      * so no add is lost across the swap; where a shard is a step ahead of or behind the caller's view, see
      * {@link #PLACE}.
      *
-     * <p>For near copies that read in order ({@link RedisAddFeed}), it publishes on the shard's channel what it sets in
+     * <p>For near copies that read in order ({@link io.bloomguard.redis.RedisAddFeed}), it publishes on the shard's channel what it sets in
      * a live bitmap, {@code "<bitmap> <offset> <offset> ..."}, once an instance has asked for it ({@link #PUBLISH_ADDS}),
      * and before setting the bits: a publish refused (an ACL without the channel) fails the add, which changes nothing.
      * A live bitmap that is gone is published as {@code "-"} whoever asked: copies stop answering absent keys.
@@ -142,7 +144,7 @@ public final class RedisScripts {
      * reads the bitmap whole. Only for a shard that holds a filter (a filter that is gone keeps no flag, and a copy of
      * it cannot be in step). KEYS: meta. Returns 1 when set.
      */
-    static final LuaScript PUBLISH_ADDS = LuaScript.of("publish-adds", LuaScript.Result.INTEGER, """
+    public static final LuaScript PUBLISH_ADDS = LuaScript.of("publish-adds", LuaScript.Result.INTEGER, """
             if redis.call('HEXISTS', KEYS[1], 'live') == 0 then return 0 end
             redis.call('HSET', KEYS[1], 'publish', ARGV[1])
             return 1
@@ -152,7 +154,7 @@ public final class RedisScripts {
      * Checks many keys of one shard. KEYS: live bitmap. ARGV: k, then k offsets per key. Returns one character
      * per key, '1' (might contain) or '0' (absent), or '-' when the bitmap does not exist.
      */
-    static final LuaScript CHECK_ALL = LuaScript.of("check-all", LuaScript.Result.BULK, """
+    public static final LuaScript CHECK_ALL = LuaScript.of("check-all", LuaScript.Result.BULK, """
             if redis.call('EXISTS', KEYS[1]) == 0 then return '-' end
             local k = tonumber(ARGV[1])
             local answers = {}
@@ -177,7 +179,7 @@ public final class RedisScripts {
      * marks the shard's metadata has counted so far ({@link #MARK_STALE}), which the loader hands to
      * {@link #FINISH}: a mark made after this moment may be for a key its read of the key source misses.
      */
-    static final LuaScript BEGIN = LuaScript.of("begin", LuaScript.Result.INTEGER, """
+    public static final LuaScript BEGIN = LuaScript.of("begin", LuaScript.Result.INTEGER, """
             if redis.call('HGET', KEYS[1], 'next') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 0 then
               redis.call('DEL', KEYS[2])
               redis.call('SETBIT', KEYS[2], ARGV[2], 0)
@@ -212,7 +214,7 @@ public final class RedisScripts {
      * the one large key with an expiry, so a {@code volatile-*} policy takes it first), partly evicted and recreated
      * zero-filled by a later chunk, or lost in a failover.
      */
-    static final LuaScript FINISH = LuaScript.of("finish", LuaScript.Result.INTEGER, """
+    public static final LuaScript FINISH = LuaScript.of("finish", LuaScript.Result.INTEGER, """
             if redis.call('HGET', KEYS[1], 'next') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 0 then
               redis.call('DEL', KEYS[3])
               return 0
@@ -249,19 +251,19 @@ public final class RedisScripts {
             """);
 
     /** KEYS: lock. ARGV: owner, ttl in ms. Returns 1 if taken. */
-    static final LuaScript LOCK = LuaScript.of("lock", LuaScript.Result.INTEGER, """
+    public static final LuaScript LOCK = LuaScript.of("lock", LuaScript.Result.INTEGER, """
             if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
             return 0
             """);
 
     /** KEYS: lock. ARGV: owner, ttl in ms. Extends the lock if the owner still holds it; returns 1 if so. */
-    static final LuaScript RENEW = LuaScript.of("renew", LuaScript.Result.INTEGER, """
+    public static final LuaScript RENEW = LuaScript.of("renew", LuaScript.Result.INTEGER, """
             if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
             return 0
             """);
 
     /** KEYS: lock. ARGV: owner. Releases the lock if the owner holds it. */
-    static final LuaScript RELEASE = LuaScript.of("release", LuaScript.Result.INTEGER, """
+    public static final LuaScript RELEASE = LuaScript.of("release", LuaScript.Result.INTEGER, """
             if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
             return 0
             """);

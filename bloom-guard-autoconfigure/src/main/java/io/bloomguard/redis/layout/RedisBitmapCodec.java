@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.layout;
 
 /**
  * Between the layout's bit numbers and Redis bitmaps. Bit {@code b} of a shard is Redis bit offset {@code b}
@@ -40,7 +40,7 @@ public final class RedisBitmapCodec {
     }
 
     /** Whether every word in the range is zero: such chunks need not be uploaded. */
-    static boolean allZero(long[] words, int from, int count) {
+    public static boolean allZero(long[] words, int from, int count) {
         for (int i = from; i < from + count; i++) {
             if (words[i] != 0) {
                 return false;
