@@ -5,6 +5,8 @@ import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.SharedBloomFilter.CheckLatencyListener;
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.copy.RedisNearCopy;
+import io.bloomguard.redis.copy.RedisOrderedCheck;
 import io.bloomguard.redis.layout.RedisBitmapCodec;
 import io.bloomguard.redis.layout.RedisCounterCodec;
 import io.bloomguard.redis.layout.RedisCounterScripts;

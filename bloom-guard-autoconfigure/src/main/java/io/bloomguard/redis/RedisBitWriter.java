@@ -1,6 +1,7 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.copy.RedisNearCopy;
 import io.bloomguard.redis.layout.RedisCounterScripts;
 import io.bloomguard.redis.layout.RedisLayerScripts;
 import io.bloomguard.redis.layout.RedisLayers;

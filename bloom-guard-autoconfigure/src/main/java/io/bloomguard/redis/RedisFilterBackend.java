@@ -7,6 +7,7 @@ import io.bloomguard.redis.RedisFilterOptions.Kind;
 import io.bloomguard.redis.client.CircuitBreaker;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.client.SharedConnection;
+import io.bloomguard.redis.copy.RedisAddFeed;
 
 import java.security.SecureRandom;
 import java.util.List;

@@ -7,6 +7,7 @@ import io.bloomguard.redis.access.RedisAccessCheck;
 import io.bloomguard.redis.access.RedisAccessState;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.copy.RedisNearCopy;
 import io.bloomguard.redis.state.RedisFillEstimate;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStoredState;

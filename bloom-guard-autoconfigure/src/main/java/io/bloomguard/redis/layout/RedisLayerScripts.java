@@ -38,7 +38,7 @@ public final class RedisLayerScripts {
      * the layer holds its keys with, creates the next layer at full size and counts it ({@code layers}), so that from
      * then on puts go there and checks read it.
      *
-     * <p>For near copies that read in order ({@link io.bloomguard.redis.RedisAddFeed}), it publishes the newest layer's positions of every
+     * <p>For near copies that read in order ({@link io.bloomguard.redis.copy.RedisAddFeed}), it publishes the newest layer's positions of every
      * key (a superset of the bits it sets: a key an older layer holds sets none), before setting them, and {@code "-"}
      * when it adds a layer, as {@link RedisScripts#ADD} does.
      *

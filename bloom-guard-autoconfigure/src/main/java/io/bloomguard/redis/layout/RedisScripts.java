@@ -100,7 +100,7 @@ public final class RedisScripts {
      * so no add is lost across the swap; where a shard is a step ahead of or behind the caller's view, see
      * {@link #PLACE}.
      *
-     * <p>For near copies that read in order ({@link io.bloomguard.redis.RedisAddFeed}), it publishes on the shard's channel what it sets in
+     * <p>For near copies that read in order ({@link io.bloomguard.redis.copy.RedisAddFeed}), it publishes on the shard's channel what it sets in
      * a live bitmap, {@code "<bitmap> <offset> <offset> ..."}, once an instance has asked for it ({@link #PUBLISH_ADDS}),
      * and before setting the bits: a publish refused (an ACL without the channel) fails the add, which changes nothing.
      * A live bitmap that is gone is published as {@code "-"} whoever asked: copies stop answering absent keys.

@@ -58,7 +58,7 @@ public final class RedisFilterKeys {
     }
 
     /**
-     * The channel on which a shard's adds are published for near copies that read in order ({@link io.bloomguard.redis.RedisAddFeed}):
+     * The channel on which a shard's adds are published for near copies that read in order ({@link io.bloomguard.redis.copy.RedisAddFeed}):
      * in the shard's slot, like its keys.
      */
     public String adds(int shard) {

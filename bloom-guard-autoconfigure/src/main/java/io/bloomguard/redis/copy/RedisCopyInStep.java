@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.copy;
 
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.layout.RedisScripts;
@@ -26,7 +26,7 @@ import java.util.function.Supplier;
  * follows it; every add after it reaches the copy in the order Redis processed it; and a barrier sent after a check
  * began comes back after every add processed before the check began.
  */
-final class RedisCopyInStep {
+public final class RedisCopyInStep {
 
     /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisCopyInStep.class);
@@ -46,7 +46,7 @@ final class RedisCopyInStep {
     private volatile @Nullable Instant outOfStepSince = Instant.now();
     private volatile String outOfStepReason = "not read yet";
 
-    RedisCopyInStep(String name, RedisAddFeed feed, RedisFilterKeys keys, RedisFilterCommands commands,
+    public RedisCopyInStep(String name, RedisAddFeed feed, RedisFilterKeys keys, RedisFilterCommands commands,
             Duration commandTimeout, Duration refreshInterval) {
         this.name = name;
         this.feed = feed;

@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.copy;
 
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
@@ -16,7 +16,7 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Usage: {@code Boolean answer = check.answer(key, check.barrier(key).get()); if (answer == null) ... Redis ...}
  */
-final class RedisOrderedCheck {
+public final class RedisOrderedCheck {
 
     private final RedisAddFeed feed;
     private final RedisFilterIdentity identity;
@@ -43,7 +43,7 @@ final class RedisOrderedCheck {
      * Barriers sent after this call on the connections that carry the shards of {@code checked}: {@code true} once
      * they all came back, {@code false} when a subscriber connection dropped first.
      */
-    CompletableFuture<Boolean> barrier(List<?> checked) {
+    public CompletableFuture<Boolean> barrier(List<?> checked) {
         if (identity.shards() == 1) {
             return feed.barrier(keys.adds(0));
         }
@@ -58,7 +58,7 @@ final class RedisOrderedCheck {
     }
 
     /** {@link #barrier(List)} for one key. */
-    CompletableFuture<Boolean> barrier(Object key) {
+    public CompletableFuture<Boolean> barrier(Object key) {
         return (identity.shards() == 1) ? feed.barrier(keys.adds(0))
                 : feed.barrier(keys.adds(identity.locate(key).shard()));
     }
@@ -67,7 +67,7 @@ final class RedisOrderedCheck {
      * The copy's answer for {@code key} once the barrier came back ({@code passed}), or {@code null} when it cannot
      * be trusted: the barrier did not pass, or the copy fell out of step.
      */
-    @Nullable Boolean answer(Object key, boolean passed) {
+    public @Nullable Boolean answer(Object key, boolean passed) {
         if (!passed || feed.epoch() != epoch || !inStep.getAsBoolean()) {
             return null;
         }
@@ -77,7 +77,7 @@ final class RedisOrderedCheck {
     }
 
     /** {@link #answer} for each key, or {@code null} for all of them. */
-    boolean @Nullable [] answers(List<?> keys, boolean passed) {
+    public boolean @Nullable [] answers(List<?> keys, boolean passed) {
         if (!passed || feed.epoch() != epoch || !inStep.getAsBoolean()) {
             return null;
         }

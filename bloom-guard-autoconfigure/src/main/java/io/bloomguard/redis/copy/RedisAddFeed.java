@@ -1,5 +1,7 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.copy;
 
+import io.bloomguard.redis.RedisPort;
+import io.bloomguard.redis.RedisSubscriber;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -32,7 +34,7 @@ import java.util.function.Supplier;
  * <p>Usage: {@code long epoch = feed.subscribe(channels, handler, timeout); ... feed.barrier().get(); if (feed.epoch()
  * == epoch) ...}
  */
-final class RedisAddFeed implements RedisSubscriber.Listener {
+public final class RedisAddFeed implements RedisSubscriber.Listener {
 
     private static final Log logger = LogFactory.getLog(RedisAddFeed.class);
 
@@ -51,7 +53,7 @@ final class RedisAddFeed implements RedisSubscriber.Listener {
     /** The barriers of each subscriber connection ({@link RedisSubscriber#connectionOf}); guarded by the lock. */
     private final Map<String, Rounds> rounds = new java.util.HashMap<>();
 
-    RedisAddFeed(Supplier<RedisPort> port) {
+    public RedisAddFeed(Supplier<RedisPort> port) {
         this.port = port;
     }
 
@@ -145,7 +147,7 @@ final class RedisAddFeed implements RedisSubscriber.Listener {
         unanswered.forEach(barrier -> barrier.complete(false));
     }
 
-    void close() {
+    public void close() {
         RedisSubscriber current;
         lock.lock();
         try {

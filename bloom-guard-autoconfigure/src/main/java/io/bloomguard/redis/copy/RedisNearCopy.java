@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.copy;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedFilterDetails;
@@ -43,7 +43,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Usage: {@code if (nearCopy.holds(view, key)) return true; ...; nearCopy.learnBlock(view, block, bytes);}
  */
-final class RedisNearCopy {
+public final class RedisNearCopy {
 
     /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisNearCopy.class);
@@ -76,7 +76,7 @@ final class RedisNearCopy {
      *                   live generation of that size, or of the size it grew to ({@code growth: rebuild})
      * @param reads      where whole reads run, away from the maintenance thread the backend's filters share
      */
-    RedisNearCopy(boolean enabled, @Nullable RedisCopyInStep inStep, String name, RedisFilterIdentity configured,
+    public RedisNearCopy(boolean enabled, @Nullable RedisCopyInStep inStep, String name, RedisFilterIdentity configured,
             RedisFilterCommands commands, Executor reads, Duration refreshInterval) {
         long maxBlocks = RedisCopiedBits.maxBlocks(configured);
         if (enabled && configured.blockCount() > maxBlocks) {
@@ -96,7 +96,7 @@ final class RedisNearCopy {
      * The check of keys the copy lacks, by a barrier, when the copy is in step with Redis for {@code view}'s build;
      * {@code null} sends them to Redis.
      */
-    @Nullable RedisOrderedCheck ordered(RedisFilterView view) {
+    public @Nullable RedisOrderedCheck ordered(RedisFilterView view) {
         RedisCopiedBuild current = (inStep != null) ? answeringFor(view) : null;
         return (current != null) ? inStep.check(current, () -> copy, answeredHere) : null;
     }
@@ -105,7 +105,7 @@ final class RedisNearCopy {
      * Whether the copy holds {@code key} for the build {@code view} shows live: then it "might be contained", with no
      * round trip. {@code false} sends the check to Redis, as does a copy still being read or of another build.
      */
-    boolean holds(RedisFilterView view, Object key) {
+    public boolean holds(RedisFilterView view, Object key) {
         if (!enabled) {
             return false;
         }
@@ -118,14 +118,14 @@ final class RedisNearCopy {
     }
 
     /** Counts keys the copy could not answer, sent to Redis. */
-    void sent(int keys) {
+    public void sent(int keys) {
         if (enabled) {
             sentToRedis.add(keys);
         }
     }
 
     /** {@link #holds} for each key; all {@code false} while the copy does not answer for {@code view}. */
-    boolean[] holdsAll(RedisFilterView view, List<?> keys) {
+    public boolean[] holdsAll(RedisFilterView view, List<?> keys) {
         if (!enabled) {
             return new boolean[keys.size()];
         }
@@ -143,7 +143,7 @@ final class RedisNearCopy {
     }
 
     /** Merges block {@code block} (numbered across all shards) as a check read it from the bitmap of {@code view}. */
-    void learnBlock(RedisFilterView view, long block, byte[] bytes) {
+    public void learnBlock(RedisFilterView view, long block, byte[] bytes) {
         RedisCopiedBuild current = following(view);
         if (current != null) {
             current.bits.learnBlock(block, bytes);
@@ -154,7 +154,7 @@ final class RedisNearCopy {
      * Sets the bits of keys that Redis holds for {@code view}'s build, or that this instance is adding to it: set
      * before Redis has them, they only let calls for those keys through (see the class comment).
      */
-    void learnKeys(RedisFilterView view, Iterable<?> keys) {
+    public void learnKeys(RedisFilterView view, Iterable<?> keys) {
         RedisCopiedBuild current = following(view);
         if (current != null) {
             for (Object key : keys) {
@@ -167,7 +167,7 @@ final class RedisNearCopy {
      * For the maintenance task, after each refresh of {@code view}: starts a copy of a build that went live (dropping
      * the old one), or reads the held one again when it is due.
      */
-    void follow(RedisFilterView view) {
+    public void follow(RedisFilterView view) {
         if (!enabled || closed) {
             return;
         }
@@ -196,13 +196,13 @@ final class RedisNearCopy {
     }
 
     /** Drops the copy: the filter is closed. */
-    void close() {
+    public void close() {
         closed = true;
         copy = null;
     }
 
     /** What the endpoint shows; {@code null} when the filter keeps no copy. */
-    SharedFilterDetails.@Nullable NearCopy details() {
+    public SharedFilterDetails.@Nullable NearCopy details() {
         if (!enabled) {
             return null;
         }
