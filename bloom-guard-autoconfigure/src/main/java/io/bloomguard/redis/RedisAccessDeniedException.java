@@ -37,7 +37,7 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
     }
 
     /** The same refusal, thrown anew for another call (its stack, not the one that found it), caused by this. */
-    RedisAccessDeniedException again() {
+    public RedisAccessDeniedException again() {
         RedisAccessDeniedException copy = new RedisAccessDeniedException(filter, denials, acl);
         copy.initCause(this);
         return copy;

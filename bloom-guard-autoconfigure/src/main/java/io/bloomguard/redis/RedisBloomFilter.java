@@ -19,12 +19,17 @@ import io.bloomguard.redis.copy.RedisAddFeed;
 import io.bloomguard.redis.copy.RedisCopyInStep;
 import io.bloomguard.redis.copy.RedisNearCopy;
 import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.read.RedisBitReader;
 import io.bloomguard.redis.state.RedisFillEstimate;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStaleMarks;
 import io.bloomguard.redis.state.RedisStoredState;
+import io.bloomguard.redis.write.PendingAdds;
+import io.bloomguard.redis.write.RedisBitWriter;
+import io.bloomguard.redis.write.RedisCounterRemoval;
+import io.bloomguard.redis.write.RedisOutageBuffer;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;

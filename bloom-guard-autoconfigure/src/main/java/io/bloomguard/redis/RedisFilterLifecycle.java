@@ -11,6 +11,7 @@ import io.bloomguard.redis.copy.RedisNearCopy;
 import io.bloomguard.redis.state.RedisFillEstimate;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStoredState;
+import io.bloomguard.redis.write.RedisOutageBuffer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -16,6 +16,7 @@ import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStaleMarks;
 import io.bloomguard.redis.state.RedisStoredState;
+import io.bloomguard.redis.write.PendingAdds;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

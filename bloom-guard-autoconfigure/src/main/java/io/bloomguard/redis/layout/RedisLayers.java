@@ -4,7 +4,7 @@ import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.ScalableSizing;
-import io.bloomguard.redis.RedisBitReader;
+import io.bloomguard.redis.read.RedisBitReader;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import org.jspecify.annotations.Nullable;

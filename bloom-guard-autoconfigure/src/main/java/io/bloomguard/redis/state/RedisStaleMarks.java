@@ -1,6 +1,6 @@
 package io.bloomguard.redis.state;
 
-import io.bloomguard.redis.PendingAdds;
+import io.bloomguard.redis.write.PendingAdds;
 import io.bloomguard.redis.layout.RedisScripts;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import org.jspecify.annotations.Nullable;

@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.write;
 
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.layout.RedisCounterScripts;
@@ -19,7 +19,7 @@ import java.util.List;
  *
  * <p>Usage: {@code boolean removed = removal.remove(42L);}
  */
-final class RedisCounterRemoval {
+public final class RedisCounterRemoval {
 
     private static final int ATTEMPTS = 3;
 
@@ -27,7 +27,7 @@ final class RedisCounterRemoval {
     private final RedisStoredState state;
     private final RedisFilterCommands commands;
 
-    RedisCounterRemoval(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands) {
+    public RedisCounterRemoval(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands) {
         this.keys = keys;
         this.state = state;
         this.commands = commands;
@@ -39,9 +39,9 @@ final class RedisCounterRemoval {
      * @return {@code true} when its counts were taken back; {@code false} when one of its counters is zero (it is
      * certainly not in), or there is no live counting generation to take it from (loading, gone, or a plain filter
      * stored under the name), which changes nothing
-     * @throws RedisUnavailableException when Redis does not answer
+     * @throws io.bloomguard.redis.RedisUnavailableException when Redis does not answer
      */
-    boolean remove(Object key) {
+    public boolean remove(Object key) {
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             RedisFilterView current = state.view();
             RedisFilterIdentity live = current.live;

@@ -1,5 +1,6 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.write;
 
+import io.bloomguard.redis.LuaScript;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.copy.RedisNearCopy;
 import io.bloomguard.redis.layout.RedisCounterScripts;
@@ -28,7 +29,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Usage: {@code Written written = writer.write(keys); if (!written.unplaced().isEmpty()) ...}
  */
-final class RedisBitWriter {
+public final class RedisBitWriter {
 
     private static final int WRITE_ATTEMPTS = 3;
 
@@ -37,7 +38,7 @@ final class RedisBitWriter {
     private final RedisFilterCommands commands;
     private final RedisNearCopy nearCopy;
 
-    RedisBitWriter(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands,
+    public RedisBitWriter(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands,
             RedisNearCopy nearCopy) {
         this.keys = keys;
         this.state = state;
@@ -48,7 +49,7 @@ final class RedisBitWriter {
     /**
      * Writes the keys.
      *
-     * @throws RedisUnavailableException when Redis does not take them (some may be written)
+     * @throws io.bloomguard.redis.RedisUnavailableException when Redis does not take them (some may be written)
      */
     Written write(List<Object> toWrite) {
         List<Object> remaining = toWrite;

@@ -1,5 +1,8 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.write;
 
+import io.bloomguard.redis.RedisAccessDeniedException;
+import io.bloomguard.redis.RedisUnavailableException;
+import io.bloomguard.redis.UnwritableAdds;
 import io.bloomguard.redis.access.RedisAccessState;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.state.RedisFilterView;
@@ -23,7 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Usage: {@code outage.putAll(keys); ... outage.deliver(); ... if (outage.close()) outage.deliverOwed();}
  */
-final class RedisOutageBuffer {
+public final class RedisOutageBuffer {
 
     /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisOutageBuffer.class);
@@ -48,7 +51,7 @@ final class RedisOutageBuffer {
      */
     private final ReentrantLock staleMarkSending = new ReentrantLock();
 
-    RedisOutageBuffer(String name, UnwritableAdds unwritableAdds, PendingAdds pending, RedisStaleMarks marks,
+    public RedisOutageBuffer(String name, UnwritableAdds unwritableAdds, PendingAdds pending, RedisStaleMarks marks,
             RedisStoredState state, RedisBitWriter writer, RedisFilterCommands commands, RedisAccessState access,
             Runnable waitForRedis) {
         this.name = name;
@@ -62,8 +65,8 @@ final class RedisOutageBuffer {
         this.waitForRedis = waitForRedis;
     }
 
-    /** See {@link RedisBloomFilter#putAll}. */
-    long putAll(Iterable<?> added) {
+    /** See {@link io.bloomguard.redis.RedisBloomFilter#putAll}. */
+    public long putAll(Iterable<?> added) {
         List<Object> list = new ArrayList<>();
         added.forEach(list::add);
         if (list.isEmpty()) {
@@ -156,8 +159,8 @@ final class RedisOutageBuffer {
         return keys.size();
     }
 
-    /** See {@link RedisBloomFilter#markIncomplete}. */
-    void markIncomplete(String reason) {
+    /** See {@link io.bloomguard.redis.RedisBloomFilter#markIncomplete}. */
+    public void markIncomplete(String reason) {
         marks.owe(reason);
         if (access.denied() != null && !closed.get()) {
             return; // owed until Redis allows it; the refusal is logged once, not once per lost key
@@ -190,7 +193,7 @@ final class RedisOutageBuffer {
      *
      * @throws RedisUnavailableException when Redis does not take them: they stay owed
      */
-    void deliver() {
+    public void deliver() {
         sendOwedStaleMark();
         replayPending();
     }
@@ -247,11 +250,11 @@ final class RedisOutageBuffer {
     }
 
     /** Stops the replays; {@code true} for the call that closed it. */
-    boolean close() {
+    public boolean close() {
         return closed.compareAndSet(false, true);
     }
 
-    boolean closed() {
+    public boolean closed() {
         return closed.get();
     }
 
@@ -260,7 +263,7 @@ final class RedisOutageBuffer {
      * adds and sends an owed stale mark; marks the filter stale for what it could not write; logs what reached Redis
      * neither way.
      */
-    void deliverOwed() {
+    public void deliverOwed() {
         if (owesNothing()) {
             return;
         }
@@ -292,7 +295,7 @@ final class RedisOutageBuffer {
     }
 
     /** Whether this instance owes Redis nothing: no buffered add, no unmarked drop, no stale mark. */
-    boolean owesNothing() {
+    public boolean owesNothing() {
         return pending.isEmpty() && !marks.unmarkedDrops() && marks.owed() == null;
     }
 
@@ -300,12 +303,12 @@ final class RedisOutageBuffer {
      * Whether this instance knows of keys the stored filter may lack: buffered adds, dropped adds no rebuild has made
      * up for, or a stale mark it owes. It does not reject with the filter meanwhile.
      */
-    boolean incomplete() {
+    public boolean incomplete() {
         return !pending.isEmpty() || pending.overflowed() || marks.owed() != null;
     }
 
     /** Adds waiting for replay. */
-    int pendingAdds() {
+    public int pendingAdds() {
         return pending.size();
     }
 

@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.write;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -23,7 +23,7 @@ public final class PendingAdds {
     /** How many of the dropped keys a rebuild has made up for (it read the key source after they were dropped). */
     private final AtomicLong recovered = new AtomicLong();
 
-    PendingAdds(int limit) {
+    public PendingAdds(int limit) {
         this.limit = limit;
     }
 

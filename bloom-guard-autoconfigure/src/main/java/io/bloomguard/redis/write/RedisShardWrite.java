@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.write;
 
 import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.state.RedisFilterIdentity;

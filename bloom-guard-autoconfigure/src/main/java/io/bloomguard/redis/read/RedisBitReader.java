@@ -1,9 +1,11 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.read;
 
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.SharedBloomFilter.CheckLatencyListener;
+import io.bloomguard.redis.LuaScript;
+import io.bloomguard.redis.RedisPort;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.copy.RedisNearCopy;
 import io.bloomguard.redis.copy.RedisOrderedCheck;
@@ -50,14 +52,14 @@ public final class RedisBitReader {
     private volatile CheckLatencyListener checkLatency = CheckLatencyListener.NO_OP;
 
     /** @param refresher where a view that lacks a layer a check found is read again */
-    RedisBitReader(RedisStoredState state, RedisFilterCommands commands, RedisNearCopy nearCopy, Executor refresher) {
+    public RedisBitReader(RedisStoredState state, RedisFilterCommands commands, RedisNearCopy nearCopy, Executor refresher) {
         this.state = state;
         this.commands = commands;
         this.nearCopy = nearCopy;
         this.refresher = refresher;
     }
 
-    boolean mightContain(Object key) {
+    public boolean mightContain(Object key) {
         RedisFilterView current = state.view();
         if (current.live != null && current.live.layered()) {
             Boolean copied = fromCopy(current, key);
@@ -120,7 +122,7 @@ public final class RedisBitReader {
         }
     }
 
-    CompletableFuture<Boolean> mightContainAsync(Object key) {
+    public CompletableFuture<Boolean> mightContainAsync(Object key) {
         RedisFilterView current = state.view();
         if (current.live == null || nearCopy.holds(current, key)) {
             return CompletableFuture.completedFuture(true);
@@ -159,12 +161,12 @@ public final class RedisBitReader {
                 .thenApply(answer);
     }
 
-    void onCheckLatency(CheckLatencyListener listener) {
+    public void onCheckLatency(CheckLatencyListener listener) {
         this.checkLatency = listener;
     }
 
     /** One script per shard, all sent before any answer is awaited: one round trip for a batch on one shard. */
-    boolean[] mightContainAll(List<?> checked) {
+    public boolean[] mightContainAll(List<?> checked) {
         boolean[] answers = new boolean[checked.size()];
         RedisFilterView current = state.view();
         RedisFilterIdentity live = current.live;
