@@ -13,6 +13,9 @@ import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.redis.access.RedisAccessCheck;
 import io.bloomguard.redis.access.RedisAccessState;
 import io.bloomguard.redis.access.RedisKeyTypes;
+import io.bloomguard.redis.build.RedisBuildThreads;
+import io.bloomguard.redis.build.RedisFilterLifecycle;
+import io.bloomguard.redis.build.RedisFilterLoader;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.copy.RedisAddFeed;
@@ -119,7 +122,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         this.outage = new RedisOutageBuffer(name, options.unwritableAdds(), pending, marks, state,
                 new RedisBitWriter(keys, state, commands, this.nearCopy), commands, access, waitForRedis);
         this.loader = new RedisFilterLoader(name, sizing, configured, keys, others, settings, state, pending, marks,
-                backend);
+                new RedisBuildThreads(backend.builders(), backend.scheduler(), backend.startupBuilds()));
         this.fill = new RedisFillEstimate(settings.refreshInterval(), sizing, state, commands);
         this.lifecycle = new RedisFilterLifecycle(name, settings.refreshInterval(), access,
                 new RedisAccessCheck(keys, settings.commandTimeout(), access, counting,

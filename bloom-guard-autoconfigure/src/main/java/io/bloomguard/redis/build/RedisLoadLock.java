@@ -1,5 +1,6 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.build;
 
+import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.layout.RedisScripts;
 import io.bloomguard.redis.state.RedisFilterKeys;

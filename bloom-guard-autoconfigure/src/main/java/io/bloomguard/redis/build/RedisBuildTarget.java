@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.build;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;

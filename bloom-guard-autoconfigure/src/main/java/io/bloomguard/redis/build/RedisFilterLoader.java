@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.build;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
@@ -10,6 +10,7 @@ import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.local.LocalCountingFilter;
+import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
@@ -39,7 +40,7 @@ import java.util.function.Function;
  *
  * <p>Usage: {@code loader.join(feed); ... StartOutcome outcome = loader.loadAtStart(); ... loader.buildIfNeeded();}
  */
-final class RedisFilterLoader {
+public final class RedisFilterLoader {
 
     /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisFilterLoader.class);
@@ -57,7 +58,7 @@ final class RedisFilterLoader {
     private final RedisLoadLock lock;
     private final RedisGenerations generations;
     /** The backend's threads, and the startup builds' turns. */
-    private final RedisBloomFilter.Shared backend;
+    private final RedisBuildThreads backend;
     private final AtomicBoolean building = new AtomicBoolean();
     private volatile BuildListener buildListener = (startup, keys, startNanos, failure) -> { };
     /** The key source this instance (re)builds the filter from; null when it has none and only follows. */
@@ -70,9 +71,9 @@ final class RedisFilterLoader {
     private final BuildBackoff backoff;
 
     /** @param commands the filter's commands, through the breaker, for the lock and the generations */
-    RedisFilterLoader(String name, FilterSizing sizing, RedisFilterIdentity configured, RedisFilterKeys keys,
+    public RedisFilterLoader(String name, FilterSizing sizing, RedisFilterIdentity configured, RedisFilterKeys keys,
             RedisCommands commands, RedisBackendSettings settings, RedisStoredState state, PendingAdds pending,
-            RedisStaleMarks marks, RedisBloomFilter.Shared backend) {
+            RedisStaleMarks marks, RedisBuildThreads backend) {
         this.name = name;
         this.sizing = sizing;
         this.configured = configured;
@@ -92,7 +93,7 @@ final class RedisFilterLoader {
         this.joined = true;
     }
 
-    boolean hasKeySource() {
+    public boolean hasKeySource() {
         return joined && feed != null;
     }
 
@@ -113,18 +114,18 @@ final class RedisFilterLoader {
         return StartOutcome.LOADED_HERE;
     }
 
-    /** See {@link RedisBloomFilter#rebuild()}. */
-    long rebuild() {
+    /** See {@link io.bloomguard.redis.RedisBloomFilter#rebuild()}. */
+    public long rebuild() {
         lockForRebuild();
         return buildHoldingLock("rebuild", rebuildTarget(state.view()), this::readKeySource);
     }
 
     /**
-     * See {@link RedisBloomFilter#rebuild(long)}: the new generation is sized for {@code expectedSize} keys at the
+     * See {@link io.bloomguard.redis.RedisBloomFilter#rebuild(long)}: the new generation is sized for {@code expectedSize} keys at the
      * configured error rate, on as many shards as configured (more if one Redis string would not hold a shard), with
      * the stored seed. Its metadata records that size, which tells the other instances it is this filter grown.
      */
-    long rebuild(long expectedSize) {
+    public long rebuild(long expectedSize) {
         if (expectedSize <= sizing.expectedSize()) {
             return rebuild(); // never smaller than configured: the other instances would not recognise it
         }
@@ -156,8 +157,8 @@ final class RedisFilterLoader {
         }
     }
 
-    /** See {@link RedisBloomFilter#importSnapshot}. */
-    void importSnapshot(FilterSnapshot snapshot) {
+    /** See {@link io.bloomguard.redis.RedisBloomFilter#importSnapshot}. */
+    public void importSnapshot(FilterSnapshot snapshot) {
         refuseSnapshotsOfCounters();
         state.refresh();
         if (!lock.tryLock()) {
@@ -171,7 +172,7 @@ final class RedisFilterLoader {
     }
 
     /** The bits of generation {@code live}, of size {@code liveSizing}, with their size and seed. */
-    FilterSnapshot export(RedisFilterIdentity live, FilterSizing liveSizing) {
+    public FilterSnapshot export(RedisFilterIdentity live, FilterSizing liveSizing) {
         refuseSnapshotsOfCounters();
         return new FilterSnapshot(live.layoutVersion(), liveSizing, live.seed(), generations.download(live));
     }
@@ -214,7 +215,7 @@ final class RedisFilterLoader {
         });
     }
 
-    void onBuilt(BuildListener listener) {
+    public void onBuilt(BuildListener listener) {
         buildListener = listener;
     }
 

@@ -1,8 +1,10 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.build;
 
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.redis.RedisAccessDeniedException;
+import io.bloomguard.redis.RedisUnavailableException;
 import io.bloomguard.redis.access.RedisAccessCheck;
 import io.bloomguard.redis.access.RedisAccessState;
 import io.bloomguard.redis.client.RedisCommands;
@@ -32,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Usage: {@code StartOutcome outcome = lifecycle.join(feed); ... lifecycle.maintain(); ... lifecycle.close(last);}
  */
-final class RedisFilterLifecycle {
+public final class RedisFilterLifecycle {
 
     /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisFilterLifecycle.class);
@@ -57,7 +59,7 @@ final class RedisFilterLifecycle {
     /** Set when the start could not reach Redis: until it has, the filter is {@code UNREACHABLE}. */
     private volatile boolean unreachableAtStart;
 
-    RedisFilterLifecycle(String name, Duration refreshInterval, RedisAccessState access, RedisAccessCheck accessCheck,
+    public RedisFilterLifecycle(String name, Duration refreshInterval, RedisAccessState access, RedisAccessCheck accessCheck,
             RedisFilterCommands commands, RedisStoredState state, RedisNearCopy nearCopy, RedisOutageBuffer outage,
             RedisFilterLoader loader, RedisFillEstimate fill, ScheduledExecutorService scheduler,
             Runnable waitForRedis) {
@@ -76,7 +78,7 @@ final class RedisFilterLifecycle {
     }
 
     /** Joins the shared filter: with a key source this instance may load it, without one it only follows. */
-    StartOutcome join(@Nullable KeyFeed keys) {
+    public StartOutcome join(@Nullable KeyFeed keys) {
         loader.join(keys);
         try {
             verifyAccessAtStart();
@@ -140,7 +142,7 @@ final class RedisFilterLifecycle {
     }
 
     /** Reads the stored state, replays buffered adds, and (re)builds the filter when it is gone or stale. */
-    void maintain() {
+    public void maintain() {
         if (outage.closed()) {
             return;
         }
@@ -210,8 +212,8 @@ final class RedisFilterLifecycle {
         }
     }
 
-    /** See {@link RedisBloomFilter#status()}. */
-    SharedFilterStatus status() {
+    /** See {@link io.bloomguard.redis.RedisBloomFilter#status()}. */
+    public SharedFilterStatus status() {
         if (access.denied() != null) {
             return SharedFilterStatus.ACCESS_DENIED;
         }
@@ -227,9 +229,9 @@ final class RedisFilterLifecycle {
 
     /**
      * Stops the maintenance, then makes the last attempt to deliver what the filter owes Redis, within
-     * {@code lastAttempt}; closing again does nothing. See {@link RedisBloomFilter#close()}.
+     * {@code lastAttempt}; closing again does nothing. See {@link io.bloomguard.redis.RedisBloomFilter#close()}.
      */
-    void close(RedisCommands lastAttempt) {
+    public void close(RedisCommands lastAttempt) {
         if (!outage.close()) {
             return;
         }
