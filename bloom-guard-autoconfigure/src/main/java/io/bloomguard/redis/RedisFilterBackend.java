@@ -211,8 +211,8 @@ public final class RedisFilterBackend implements AutoCloseable {
                 new RedisFilterOptions(seed, 1, Kind.LAYERED, unwritableAdds, nearCopy), settings, shared()));
     }
 
-    private RedisBloomFilter.Shared shared() {
-        return new RedisBloomFilter.Shared(checks, commands, scheduler, builders, recovery, startupBuilds, adds);
+    private RedisFilterParts.Shared shared() {
+        return new RedisFilterParts.Shared(checks, commands, scheduler, builders, recovery, startupBuilds, adds);
     }
 
     private RedisBloomFilter register(RedisBloomFilter filter) {
