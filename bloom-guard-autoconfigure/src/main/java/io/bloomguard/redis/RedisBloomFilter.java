@@ -319,7 +319,8 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     @Override
     public SharedFilterDetails details() {
-        return parts.state.details(parts.commands.checksBreakerOpen(), parts.commands.commandsBreakerOpen(), parts.nearCopy.details());
+        return parts.state.details(parts.commands.checksBreakerOpen(), parts.commands.commandsBreakerOpen(),
+                parts.nearCopy.details());
     }
 
     @Override

@@ -9,7 +9,8 @@
  * <li>the bitmap's key name carries the {@link io.bloomguard.redis.state.RedisFilterIdentity} its bits were written
  * with, so an instance that would compute other positions reads a missing key ("not ready") instead;</li>
  * <li>a missing bitmap, a filter still loading, a stored filter of another size, or adds that could not be
- * written make the filter not {@linkplain io.bloomguard.redis.RedisBloomFilter#trustedToReject() trusted}, and calls pass through;</li>
+ * written make the filter not {@linkplain io.bloomguard.redis.RedisBloomFilter#trustedToReject() trusted}, and
+ * calls pass through;</li>
  * <li>a rebuild creates the next generation first and every add from then on reaches both, so the swap loses
  * nothing;</li>
  * <li>adds that fail are buffered and replayed; past the buffer's bound the filter is marked stale in Redis
