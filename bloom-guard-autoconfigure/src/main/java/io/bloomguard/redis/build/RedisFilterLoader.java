@@ -22,21 +22,14 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
-
 /**
  * Builds generations of one filter in Redis, holding the {@link RedisLoadLock} so that it is built once across all
  * instances: the load at startup, a rebuild (on demand, or when the stored filter is gone or stale), an imported
  * snapshot. The bits are built in this JVM, from the key source this instance joined with, and
  * {@link RedisGenerations} moves them in; a build that fails is tried again after a {@link BuildBackoff}.
  *
- * <p>It runs past 300 lines because its five ways in (the load at startup, a rebuild, a growth, a takeover, an
- * import) share one lock-and-build sequence whose steps must keep their order; the Redis side of each step is
- * {@link RedisLoadLock}'s and {@link RedisGenerations}'.
+ * <p>Its five ways in (the load at startup, a rebuild, a growth, a takeover, an import) share one lock-and-build
+ * sequence whose steps must keep their order: {@link RedisLockedBuild}.
  *
  * <p>Usage: {@code loader.join(feed); ... StartOutcome outcome = loader.loadAtStart(); ... loader.buildIfNeeded();}
  */
@@ -44,9 +37,6 @@ public final class RedisFilterLoader {
 
     /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisFilterLoader.class);
-
-    /** The reason of a build at startup: see {@link #buildHoldingLock}. */
-    private static final String STARTUP = "startup";
 
     private final String name;
     private final FilterSizing sizing;
@@ -59,8 +49,7 @@ public final class RedisFilterLoader {
     private final RedisGenerations generations;
     /** The backend's threads, and the startup builds' turns. */
     private final RedisBuildThreads backend;
-    private final AtomicBoolean building = new AtomicBoolean();
-    private volatile BuildListener buildListener = (startup, keys, startNanos, failure) -> { };
+    private final RedisLockedBuild locked;
     /** The key source this instance (re)builds the filter from; null when it has none and only follows. */
     private volatile @Nullable KeyFeed feed = KeyFeed.EMPTY;
     /**
@@ -85,6 +74,7 @@ public final class RedisFilterLoader {
         this.generations = new RedisGenerations(name, keys, commands, settings.commandTimeout(), lock.owner());
         this.backend = backend;
         this.backoff = new BuildBackoff(settings.lockTtl());
+        this.locked = new RedisLockedBuild(name, settings, state, pending, marks, lock, generations, backend, backoff);
     }
 
     /** This instance joins the filter with {@code keys} to build it from, or with none: then it only follows. */
@@ -110,14 +100,14 @@ public final class RedisFilterLoader {
                     + " ready");
             return StartOutcome.LOADING_ELSEWHERE;
         }
-        buildHoldingLock(STARTUP, rebuildTarget(state.view()), this::readKeySource);
+        locked.build(RedisLockedBuild.STARTUP, rebuildTarget(state.view()), this::readKeySource);
         return StartOutcome.LOADED_HERE;
     }
 
     /** See {@link io.bloomguard.redis.RedisBloomFilter#rebuild()}. */
     public long rebuild() {
         lockForRebuild();
-        return buildHoldingLock("rebuild", rebuildTarget(state.view()), this::readKeySource);
+        return locked.build("rebuild", rebuildTarget(state.view()), this::readKeySource);
     }
 
     /**
@@ -138,7 +128,7 @@ public final class RedisFilterLoader {
             lock.release();
             throw ex;
         }
-        return buildHoldingLock("growth", target, this::readKeySource);
+        return locked.build("growth", target, this::readKeySource);
     }
 
     private void lockForRebuild() {
@@ -167,7 +157,7 @@ public final class RedisFilterLoader {
         RedisBuildTarget target = RedisBuildTarget.forSnapshot(snapshot, configured);
         // The snapshot's own words are uploaded: no second copy of a possibly large array.
         long[] words = snapshot.words();
-        buildHoldingLock("import", target, unused -> new Built(snapshot.sizing(),
+        locked.build("import", target, unused -> new RedisLockedBuild.Built(snapshot.sizing(),
                 (from, into, count) -> System.arraycopy(words, from, into, 0, count), 0));
     }
 
@@ -193,7 +183,7 @@ public final class RedisFilterLoader {
         RedisFilterView current = state.view();
         boolean needed = current.status == SharedFilterStatus.MISSING || current.status == SharedFilterStatus.LOADING
                 || current.storeStale != null || pending.overflowed();
-        if (!needed || building.get() || !backoff.due() || !tryLockStillNeeded()) {
+        if (!needed || locked.running() || !backoff.due() || !tryLockStillNeeded()) {
             return;
         }
         current = state.view();
@@ -202,7 +192,7 @@ public final class RedisFilterLoader {
         RedisFilterView seen = current;
         backend.builders().execute(() -> {
             try {
-                buildHoldingLock(reason, rebuildTarget(seen), this::readKeySource);
+                locked.build(reason, rebuildTarget(seen), this::readKeySource);
             }
             catch (RebuildRefusedException ex) {
                 logger.debug("Filter '" + name + "': " + reason + " rebuild refused (" + ex.getMessage() + ");"
@@ -216,7 +206,7 @@ public final class RedisFilterLoader {
     }
 
     public void onBuilt(BuildListener listener) {
-        buildListener = listener;
+        locked.onBuilt(listener);
     }
 
     /**
@@ -242,7 +232,7 @@ public final class RedisFilterLoader {
     }
 
     /** Reads the key source into a local bit (or counter) array of the target's size and seed. */
-    private Built readKeySource(RedisBuildTarget target) {
+    private RedisLockedBuild.Built readKeySource(RedisBuildTarget target) {
         KeyFeed source = feed;
         if (source == null) {
             throw new IllegalStateException("Filter '" + name + "' has no key source on this instance");
@@ -250,130 +240,10 @@ public final class RedisFilterLoader {
         if (target.identity().counting()) {
             LocalCountingFilter counters = LocalCountingFilter.create(target.sizing(), target.identity().seed());
             long keys = source.feed(counters::putAll);
-            return new Built(counters.sizing(), counters::copyCounterWords, keys);
+            return new RedisLockedBuild.Built(counters.sizing(), counters::copyCounterWords, keys);
         }
         LocalBloomFilter bits = LocalBloomFilter.create(target.sizing(), target.identity().seed());
         long keys = source.feed(bits::putAll);
-        return new Built(bits.sizing(), bits::copyWords, keys, target.outgrownBy(keys, bits.setBitCount()));
-    }
-
-    /**
-     * Builds generation {@code goal} while holding the lock: announces it (from then on every add reaches
-     * it), waits the grace period, builds the bits in this JVM (from the key source, or a snapshot), uploads
-     * them and swaps them in, shard 0 last so that instances see the new generation only once every shard has
-     * it. At {@link #STARTUP} the building and upload wait for those of the backend's other filters.
-     */
-    private long buildHoldingLock(String reason, RedisBuildTarget goal, Function<RedisBuildTarget, Built> build) {
-        building.set(true);
-        long renewEvery = Math.max(1, settings.lockTtl().toMillis() / 3);
-        ScheduledFuture<?> renewal = backend.scheduler().scheduleWithFixedDelay(lock::renew, renewEvery, renewEvery,
-                TimeUnit.MILLISECONDS);
-        long start = System.nanoTime();
-        RedisFilterView before = state.view();
-        RedisFilterIdentity previousLive = before.live;
-        RedisFilterIdentity target = goal.identity();
-        boolean done = false;
-        String failure = "the build did not finish";
-        try {
-            long[] staleMarks;
-            Built built;
-            long[] uploadedBits;
-            while (true) {
-                target = goal.identity();
-                logger.info("Filter '" + name + "': building " + target.fingerprintWithoutSeed() + " in Redis ("
-                        + reason + ")");
-                RedisStaleMarks.Sent markBefore = marks.lastSent();
-                long dropsBefore = pending.dropped();
-                RedisFilterIdentity abandoned = state.view().next;
-                staleMarks = generations.begin(target);
-                if (abandoned != null && !abandoned.equals(target)) {
-                    generations.discardNext(abandoned); // a build of another size that this one replaces
-                }
-                state.refresh(); // this instance's own adds reach the new generation from now on
-                marks.madeUpFor(markBefore, dropsBefore); // keys dropped before now are in the key source read below
-                sleep(settings.rebuildGrace());
-                // Filters that start together wait out their graces together, but hold their bits in the heap one
-                // at a time, as the startup heap check assumes.
-                boolean oneAtATime = reason.equals(STARTUP);
-                if (oneAtATime) {
-                    backend.startupBuilds().acquireUninterruptibly();
-                }
-                try {
-                    built = build.apply(goal);
-                    if (built.outgrown != null) {
-                        // A filter that grows by layers found more keys than its layer 0 holds: built again larger
-                        // (the key source read again) rather than swapped in past its error rate.
-                        logger.info("Filter '" + name + "': " + built.keys + " keys outgrow "
-                                + target.fingerprintWithoutSeed() + "; building it for " + built.outgrown.sizing()
-                                        .expectedSize() + " keys");
-                        goal = built.outgrown;
-                        continue;
-                    }
-                    uploadedBits = generations.upload(target, built.words);
-                }
-                finally {
-                    if (oneAtATime) {
-                        backend.startupBuilds().release();
-                    }
-                }
-                break;
-            }
-            boolean stillStale = generations.swap(target, built.sizing, previousLive, before.layerCount, staleMarks,
-                    uploadedBits);
-            state.refresh();
-            logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
-                    + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprintWithoutSeed()
-                    + " is live");
-            if (stillStale) {
-                logger.warn("Filter '" + name + "': an instance marked it stale while it was being built, for adds"
-                        + " the key source read may have missed; it stays stale and is rebuilt again");
-            }
-            done = true;
-            buildListener.built(reason.equals(STARTUP), built.keys, start, null);
-            return built.keys;
-        }
-        catch (RuntimeException ex) {
-            failure = String.valueOf(ex.getMessage());
-            throw ex;
-        }
-        finally {
-            if (!done) {
-                buildListener.built(reason.equals(STARTUP), 0, start, failure);
-            }
-            // Whatever ended the build, a checked exception thrown sneakily by a key source included, the next
-            // attempt waits: a source that always fails is not read again and again at every refresh.
-            if (done) {
-                backoff.succeeded();
-            }
-            else {
-                backoff.failed();
-            }
-            renewal.cancel(false);
-            lock.release();
-            building.set(false);
-        }
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted", ex);
-        }
-    }
-
-    /**
-     * Bits built in this JVM for a new generation: the size they were built for, a way to copy them out a
-     * chunk at a time, how many keys went into them, and, when a filter that grows by layers holds too many for
-     * them, the larger generation to build instead.
-     */
-    private record Built(FilterSizing sizing, RedisGenerations.WordCopier words, long keys,
-            @Nullable RedisBuildTarget outgrown) {
-
-        Built(FilterSizing sizing, RedisGenerations.WordCopier words, long keys) {
-            this(sizing, words, keys, null);
-        }
+        return new RedisLockedBuild.Built(bits.sizing(), bits::copyWords, keys, target.outgrownBy(keys, bits.setBitCount()));
     }
 }
