@@ -36,7 +36,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RedisFilterLifecycle {
 
-    /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisFilterLifecycle.class);
 
     /** A failure to reach Redis at startup this quick is tried once more: see {@link #verifyAccessAtStart()}. */

@@ -35,7 +35,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisFilterLoader {
 
-    /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisFilterLoader.class);
 
     private final String name;

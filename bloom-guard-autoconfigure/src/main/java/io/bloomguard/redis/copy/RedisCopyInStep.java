@@ -28,7 +28,6 @@ import java.util.function.Supplier;
  */
 public final class RedisCopyInStep {
 
-    /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisCopyInStep.class);
 
     /** Refresh intervals after a failed subscription before the next try (each try reads the bits whole). */

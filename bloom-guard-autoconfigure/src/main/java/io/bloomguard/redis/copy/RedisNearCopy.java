@@ -45,7 +45,6 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class RedisNearCopy {
 
-    /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisNearCopy.class);
 
     /** Refresh intervals between two whole reads of a build the copy already holds. */

@@ -27,7 +27,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class RedisStoredState {
 
-    /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisStoredState.class);
 
     private final String name;

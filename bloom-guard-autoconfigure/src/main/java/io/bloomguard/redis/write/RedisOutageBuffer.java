@@ -28,7 +28,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class RedisOutageBuffer {
 
-    /** The filter's own log, whatever part of it speaks: where users set its level. */
     private static final Log logger = LogFactory.getLog(RedisOutageBuffer.class);
 
     private static final int REPLAY_BATCH = 10_000;
