@@ -1,16 +1,10 @@
 package io.bloomguard.redis.read;
 
-import io.bloomguard.core.BlockedBloomLayout;
-import io.bloomguard.core.Hash128;
-import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.SharedBloomFilter.CheckLatencyListener;
 import io.bloomguard.redis.LuaScript;
-import io.bloomguard.redis.RedisPort;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.copy.RedisNearCopy;
 import io.bloomguard.redis.copy.RedisOrderedCheck;
-import io.bloomguard.redis.layout.RedisBitmapCodec;
-import io.bloomguard.redis.layout.RedisCounterCodec;
 import io.bloomguard.redis.layout.RedisCounterScripts;
 import io.bloomguard.redis.layout.RedisLayerScripts;
 import io.bloomguard.redis.layout.RedisLayers;
@@ -52,7 +46,8 @@ public final class RedisBitReader {
     private volatile CheckLatencyListener checkLatency = CheckLatencyListener.NO_OP;
 
     /** @param refresher where a view that lacks a layer a check found is read again */
-    public RedisBitReader(RedisStoredState state, RedisFilterCommands commands, RedisNearCopy nearCopy, Executor refresher) {
+    public RedisBitReader(RedisStoredState state, RedisFilterCommands commands, RedisNearCopy nearCopy,
+            Executor refresher) {
         this.state = state;
         this.commands = commands;
         this.nearCopy = nearCopy;
@@ -67,7 +62,7 @@ public final class RedisBitReader {
                 return copied;
             }
             nearCopy.sent(1);
-            LayerCheck layered = new LayerCheck(current, key);
+            RedisLayerCheck layered = new RedisLayerCheck(current, key, state, refresher);
             if (layered.layers == null) {
                 return true;
             }
@@ -87,7 +82,7 @@ public final class RedisBitReader {
         if (copied != null) {
             return copied;
         }
-        BlockCheck check = blockCheck(current, key);
+        RedisBlockCheck check = RedisBlockCheck.of(current, key, state, nearCopy);
         long start = System.nanoTime();
         // Sent apart from awaited: a check the open breaker refuses never reached Redis, and is not timed.
         CompletableFuture<byte[]> reply = commands.sendCheck(port -> port.getRange(check.bitmap, check.start,
@@ -140,13 +135,13 @@ public final class RedisBitReader {
     private CompletableFuture<Boolean> readAsync(RedisFilterView current, Object key) {
         if (current.live.layered()) {
             nearCopy.sent(1);
-            LayerCheck layered = new LayerCheck(current, key);
+            RedisLayerCheck layered = new RedisLayerCheck(current, key, state, refresher);
             if (layered.layers == null) {
                 return CompletableFuture.completedFuture(true);
             }
             return timed(commands.checkAsync(layered::send), layered::answer);
         }
-        BlockCheck check = blockCheck(current, key);
+        RedisBlockCheck check = RedisBlockCheck.of(current, key, state, nearCopy);
         return timed(commands.checkAsync(port -> port.getRange(check.bitmap, check.start, check.end())),
                 check::answer);
     }
@@ -262,10 +257,11 @@ public final class RedisBitReader {
 
     /** One {@link RedisLayerScripts#CHECK} per key, all sent before any answer is awaited: one round trip. */
     private boolean[] mightContainAllLayered(RedisFilterView current, List<?> checked, boolean[] held) {
-        List<LayerCheck> checks = new ArrayList<>(checked.size());
+        List<RedisLayerCheck> checks = new ArrayList<>(checked.size());
         List<CompletableFuture<Object>> replies = new ArrayList<>(checked.size());
         for (int i = 0; i < held.length; i++) {
-            LayerCheck check = held[i] ? null : new LayerCheck(current, checked.get(i)); // held: answered by the copy
+            // held: answered by the copy
+            RedisLayerCheck check = held[i] ? null : new RedisLayerCheck(current, checked.get(i), state, refresher);
             checks.add(check);
             replies.add((check != null) ? commands.send(check::send) : null);
         }
@@ -275,93 +271,5 @@ public final class RedisBitReader {
             answers[i] = held[i] || checks.get(i).answer(commands.await(replies.get(i)));
         }
         return answers;
-    }
-
-    /**
-     * Whether a block holds all {@code hashCount} of a key's positions: bits set, or a counting filter's counters
-     * above zero.
-     */
-    public static boolean blockHolds(byte[] block, Hash128 hash, int hashCount, boolean counting) {
-        long step = BlockedBloomLayout.step(hash.h1());
-        long probe = hash.h2();
-        for (int i = 0; i < hashCount; i++) {
-            int position = BlockedBloomLayout.bitInBlock(probe);
-            if (counting ? RedisCounterCodec.count(block, position) == 0 : !RedisBitmapCodec.isSet(block, position)) {
-                return false;
-            }
-            probe = BlockedBloomLayout.nextProbe(probe, step);
-        }
-        return true;
-    }
-
-    /** A key's blocks in every layer of a filter that grows by layers, read by one script. */
-    private final class LayerCheck {
-
-        private final RedisFilterView view;
-        private final @Nullable RedisLayers layers;
-        private final Hash128 hash;
-
-        private LayerCheck(RedisFilterView view, Object key) {
-            this.view = view;
-            this.layers = view.layers;
-            this.hash = KeyCanonicalizer.hash(key, view.live.seed());
-        }
-
-        CompletableFuture<Object> send(RedisPort port) {
-            return port.eval(RedisLayerScripts.CHECK, layers.checkKeys(), layers.checkArgs(hash));
-        }
-
-        boolean answer(Object reply) {
-            return layers.answer((List<?>) reply, hash, () -> state.bitmapMissing(view),
-                    () -> state.refreshSoon(refresher));
-        }
-    }
-
-    /**
-     * The block of {@code current}'s live generation (there is one) holding a key's bits: the view the caller read,
-     * once per check.
-     */
-    private BlockCheck blockCheck(RedisFilterView current, Object key) {
-        RedisFilterIdentity live = current.live;
-        nearCopy.sent(1);
-        Hash128 hash = KeyCanonicalizer.hash(key, live.seed());
-        long block = BlockedBloomLayout.blockIndex(hash.h1(), (int) live.blockCount());
-        int shard = live.shardOf(block);
-        long start = (block - live.firstBlockOf(shard)) * live.bytesPerBlock();
-        return new BlockCheck(current, live, hash, current.liveKeys[shard], block, start);
-    }
-
-    /** The one block a key's bits are in, and how to read them from its bytes. */
-    private final class BlockCheck {
-
-        private final RedisFilterView view;
-        private final RedisFilterIdentity live;
-        private final Hash128 hash;
-        private final String bitmap;
-        private final long block;
-        private final long start;
-
-        private BlockCheck(RedisFilterView view, RedisFilterIdentity live, Hash128 hash, String bitmap, long block,
-                long start) {
-            this.view = view;
-            this.live = live;
-            this.hash = hash;
-            this.bitmap = bitmap;
-            this.block = block;
-            this.start = start;
-        }
-
-        long end() {
-            return start + live.bytesPerBlock() - 1;
-        }
-
-        boolean answer(byte[] bytes) {
-            if (bytes.length < live.bytesPerBlock()) {
-                state.bitmapMissing(view);
-                return true;
-            }
-            nearCopy.learnBlock(view, block, bytes);
-            return blockHolds(bytes, hash, live.hashCount(), live.counting());
-        }
     }
 }
