@@ -14,14 +14,13 @@ import org.apache.commons.logging.LogFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Adds on their way to Redis, and what this instance owes it when they cannot get there: an add is written at once;
  * one that cannot be (Redis does not answer, no bitmap yet) is buffered in {@link PendingAdds} and replayed by the
  * maintenance task, and a loss (adds dropped past the buffer's bound, a key that could not be computed) is covered
  * by a {@linkplain RedisStaleMarks stale mark} for every instance. While any of it is owed this instance does not
- * reject with the filter. Once closed, nothing replays a buffer: {@link #deliverOwed()} is the last attempt, and
+ * reject with the filter. Once closed, nothing replays a buffer: {@link #deliverOwed()} is the last attempt ({@link RedisOwedDelivery}), and
  * adds from then on are written at once or covered by a stale mark.
  *
  * <p>Usage: {@code outage.putAll(keys); ... outage.deliver(); ... if (outage.close()) outage.deliverOwed();}
@@ -29,8 +28,6 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class RedisOutageBuffer {
 
     private static final Log logger = LogFactory.getLog(RedisOutageBuffer.class);
-
-    private static final int REPLAY_BATCH = 10_000;
 
     private final String name;
     private final UnwritableAdds unwritableAdds;
@@ -44,11 +41,8 @@ public final class RedisOutageBuffer {
     private final Runnable waitForRedis;
     /** Set once by {@link #close()}: nothing replays buffered adds from then on. */
     private final AtomicBoolean closed = new AtomicBoolean();
-    /**
-     * Held while a stale mark is sent: see {@link #sendOwedStaleMark()}. A lock, not a monitor: it is held across
-     * round trips to Redis, on a request thread too, and a monitor held so would pin a virtual thread on Java 21.
-     */
-    private final ReentrantLock staleMarkSending = new ReentrantLock();
+    /** What this instance owes Redis, and its delivery. */
+    private final RedisOwedDelivery owed;
 
     public RedisOutageBuffer(String name, UnwritableAdds unwritableAdds, PendingAdds pending, RedisStaleMarks marks,
             RedisStoredState state, RedisBitWriter writer, RedisFilterCommands commands, RedisAccessState access,
@@ -62,6 +56,7 @@ public final class RedisOutageBuffer {
         this.commands = commands;
         this.access = access;
         this.waitForRedis = waitForRedis;
+        this.owed = new RedisOwedDelivery(name, pending, marks, state, writer);
     }
 
     /** See {@link io.bloomguard.redis.RedisBloomFilter#putAll}. */
@@ -122,7 +117,7 @@ public final class RedisOutageBuffer {
         pending.addAll(keys);
         if (closed.get()) {
             // Closed while this put ran: the last attempt may have looked at the buffer before these keys were in.
-            commands.lastAttempt(this::deliverOwed);
+            commands.lastAttempt(owed::deliverOwed);
         }
     }
 
@@ -167,7 +162,7 @@ public final class RedisOutageBuffer {
         if (closed.get()) {
             // Nothing will send it later: one last attempt.
             try {
-                commands.lastAttempt(this::sendOwedStaleMark);
+                commands.lastAttempt(owed::sendOwedStaleMark);
             }
             catch (RedisUnavailableException ex) {
                 logger.error("Filter '" + name + "' misses a key, and this instance, closed already, could not mark it"
@@ -177,7 +172,7 @@ public final class RedisOutageBuffer {
             return;
         }
         try {
-            sendOwedStaleMark();
+            owed.sendOwedStaleMark();
         }
         catch (RedisUnavailableException ex) {
             waitForRedis.run();
@@ -193,59 +188,27 @@ public final class RedisOutageBuffer {
      * @throws RedisUnavailableException when Redis does not take them: they stay owed
      */
     public void deliver() {
-        sendOwedStaleMark();
-        replayPending();
+        owed.deliver();
     }
 
-    /**
-     * One thread at a time (the write that lost a key, and the maintenance): a mark sent twice would reach Redis
-     * after the rebuild it started had begun, and leave the rebuilt filter stale, to be rebuilt once more.
-     */
-    private void sendOwedStaleMark() {
-        staleMarkSending.lock();
-        try {
-            RedisStaleMarks.Owed owed = marks.owed();
-            if (owed == null) {
-                return;
-            }
-            marks.send(owed.reason());
-            state.refresh(); // before the owed mark is let go: until this view shows the mark, status() must show it
-            marks.delivered(owed); // a key lost meanwhile is owed still: its mark may come after a rebuild
-        }
-        finally {
-            staleMarkSending.unlock();
-        }
+    /** The last attempt of a closed filter: see {@link RedisOwedDelivery#deliverOwed()}. */
+    public void deliverOwed() {
+        owed.deliverOwed();
     }
 
-    private void replayPending() {
-        if (marks.unmarkedDrops()) {
-            // Keys were dropped since the last mark: nobody may trust the stored filter until it is rebuilt.
-            marks.send("adds lost by an instance while Redis was unavailable");
-            state.refresh();
-        }
-        while (!pending.isEmpty()) {
-            // The batch counts as pending (so the filter is not READY) until its script has run.
-            List<Object> batch = pending.drain(REPLAY_BATCH);
-            if (batch.isEmpty()) {
-                return;
-            }
-            RedisBitWriter.Written result;
-            try {
-                result = writer.write(batch);
-            }
-            catch (RuntimeException ex) {
-                pending.putBack(batch);
-                throw ex;
-            }
-            List<Object> notWritten = result.notWritten();
-            pending.written(batch.size() - notWritten.size());
-            if (!notWritten.isEmpty()) {
-                pending.putBack(notWritten);
-                return; // no bitmap to write to yet (the rebuild will take them), or the generations kept changing
-            }
-            logger.info("Filter '" + name + "': replayed " + batch.size() + " adds that could not be written when made"
-                    + " (Redis unavailable, or no bitmap to write to)");
-        }
+    /** See {@link RedisOwedDelivery#owesNothing()}. */
+    public boolean owesNothing() {
+        return owed.owesNothing();
+    }
+
+    /** See {@link RedisOwedDelivery#incomplete()}. */
+    public boolean incomplete() {
+        return owed.incomplete();
+    }
+
+    /** Adds waiting for replay. */
+    public int pendingAdds() {
+        return owed.pendingAdds();
     }
 
     /** Stops the replays; {@code true} for the call that closed it. */
@@ -257,76 +220,7 @@ public final class RedisOutageBuffer {
         return closed.get();
     }
 
-    /**
-     * The last attempt of a closed filter, run {@linkplain RedisFilterCommands#within within} one: writes the buffered
-     * adds and sends an owed stale mark; marks the filter stale for what it could not write; logs what reached Redis
-     * neither way.
-     */
-    public void deliverOwed() {
-        if (owesNothing()) {
-            return;
-        }
-        String failure = null;
-        try {
-            state.refresh();
-            deliver();
-        }
-        catch (RuntimeException ex) {
-            failure = ex.getMessage();
-        }
-        if (owesNothing()) {
-            return;
-        }
-        String owed = describeOwed();
-        String why = (failure != null) ? failure : "no bitmap in Redis to write them to";
-        try {
-            marks.send("an instance closed before it could write " + owed);
-            logger.warn("Filter '" + name + "': could not write " + owed + " to Redis before this instance closed ("
-                    + why + "); marked the filter stale in Redis instead, so that no instance rejects with it until"
-                    + " it has been rebuilt from its key source");
-        }
-        catch (RuntimeException ex) {
-            logger.error("Filter '" + name + "': lost " + owed + " when this instance closed: Redis took neither"
-                    + " them (" + why + ") nor a stale mark (" + ex.getMessage() + "). The other instances may reject"
-                    + " the records they belong to until the filter is rebuilt: once Redis is reachable, call"
-                    + " rebuild() on an instance with a key source");
-        }
-    }
-
-    /** Whether this instance owes Redis nothing: no buffered add, no unmarked drop, no stale mark. */
-    public boolean owesNothing() {
-        return pending.isEmpty() && !marks.unmarkedDrops() && marks.owed() == null;
-    }
-
-    /**
-     * Whether this instance knows of keys the stored filter may lack: buffered adds, dropped adds no rebuild has made
-     * up for, or a stale mark it owes. It does not reject with the filter meanwhile.
-     */
-    public boolean incomplete() {
-        return !pending.isEmpty() || pending.overflowed() || marks.owed() != null;
-    }
-
-    /** Adds waiting for replay. */
-    public int pendingAdds() {
-        return pending.size();
-    }
-
-    private String describeOwed() {
-        List<String> parts = new ArrayList<>();
-        if (!pending.isEmpty()) {
-            parts.add(adds(pending.size()));
-        }
-        if (marks.unmarkedDrops()) {
-            parts.add(adds(marks.unmarkedDropCount()) + " dropped past pending-adds-limit");
-        }
-        RedisStaleMarks.Owed mark = marks.owed();
-        if (mark != null) {
-            parts.add("a stale mark (" + mark.reason() + ")");
-        }
-        return String.join(" and ", parts);
-    }
-
     private static String adds(long count) {
-        return (count == 1) ? "1 add" : count + " adds";
+        return RedisOwedDelivery.adds(count);
     }
 }
