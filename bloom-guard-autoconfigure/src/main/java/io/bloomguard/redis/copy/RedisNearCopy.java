@@ -5,16 +5,11 @@ import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterView;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -33,11 +28,11 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  * <li>when this instance sees another build go live (at its refresh), the copy of the old one is dropped at once
  * (its bits may hold keys the rebuild left out) and the new one is read whole in the background, in chunks of
- * {@value #CHUNK_WORDS} words (1 MiB); until that read is done, checks go to Redis;</li>
+ * {@value RedisWholeRead#CHUNK_WORDS} words (1 MiB); until that read is done, checks go to Redis;</li>
  * <li>the 64-byte block every check reads from Redis is merged in, and a key a batch check finds in Redis is set,
  * so a key added by another instance costs this one a single round trip, the first time it is checked here;</li>
  * <li>keys this instance adds are set as they are sent;</li>
- * <li>the whole bitmap is read again every {@value #REFRESHES_PER_READ} refresh intervals (10 minutes by default):
+ * <li>the whole bitmap is read again every {@value RedisWholeRead#REFRESHES_PER_READ} refresh intervals (10 minutes by default):
  * a filter's size in bytes per period, per instance, for keys added elsewhere and not checked here yet.</li>
  * </ul>
  *
@@ -45,25 +40,14 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class RedisNearCopy {
 
-    private static final Log logger = LogFactory.getLog(RedisNearCopy.class);
-
-    /** Refresh intervals between two whole reads of a build the copy already holds. */
-    static final int REFRESHES_PER_READ = 600;
-
-    /** Words per {@code GETRANGE} of a whole read: 1 MiB, short enough not to hold up Redis's other clients. */
-    static final int CHUNK_WORDS = 1 << 17;
-
     private final boolean enabled;
-    private final String name;
-    private final RedisFilterCommands commands;
-    private final Executor reads;
-    private final long readEveryNanos;
+    /** Reads the copy whole, in the background. */
+    private final RedisWholeRead wholeRead;
     /** With {@code redis.near-copy: ordered}: keeps the copy in step, to answer absent keys too; else {@code null}. */
     private final @Nullable RedisCopyInStep inStep;
     /** The copy of the build this instance last saw go live; {@code null} while there is none, or when off. */
     private volatile @Nullable RedisCopiedBuild copy;
     private volatile boolean closed;
-    private final AtomicBoolean reading = new AtomicBoolean();
     private final LongAdder answeredHere = new LongAdder();
     private final LongAdder sentToRedis = new LongAdder();
 
@@ -85,10 +69,7 @@ public final class RedisNearCopy {
         }
         this.enabled = enabled;
         this.inStep = enabled ? inStep : null;
-        this.name = name;
-        this.commands = commands;
-        this.reads = reads;
-        this.readEveryNanos = refreshInterval.multipliedBy(REFRESHES_PER_READ).toNanos();
+        this.wholeRead = new RedisWholeRead(this.inStep, name, commands, reads, refreshInterval, () -> copy);
     }
 
     /**
@@ -190,7 +171,7 @@ public final class RedisNearCopy {
         }
         boolean outOfStep = inStep != null && inStep.wantsRead(current);
         if (System.nanoTime() - current.nextRead >= 0 || outOfStep) {
-            startRead(view, current); // due, or out of step with the adds (a drop, a swap, a bitmap gone)
+            wholeRead.start(view, current); // due, or out of step with the adds (a drop, a swap, a bitmap gone)
         }
     }
 
@@ -225,84 +206,5 @@ public final class RedisNearCopy {
     private @Nullable RedisCopiedBuild following(RedisFilterView view) {
         RedisCopiedBuild current = copy;
         return (current != null && current.follows(view)) ? current : null;
-    }
-
-    private void startRead(RedisFilterView view, RedisCopiedBuild target) {
-        if (!reading.compareAndSet(false, true)) {
-            return; // one read at a time; a read of an older build stops at its next chunk
-        }
-        try {
-            reads.execute(() -> {
-                try {
-                    read(view, target);
-                }
-                finally {
-                    reading.set(false);
-                }
-            });
-        }
-        catch (RejectedExecutionException ex) {
-            reading.set(false); // the backend is closing
-        }
-    }
-
-    /** Reads the bitmaps of {@code view}'s build whole into {@code target}, a chunk at a time. */
-    private void read(RedisFilterView view, RedisCopiedBuild target) {
-        long start = System.nanoTime();
-        RedisFilterIdentity live = target.identity;
-        long bytesRead = 0;
-        boolean whole = false;
-        if (inStep != null && target.bits instanceof RedisCopiedBits.Counting) {
-            // Counters are written over, not ORed: an add applied before its chunk's older bytes arrive would be
-            // lost until the read ends. Out of step meanwhile, the copy answers no absent key.
-            target.markOutOfStep();
-        }
-        int changes = target.changes.get();
-        long epoch = (inStep != null) ? inStep.beforeRead(target, payload -> inStep.received(copy, payload)) : -1;
-        try {
-            for (int part = 0; part < target.parts(); part++) {
-                String bitmap = target.bitmap(part);
-                long partWords = target.bits.words(part);
-                for (long done = 0; done < partWords; done += CHUNK_WORDS) {
-                    if (copy != target) {
-                        return; // another build went live, or the filter closed
-                    }
-                    int count = (int) Math.min(CHUNK_WORDS, partWords - done);
-                    long from = done * 8;
-                    byte[] bytes = commands.call(port -> port.getRange(bitmap, from, from + count * 8L - 1));
-                    if (bytes.length != count * 8) {
-                        return; // the bitmap is gone: the next refresh sees it
-                    }
-                    target.bits.readWords(part, Math.toIntExact(done), bytes);
-                    bytesRead += bytes.length;
-                }
-            }
-            whole = true;
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Filter '" + name + "': reading the near copy failed; trying again at the next refresh", ex);
-            return;
-        }
-        finally {
-            if (!whole) {
-                target.readEnds(); // else ended below, or by inStep.afterRead once every change up to the end is in
-            }
-        }
-        if (inStep == null || copy != target) {
-            target.readEnds();
-        }
-        boolean first = !target.answering;
-        target.lastRead = Instant.now();
-        target.nextRead = System.nanoTime() + readEveryNanos;
-        target.answering = true;
-        if (inStep != null && copy == target) {
-            inStep.afterRead(target, epoch, changes);
-        }
-        if (first) {
-            logger.info("Filter '" + name + "': near copy of " + live.fingerprintWithoutSeed() + "#"
-                    + target.buildNumber + " read (" + bytesRead / 1024 + " KiB in "
-                    + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms); keys it holds are answered"
-                    + " here from now on");
-        }
     }
 }
