@@ -51,7 +51,7 @@ public final class RedisAddFeed implements RedisSubscriber.Listener {
     private volatile boolean dropped;
     private boolean closed;
     /** The barriers of each subscriber connection ({@link RedisSubscriber#connectionOf}); guarded by the lock. */
-    private final Map<String, Rounds> rounds = new java.util.HashMap<>();
+    private final Map<String, RedisBarrierRounds> rounds = new java.util.HashMap<>();
 
     public RedisAddFeed(Supplier<RedisPort> port) {
         this.port = port;
@@ -106,7 +106,7 @@ public final class RedisAddFeed implements RedisSubscriber.Listener {
             if (current == null || dropped) {
                 return CompletableFuture.completedFuture(false);
             }
-            return rounds.computeIfAbsent(current.connectionOf(channel), connection -> new Rounds())
+            return rounds.computeIfAbsent(current.connectionOf(channel), connection -> new RedisBarrierRounds(lock, epoch))
                     .barrier(current, channel);
         }
         finally {
@@ -216,86 +216,6 @@ public final class RedisAddFeed implements RedisSubscriber.Listener {
         }
         finally {
             opening.unlock();
-        }
-    }
-
-    /** The barriers of one subscriber connection: one in flight, and the next, for the lookups that came after it. */
-    private final class Rounds {
-
-        private @Nullable CompletableFuture<Boolean> inFlight;
-        private @Nullable CompletableFuture<Boolean> waiting;
-
-        /** Under the lock. */
-        CompletableFuture<Boolean> barrier(RedisSubscriber current, String channel) {
-            if (inFlight == null) {
-                return send(current, channel);
-            }
-            if (waiting == null) {
-                waiting = new CompletableFuture<>();
-            }
-            return waiting;
-        }
-
-        /** Under the lock: hands over what is unanswered, to be told {@code false}. */
-        void drop(List<CompletableFuture<Boolean>> unanswered) {
-            if (inFlight != null) {
-                unanswered.add(inFlight);
-            }
-            if (waiting != null) {
-                unanswered.add(waiting);
-            }
-            inFlight = null;
-            waiting = null;
-        }
-
-        /** Sends a barrier as the one in flight. Under the lock. */
-        private CompletableFuture<Boolean> send(RedisSubscriber current, String channel) {
-            CompletableFuture<Boolean> round = new CompletableFuture<>();
-            inFlight = round;
-            long at = epoch.get();
-            CompletableFuture<Void> pong;
-            try {
-                pong = current.ping(channel);
-            }
-            catch (RuntimeException ex) {
-                inFlight = null;
-                round.completeExceptionally(ex);
-                return round;
-            }
-            pong.whenComplete((ok, failure) -> answered(round, at, failure, current, channel));
-            return round;
-        }
-
-        /** A barrier came back (or failed): the next goes out for the lookups waiting, then this one's are told. */
-        private void answered(CompletableFuture<Boolean> round, long sentAt, @Nullable Throwable failure,
-                RedisSubscriber current, String channel) {
-            lock.lock();
-            try {
-                if (inFlight == round) {
-                    inFlight = null;
-                    CompletableFuture<Boolean> next = waiting;
-                    waiting = null;
-                    if (next != null) {
-                        send(current, channel).whenComplete((passed, error) -> {
-                            if (error != null) {
-                                next.completeExceptionally(error);
-                            }
-                            else {
-                                next.complete(passed);
-                            }
-                        });
-                    }
-                }
-            }
-            finally {
-                lock.unlock();
-            }
-            if (failure != null) {
-                round.completeExceptionally(failure);
-            }
-            else {
-                round.complete(epoch.get() == sentAt);
-            }
         }
     }
 }
