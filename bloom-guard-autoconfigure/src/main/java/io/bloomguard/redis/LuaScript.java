@@ -13,10 +13,10 @@ import java.util.HexFormat;
  * @param result the kind of reply it gives
  * @param sha1   its SHA-1, as {@code SCRIPT LOAD} would report it
  */
-record LuaScript(String name, String source, Result result, String sha1) {
+public record LuaScript(String name, String source, Result result, String sha1) {
 
     /** The reply type of a script. */
-    enum Result {
+    public enum Result {
         /** An integer reply, as a {@code Long}. */
         INTEGER,
         /** A bulk string reply, as {@code byte[]}. */
@@ -25,7 +25,7 @@ record LuaScript(String name, String source, Result result, String sha1) {
         LIST
     }
 
-    static LuaScript of(String name, Result result, String source) {
+    public static LuaScript of(String name, Result result, String source) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
             return new LuaScript(name, source, result, HexFormat.of().formatHex(digest));

@@ -1,5 +1,7 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.client.RedisCommands;
+import io.bloomguard.redis.client.SharedConnection;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;

@@ -1,5 +1,7 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.access.RedisDenial;
+
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -23,7 +25,7 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
     private final RedisAcl acl;
     private final List<RedisDenial> denials;
 
-    RedisAccessDeniedException(String filter, List<RedisDenial> denials, RedisAcl acl) {
+    public RedisAccessDeniedException(String filter, List<RedisDenial> denials, RedisAcl acl) {
         super(message(filter, denials, acl));
         this.denials = List.copyOf(denials);
         this.filter = filter;
@@ -35,7 +37,7 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
     }
 
     /** The same refusal, thrown anew for another call (its stack, not the one that found it), caused by this. */
-    RedisAccessDeniedException again() {
+    public RedisAccessDeniedException again() {
         RedisAccessDeniedException copy = new RedisAccessDeniedException(filter, denials, acl);
         copy.initCause(this);
         return copy;
@@ -58,9 +60,9 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
 
     /**
      * Whether this refusal says what to fix: every one does but a {@code WRONGTYPE} answered to a command, until
-     * {@link RedisKeyTypes} has found which key it was.
+     * {@link io.bloomguard.redis.access.RedisKeyTypes} has found which key it was.
      */
-    boolean pinpointed() {
+    public boolean pinpointed() {
         return denials.stream().noneMatch(RedisDenial::keyUnknown);
     }
 

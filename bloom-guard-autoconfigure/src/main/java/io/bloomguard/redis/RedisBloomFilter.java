@@ -4,20 +4,19 @@ import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
 import io.bloomguard.core.KeyFeed;
-import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.redis.client.RedisCommands;
+import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.state.RedisFillEstimate;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 
 /**
  * A Bloom filter stored in Redis and shared by every instance: the same bits as {@link LocalBloomFilter} (so
@@ -35,74 +34,21 @@ import java.util.concurrent.Semaphore;
  * if (users.trustedToReject() && !users.mightContain(7L)) ...
  * }</pre>
  *
- * <p>What keeps it from ever answering "absent" for a key that was added:
- * <ul>
- * <li>the bitmap's key name carries the {@link RedisFilterIdentity} its bits were written with, so an instance
- * that would compute other positions reads a missing key ("not ready") instead;</li>
- * <li>a missing bitmap, a filter still loading, a stored filter of another size, or adds that could not be
- * written make the filter not {@linkplain #trustedToReject() trusted}, and calls pass through;</li>
- * <li>a rebuild creates the next generation first and every add from then on reaches both, so the swap loses
- * nothing;</li>
- * <li>adds that fail are buffered and replayed; past the buffer's bound the filter is marked stale in Redis
- * for every instance and rebuilt.</li>
- * </ul>
+ * <p>What keeps it from ever answering "absent" for a key that was added is listed in {@link io.bloomguard.redis the
+ * package}.
  *
- * <p>It answers for the filter; each job has its class: {@link RedisFilterLifecycle} (join, maintenance, close),
- * {@link RedisStoredState} (what Redis holds), {@link RedisBitReader} (checks), {@link RedisNearCopy} (with
- * {@code redis.near-copy}, this instance's copy of the bits, which answers the keys it holds, and with
- * {@code ordered}, kept in step by {@link RedisCopyInStep}, the keys it lacks too),
- * {@link RedisOutageBuffer} (adds, through {@link RedisBitWriter}, and what this instance owes Redis),
- * {@link RedisFilterLoader} (builds under the load lock), {@link RedisFillEstimate} (the fill),
- * {@link RedisFilterCommands} (timeouts, breakers, last attempts), {@link RedisCounterRemoval} (removes from a
- * counting filter). It is longer than most classes because it is the filter's whole public face, each method with
- * its contract; none of the work is done here.
+ * <p>It answers for the filter, each method with its contract; none of the work is done here: each job has its
+ * class, wired together by {@link RedisFilterParts}.
  */
 public final class RedisBloomFilter implements SharedBloomFilter {
 
     private final String name;
-    private final FilterSizing sizing;
-    private final RedisFilterIdentity configured;
-    private final RedisFilterKeys keys;
-    private final RedisAccessState access;
-    private final RedisFilterCommands commands;
-    private final RedisStoredState state;
-    private final RedisNearCopy nearCopy;
-    private final RedisBitReader reader;
-    private final RedisOutageBuffer outage;
-    private final RedisFilterLoader loader;
-    private final RedisFillEstimate fill;
-    private final RedisFilterLifecycle lifecycle;
-    private final RedisCounterRemoval removal;
+    private final RedisFilterParts parts;
 
-    RedisBloomFilter(String name, FilterSizing sizing, int seed, int shards, boolean counting, boolean layered,
-            RedisBackendSettings settings, UnwritableAdds unwritableAdds, NearCopyMode nearCopy, Shared backend) {
+    RedisBloomFilter(String name, FilterSizing sizing, RedisFilterOptions options, RedisBackendSettings settings,
+            RedisFilterParts.Shared backend) {
         this.name = name;
-        this.sizing = sizing;
-        RedisFilterIdentity identity = RedisFilterIdentity.of(sizing, seed, shards, counting);
-        this.configured = layered ? identity.asLayered() : identity;
-        this.keys = new RedisFilterKeys(settings.keyPrefix(), name);
-        this.access = new RedisAccessState(name, new RedisAcl(settings.keyPrefix()));
-        RedisCommands others = backend.commands().reportingTo(access);
-        this.commands = new RedisFilterCommands(backend.checks().reportingTo(access), others, settings);
-        PendingAdds pending = new PendingAdds(settings.pendingAddsLimit());
-        RedisStaleMarks marks = new RedisStaleMarks(keys, commands, pending);
-        this.state = new RedisStoredState(name, sizing, configured, keys, commands, marks);
-        RedisCopyInStep inStep = (nearCopy == NearCopyMode.ORDERED) ? new RedisCopyInStep(name, backend.adds(), keys,
-                commands, settings.commandTimeout(), settings.refreshInterval()) : null;
-        this.nearCopy = new RedisNearCopy(nearCopy.keepsCopy(), inStep, name, configured, commands, backend.builders(),
-                settings.refreshInterval());
-        this.reader = new RedisBitReader(state, commands, this.nearCopy, backend.scheduler());
-        this.removal = new RedisCounterRemoval(keys, state, commands);
-        Runnable waitForRedis = () -> backend.recovery().waiting(this);
-        this.outage = new RedisOutageBuffer(name, unwritableAdds, pending, marks, state,
-                new RedisBitWriter(keys, state, commands, this.nearCopy), commands, access, waitForRedis);
-        this.loader = new RedisFilterLoader(name, sizing, configured, keys, others, settings, state, pending, marks,
-                backend);
-        this.fill = new RedisFillEstimate(settings.refreshInterval(), sizing, state, commands);
-        this.lifecycle = new RedisFilterLifecycle(name, settings.refreshInterval(), access,
-                new RedisAccessCheck(keys, settings.commandTimeout(), access, counting,
-                        new RedisKeyTypes(keys, configured, settings.commandTimeout())), commands, state,
-                this.nearCopy, outage, loader, fill, backend.scheduler(), waitForRedis);
+        this.parts = new RedisFilterParts(this, name, sizing, options, settings, backend);
     }
 
     public String name() {
@@ -111,52 +57,52 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     /** The key of the filter's metadata, which a {@link RecoveryProbe} asks about. */
     String metaKey() {
-        return keys.meta(0);
+        return parts.keys.meta(0);
     }
 
     @Override
     public StartOutcome start(KeyFeed keys) {
-        return lifecycle.join(keys);
+        return parts.lifecycle.join(keys);
     }
 
     @Override
     public StartOutcome follow() {
-        return lifecycle.join(null);
+        return parts.lifecycle.join(null);
     }
 
     /** Reads the stored state, replays buffered adds, and (re)builds the filter when it is gone or stale. */
     void maintain() {
-        lifecycle.maintain();
+        parts.lifecycle.maintain();
     }
 
     /** Reads the metadata of shard 0 and whether the live bitmaps exist; updates {@link #status()}. */
     void refresh() {
-        state.refresh();
+        parts.state.refresh();
     }
 
     /** The refusal this filter is under ({@code ACCESS_DENIED}), with what to change; {@code null} when none. */
     public @Nullable RedisAccessDeniedException accessDenied() {
-        return access.denied();
+        return parts.access.denied();
     }
 
     @Override
     public @Nullable String statusReason() {
-        return access.reason();
+        return parts.access.reason();
     }
 
     @Override
     public SharedFilterStatus status() {
-        return lifecycle.status();
+        return parts.lifecycle.status();
     }
 
     @Override
     public boolean hasKeySource() {
-        return loader.hasKeySource();
+        return parts.loader.hasKeySource();
     }
 
     @Override
     public long rebuild() {
-        return loader.rebuild();
+        return parts.loader.rebuild();
     }
 
     /**
@@ -169,18 +115,18 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      */
     @Override
     public long rebuild(long expectedSize) {
-        return loader.rebuild(expectedSize);
+        return parts.loader.rebuild(expectedSize);
     }
 
     @Override
     public void onBuilt(BuildListener listener) {
-        loader.onBuilt(listener);
+        parts.loader.onBuilt(listener);
     }
 
     /** Told after each read of the fill by the maintenance, every ten {@code refresh-interval}s. */
     @Override
     public void onFillRead(Runnable listener) {
-        fill.onRead(listener);
+        parts.fill.onRead(listener);
     }
 
     /**
@@ -190,26 +136,17 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      * @throws IllegalStateException when another instance holds the load lock
      */
     public void importSnapshot(FilterSnapshot snapshot) {
-        loader.importSnapshot(snapshot);
+        parts.loader.importSnapshot(snapshot);
     }
 
     /** The stored bits with their size and seed, for a local filter or another store. */
     public FilterSnapshot exportSnapshot() {
-        RedisFilterView view = state.view();
-        RedisFilterIdentity live = view.live;
-        if (live == null) {
-            throw new IllegalStateException("Filter '" + name + "' has no complete bitmap in Redis (" + status() + ")");
-        }
-        if (view.layers != null && view.layers.count() > 1) {
-            throw new UnsupportedOperationException("Filter '" + name + "' has grown to " + view.layers.count()
-                    + " layers, and a snapshot holds one; rebuild it (which makes its layers one) and export again");
-        }
-        return loader.export(live, (view.liveSizing != null) ? view.liveSizing : live.sizing(sizing));
+        return parts.size.export(name, this::status, parts.loader::export);
     }
 
     @Override
     public void markIncomplete(String reason) {
-        outage.markIncomplete(reason);
+        parts.outage.markIncomplete(reason);
     }
 
     /**
@@ -225,33 +162,33 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      */
     @Override
     public void close() {
-        close(commands.newLastAttempt());
+        close(parts.commands.newLastAttempt());
     }
 
     /** {@link #close()} within a last attempt shared by every filter of the backend. */
     void close(RedisCommands lastAttempt) {
-        lifecycle.close(lastAttempt);
+        parts.lifecycle.close(lastAttempt);
     }
 
     @Override
     public boolean mightContain(Object key) {
-        return reader.mightContain(key);
+        return parts.reader.mightContain(key);
     }
 
     @Override
     public CompletableFuture<Boolean> mightContainAsync(Object key) {
-        return reader.mightContainAsync(key);
+        return parts.reader.mightContainAsync(key);
     }
 
     /** One script per shard, all sent before any answer is awaited: one round trip for a batch on one shard. */
     @Override
     public boolean[] mightContainAll(List<?> keys) {
-        return reader.mightContainAll(keys);
+        return parts.reader.mightContainAll(keys);
     }
 
     @Override
     public void onCheckLatency(CheckLatencyListener listener) {
-        reader.onCheckLatency(listener);
+        parts.reader.onCheckLatency(listener);
     }
 
     @Override
@@ -277,7 +214,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      */
     @Override
     public long putAll(Iterable<?> added) {
-        return outage.putAll(added);
+        return parts.outage.putAll(added);
     }
 
     /**
@@ -292,115 +229,102 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      */
     @Override
     public boolean remove(Object key) {
-        if (!configured.counting()) {
+        if (!parts.configured.counting()) {
             return SharedBloomFilter.super.remove(key);
         }
-        return removal.remove(key);
+        return parts.removal.remove(key);
     }
 
     /** Whether each position is a 4-bit counter ({@code type: counting}), so that keys can be removed. */
     public boolean counting() {
-        return configured.counting();
+        return parts.configured.counting();
     }
 
     /** Adds waiting for replay. */
     public int pendingAdds() {
-        return outage.pendingAdds();
+        return parts.outage.pendingAdds();
     }
 
     @Override
     public long approximateElementCount() {
-        return fill.read().approximateElementCount();
+        return parts.fill.read().approximateElementCount();
     }
 
     @Override
     public double expectedFpp() {
-        return fill.read().expectedFpp();
+        return parts.fill.read().expectedFpp();
     }
 
     @Override
     public FillEstimate lastEstimate() {
-        return fill.current(access.answering());
+        return parts.fill.current(parts.access.answering());
     }
 
     /** Bits of the live generation, of all its layers when it grows by layers. */
     @Override
     public long bitSize() {
-        RedisLayers layers = state.view().layers;
-        return (layers != null) ? layers.bitSize() : sizing().bitSize();
+        return parts.size.bitSize();
     }
 
     @Override
     public long byteSize() {
-        return configured.layered() ? bitSize() / Byte.SIZE : sizing().blockCount() * configured.bytesPerBlock();
+        return parts.size.byteSize();
     }
 
     /** Bits a put sets: in the newest layer when it grows by layers. */
     @Override
     public int hashCount() {
-        RedisLayers layers = state.view().layers;
-        return (layers != null) ? layers.newestHashCount() : sizing().hashCount();
+        return parts.size.hashCount();
     }
 
     /** Keys it holds at its error rate: of all its layers together when it grows by layers. */
     @Override
     public long capacity() {
-        RedisLayers layers = state.view().layers;
-        return (layers != null) ? layers.capacity() : sizing().expectedSize();
+        return parts.size.capacity();
     }
 
     /** See {@link RedisFillEstimate#layerSetBits()}. */
     @Override
     public OptionalLong countedSetBits() {
-        return fill.layerSetBits();
+        return parts.fill.layerSetBits();
     }
 
     /** Whether it grows by layers ({@code growth: scale}); see {@link RedisLayers}. */
     public boolean layered() {
-        return configured.layered();
+        return parts.configured.layered();
     }
 
     /** Layers of the live generation as last read: 1 unless it grows by layers, 0 before it has one. */
     @Override
     public int layerCount() {
-        if (!configured.layered()) {
-            return 1;
-        }
-        RedisFilterView view = state.view();
-        return (view.layers != null) ? view.layers.count() : 0;
+        return parts.size.layerCount();
     }
 
     /** The live generation's size (the configured one, or the one it grew to) once known; until then the configured. */
     @Override
     public FilterSizing sizing() {
-        FilterSizing live = state.view().liveSizing;
-        return (live != null) ? live : sizing;
+        return parts.size.sizing();
     }
 
     /** Seed of the stored filter once known; until then the seed this instance would create it with. */
     @Override
     public int seed() {
-        RedisFilterIdentity live = state.view().live;
-        return (live != null) ? live.seed() : configured.seed();
+        return parts.size.seed();
     }
 
     /** Shards the configured filter is split over. */
     public int shards() {
-        return configured.shards();
+        return parts.configured.shards();
     }
 
     @Override
     public SharedFilterDetails details() {
-        return state.details(commands.checksBreakerOpen(), commands.commandsBreakerOpen(), nearCopy.details());
+        return parts.state.details(parts.commands.checksBreakerOpen(), parts.commands.commandsBreakerOpen(),
+                parts.nearCopy.details());
     }
 
     @Override
     public String toString() {
-        return "RedisBloomFilter[" + name + ", " + status() + ", " + configured.fingerprintWithoutSeed() + "]";
-    }
-
-    /** What a filter shares with the other filters of its {@link RedisFilterBackend}. */
-    record Shared(RedisCommands checks, RedisCommands commands, ScheduledExecutorService scheduler,
-            ExecutorService builders, RecoveryProbe recovery, Semaphore startupBuilds, RedisAddFeed adds) {
+        return "RedisBloomFilter[" + name + ", " + status() + ", " + parts.configured.fingerprintWithoutSeed() + "]";
     }
 }

@@ -3,6 +3,11 @@ package io.bloomguard.redis;
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.redis.RedisFilterOptions.Kind;
+import io.bloomguard.redis.client.CircuitBreaker;
+import io.bloomguard.redis.client.RedisCommands;
+import io.bloomguard.redis.client.SharedConnection;
+import io.bloomguard.redis.copy.RedisAddFeed;
 
 import java.security.SecureRandom;
 import java.util.List;
@@ -134,8 +139,8 @@ public final class RedisFilterBackend implements AutoCloseable {
     /** {@link #create(String, FilterSizing, int, UnwritableAdds, NearCopyMode)} with a chosen seed. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
             UnwritableAdds unwritableAdds, NearCopyMode nearCopy) {
-        return register(new RedisBloomFilter(name, sizing, seed, shards, false, false, settings, unwritableAdds,
-                nearCopy, shared()));
+        return register(new RedisBloomFilter(name, sizing,
+                new RedisFilterOptions(seed, shards, Kind.PLAIN, unwritableAdds, nearCopy), settings, shared()));
     }
 
     /**
@@ -160,8 +165,8 @@ public final class RedisFilterBackend implements AutoCloseable {
     /** {@link #createCounting(String, FilterSizing, int, UnwritableAdds, NearCopyMode)} with a chosen seed. */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards,
             UnwritableAdds unwritableAdds, NearCopyMode nearCopy) {
-        return register(new RedisBloomFilter(name, sizing, seed, shards, true, false, settings, unwritableAdds,
-                nearCopy, shared()));
+        return register(new RedisBloomFilter(name, sizing,
+                new RedisFilterOptions(seed, shards, Kind.COUNTING, unwritableAdds, nearCopy), settings, shared()));
     }
 
     /** A counting filter with a chosen seed for when this instance creates it: for tests and migrations. */
@@ -202,12 +207,12 @@ public final class RedisFilterBackend implements AutoCloseable {
     /** {@link #createScalable(String, FilterSizing, UnwritableAdds, NearCopyMode)} with a chosen seed. */
     public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, int seed,
             UnwritableAdds unwritableAdds, NearCopyMode nearCopy) {
-        return register(new RedisBloomFilter(name, firstLayer, seed, 1, false, true, settings, unwritableAdds,
-                nearCopy, shared()));
+        return register(new RedisBloomFilter(name, firstLayer,
+                new RedisFilterOptions(seed, 1, Kind.LAYERED, unwritableAdds, nearCopy), settings, shared()));
     }
 
-    private RedisBloomFilter.Shared shared() {
-        return new RedisBloomFilter.Shared(checks, commands, scheduler, builders, recovery, startupBuilds, adds);
+    private RedisFilterParts.Shared shared() {
+        return new RedisFilterParts.Shared(checks, commands, scheduler, builders, recovery, startupBuilds, adds);
     }
 
     private RedisBloomFilter register(RedisBloomFilter filter) {
@@ -217,8 +222,9 @@ public final class RedisFilterBackend implements AutoCloseable {
 
     private RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards, boolean counting,
             UnwritableAdds unwritableAdds, boolean nearCopy) {
-        return register(new RedisBloomFilter(name, sizing, seed, shards, counting, false, settings, unwritableAdds,
-                nearCopy ? NearCopyMode.ON : NearCopyMode.OFF, shared()));
+        Kind kind = counting ? Kind.COUNTING : Kind.PLAIN;
+        return register(new RedisBloomFilter(name, sizing, new RedisFilterOptions(seed, shards, kind, unwritableAdds,
+                nearCopy ? NearCopyMode.ON : NearCopyMode.OFF), settings, shared()));
     }
 
     public RedisBackendSettings settings() {

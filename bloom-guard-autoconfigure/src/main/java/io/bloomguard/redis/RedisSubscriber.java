@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A subscriber connection of its own, for the near copy's ordered reads ({@link RedisAddFeed}): Redis hands a
+ * A subscriber connection of its own, for the near copy's ordered reads ({@link io.bloomguard.redis.copy.RedisAddFeed}): Redis hands a
  * subscriber the messages of its channels in the order it processed the commands that published them, and the reply
  * to a {@code PING} sent on the same connection after every message published before Redis processed the
  * {@code PING}.

@@ -5,6 +5,7 @@ import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalCountingFilter;
+import io.bloomguard.redis.layout.RedisCounters;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;

@@ -7,6 +7,7 @@ import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.redis.layout.RedisBitmapCodec;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;

@@ -1,0 +1,90 @@
+package io.bloomguard.redis.copy;
+
+import io.bloomguard.redis.state.RedisFilterIdentity;
+import io.bloomguard.redis.state.RedisFilterKeys;
+import org.jspecify.annotations.Nullable;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One check of keys a near copy in step with Redis lacks ({@link RedisNearCopy#ordered}): after a barrier sent once the
+ * check began ({@link RedisAddFeed#barrier()}), the copy holds every add Redis processed before the check began, so
+ * its answer is Redis's, unless it fell out of step meanwhile (a drop, a swap), in which case the keys go to Redis.
+ *
+ * <p>Usage: {@code Boolean answer = check.answer(key, check.barrier(key).get()); if (answer == null) ... Redis ...}
+ */
+public final class RedisOrderedCheck {
+
+    private final RedisAddFeed feed;
+    private final RedisFilterIdentity identity;
+    private final RedisFilterKeys keys;
+    private final long epoch;
+    private final BooleanSupplier inStep;
+    private final RedisCopiedBits bits;
+    private final LongAdder rejected;
+    private final LongAdder answered;
+
+    RedisOrderedCheck(RedisAddFeed feed, RedisFilterIdentity identity, RedisFilterKeys keys, long epoch,
+            BooleanSupplier inStep, RedisCopiedBits bits, LongAdder rejected, LongAdder answered) {
+        this.feed = feed;
+        this.identity = identity;
+        this.keys = keys;
+        this.epoch = epoch;
+        this.inStep = inStep;
+        this.bits = bits;
+        this.rejected = rejected;
+        this.answered = answered;
+    }
+
+    /**
+     * Barriers sent after this call on the connections that carry the shards of {@code checked}: {@code true} once
+     * they all came back, {@code false} when a subscriber connection dropped first.
+     */
+    public CompletableFuture<Boolean> barrier(List<?> checked) {
+        if (identity.shards() == 1) {
+            return feed.barrier(keys.adds(0));
+        }
+        java.util.Set<Integer> shards = new java.util.TreeSet<>();
+        for (Object key : checked) {
+            shards.add(identity.locate(key).shard());
+        }
+        List<CompletableFuture<Boolean>> barriers = shards.stream().map(shard -> feed.barrier(keys.adds(shard)))
+                .toList();
+        return CompletableFuture.allOf(barriers.toArray(CompletableFuture[]::new))
+                .thenApply(done -> barriers.stream().allMatch(CompletableFuture::join));
+    }
+
+    /** {@link #barrier(List)} for one key. */
+    public CompletableFuture<Boolean> barrier(Object key) {
+        return (identity.shards() == 1) ? feed.barrier(keys.adds(0))
+                : feed.barrier(keys.adds(identity.locate(key).shard()));
+    }
+
+    /**
+     * The copy's answer for {@code key} once the barrier came back ({@code passed}), or {@code null} when it cannot
+     * be trusted: the barrier did not pass, or the copy fell out of step.
+     */
+    public @Nullable Boolean answer(Object key, boolean passed) {
+        if (!passed || feed.epoch() != epoch || !inStep.getAsBoolean()) {
+            return null;
+        }
+        boolean present = bits.mightContain(key);
+        (present ? answered : rejected).increment();
+        return present;
+    }
+
+    /** {@link #answer} for each key, or {@code null} for all of them. */
+    public boolean @Nullable [] answers(List<?> keys, boolean passed) {
+        if (!passed || feed.epoch() != epoch || !inStep.getAsBoolean()) {
+            return null;
+        }
+        boolean[] present = bits.mightContainAll(keys);
+        for (boolean each : present) {
+            (each ? answered : rejected).increment();
+        }
+        return present;
+    }
+}

@@ -1,0 +1,289 @@
+package io.bloomguard.redis.state;
+
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.SharedFilterDetails;
+import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.client.RedisFilterCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What this instance last read of its filter in Redis, as one {@link RedisFilterView}: the metadata of shard 0, and
+ * whether the live generation's bitmaps all exist. {@link #refresh()} reads it again; a check or an add that finds a
+ * bitmap gone says so at once with {@link #bitmapMissing}. Each change of status is logged once.
+ *
+ * <p>Usage: {@code state.refresh(); RedisFilterIdentity live = state.view().live;}
+ */
+public final class RedisStoredState {
+
+    private static final Log logger = LogFactory.getLog(RedisStoredState.class);
+
+    private final String name;
+    private final FilterSizing sizing;
+    private final RedisFilterIdentity configured;
+    private final RedisFilterKeys keys;
+    private final RedisFilterCommands commands;
+    private final RedisStaleMarks marks;
+    private volatile RedisFilterView view = RedisFilterView.NOT_STARTED;
+    private final AtomicBoolean refreshQueued = new AtomicBoolean();
+    /** Refreshes begun, in order: a read that began before the view's own is older, and is dropped. */
+    private final AtomicLong refreshesBegun = new AtomicLong();
+    /** Which refresh the view is from (guarded by this; changed with {@link #view}, never across a round trip). */
+    private long viewRefresh;
+    /** The last size a grown filter was found to have: worked out once, not at every refresh. */
+    private volatile @Nullable FilterSizing lastGrown;
+
+    public RedisStoredState(String name, FilterSizing sizing, RedisFilterIdentity configured, RedisFilterKeys keys,
+            RedisFilterCommands commands, RedisStaleMarks marks) {
+        this.name = name;
+        this.sizing = sizing;
+        this.configured = configured;
+        this.keys = keys;
+        this.commands = commands;
+        this.marks = marks;
+    }
+
+    /** The last view read: immutable, so that one check or add works with one view however the filter changes. */
+    public RedisFilterView view() {
+        return view;
+    }
+
+    /** Reads the metadata of shard 0 and whether the live bitmaps exist. */
+    public void refresh() {
+        long begun = refreshesBegun.incrementAndGet();
+        // Taken before the read: a mark sent before it is in what it reads.
+        RedisStaleMarks.Sent mark = marks.lastSent();
+        Map<String, String> meta = commands.call(port -> port.hashGetAll(keys.meta(0)));
+        RedisFilterIdentity live = RedisFilterIdentity.parse(meta.get("live"));
+        RedisFilterIdentity next = RedisFilterIdentity.parse(meta.get("next"));
+        if (live != null && !live.readable()) {
+            live = null; // written by a version with another layout: this one can neither read nor add
+        }
+        if (next != null && !next.readable()) {
+            next = null;
+        }
+        String stale = meta.get("stale");
+        if (mark != null && stale == null && live != null) {
+            // Only a rebuild that began after the mark clears it (or the store was wiped and built again since):
+            // it read the key source after the adds the mark was for were lost, so they are in.
+            marks.madeUpFor(mark, mark.drops());
+        }
+        SharedFilterStatus status;
+        FilterSizing liveSizing = (live != null) ? usableSizing(live, meta.get("expected-size"), meta.get("error-rate"))
+                : null;
+        int layerCount = layerCount(meta.get("layers"));
+        RedisLayers layers = (live != null && liveSizing != null && live.layered())
+                ? RedisLayers.of(live, liveSizing, layerCount, keys) : null;
+        if (live != null && liveSizing != null && live.layered() && layers == null) {
+            liveSizing = null; // more layers than this version can size: it cannot read them all
+        }
+        RedisFilterIdentity liveNamed = live;
+        if (live != null && !allExist(live, layers)) {
+            live = null;
+        }
+        if (live == null) {
+            status = (next != null) ? SharedFilterStatus.LOADING : SharedFilterStatus.MISSING;
+        }
+        else if (liveSizing == null) {
+            status = SharedFilterStatus.MISMATCHED;
+        }
+        else if (stale != null) {
+            status = SharedFilterStatus.STALE;
+        }
+        else {
+            status = SharedFilterStatus.READY;
+        }
+        String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
+        RedisFilterView updated = new RedisFilterView(status, live, liveNamed, liveSizing, layerCount, layers, next,
+                stale, liveBuild, keys);
+        RedisFilterView previous;
+        synchronized (this) {
+            if (begun < viewRefresh) {
+                // A refresh that began later has published already: this read may predate a swap (its bitmaps
+                // since deleted, so it found them MISSING) and must not replace what came after it.
+                return;
+            }
+            viewRefresh = begun;
+            previous = view;
+            view = updated;
+        }
+        reportChange(previous, updated, meta);
+    }
+
+    /**
+     * The size {@code live} holds keys at, if this instance can use it: the configured shape, or the shape
+     * {@code growth: rebuild} gave it (sized for more keys at the configured error rate, on as many shards as
+     * configured). The metadata's expected size and error rate must give that shape exactly, so a filter stored with
+     * another configuration is still a mismatch. {@code null} when this instance cannot use it.
+     */
+    private @Nullable FilterSizing usableSizing(RedisFilterIdentity live, @Nullable String storedSize,
+            @Nullable String storedRate) {
+        if (live.sameShape(configured)) {
+            return live.sizing(sizing);
+        }
+        long capacity;
+        double errorRate;
+        try {
+            capacity = Long.parseLong(String.valueOf(storedSize));
+            errorRate = Double.parseDouble(String.valueOf(storedRate));
+        }
+        catch (NumberFormatException ex) {
+            return null;
+        }
+        if (capacity <= sizing.expectedSize() || errorRate != sizing.errorRate()) {
+            return null;
+        }
+        FilterSizing grown = lastGrown;
+        if (grown == null || grown.expectedSize() != capacity) {
+            try {
+                grown = FilterSizing.of(capacity, errorRate);
+            }
+            catch (IllegalArgumentException ex) {
+                return null;
+            }
+            lastGrown = grown;
+        }
+        RedisFilterIdentity grownShape = RedisFilterIdentity.of(grown, live.seed(), configured.shards(),
+                configured.counting());
+        if (configured.layered() && grownShape.shards() == 1) {
+            grownShape = grownShape.asLayered();
+        }
+        return grownShape.sameShape(live) ? grown : null;
+    }
+
+    /** The metadata's {@code layers}: 1 when absent (a filter that does not grow by layers), 0 when unreadable. */
+    private static int layerCount(@Nullable String stored) {
+        if (stored == null) {
+            return 1;
+        }
+        try {
+            return Integer.parseInt(stored);
+        }
+        catch (NumberFormatException ex) {
+            return 0;
+        }
+    }
+
+    /**
+     * Reads the stored state again on {@code executor}, once however many ask before it has: a check found a layer
+     * this view does not know, and answers "might contain" for every key until the view has it.
+     */
+    public void refreshSoon(Executor executor) {
+        if (!refreshQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            executor.execute(() -> {
+                refreshQueued.set(false);
+                try {
+                    refresh();
+                }
+                catch (RuntimeException ex) {
+                    logger.debug("Filter '" + name + "': reading the new layer failed; the next refresh reads it", ex);
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            refreshQueued.set(false); // shutting down
+        }
+    }
+
+    /**
+     * A command found the live bitmap gone (flushed, evicted or deleted) while this instance read {@code seen}: the
+     * filter is {@code MISSING} until a refresh begun after this reads the store again. A refresh of the same build
+     * that published meanwhile, or publishes later, may have read it before it went: it does not undo this.
+     */
+    public void bitmapMissing(RedisFilterView seen) {
+        RedisFilterView current;
+        RedisFilterView missing;
+        synchronized (this) {
+            current = view;
+            if (current.status != SharedFilterStatus.READY || !sameBuild(current, seen)) {
+                return;
+            }
+            missing = current.withStatus(SharedFilterStatus.MISSING, keys);
+            view = missing;
+            // A refresh still under way may have read the bitmap before it went: only one begun from now on counts.
+            viewRefresh = refreshesBegun.incrementAndGet();
+        }
+        reportChange(current, missing, Map.of());
+    }
+
+    private static boolean sameBuild(RedisFilterView current, RedisFilterView seen) {
+        return current == seen || (current.live != null && current.live.equals(seen.live)
+                && current.liveBuild != null && current.liveBuild.equals(seen.liveBuild)
+                && current.layerCount == seen.layerCount);
+    }
+
+    /** What an operator may see of the stored filter, as last read: never the seed. */
+    public SharedFilterDetails details(boolean checksBreakerOpen, boolean commandsBreakerOpen,
+            SharedFilterDetails.@Nullable NearCopy nearCopy) {
+        RedisFilterIdentity live = view.live;
+        List<String> liveKeys = new ArrayList<>();
+        if (live != null) {
+            for (int shard = 0; shard < live.shards(); shard++) {
+                liveKeys.add(keys.bitsWithoutSeed(shard, live));
+            }
+        }
+        return new SharedFilterDetails((live != null) ? live.fingerprintWithoutSeed() : null, liveKeys,
+                checksBreakerOpen, commandsBreakerOpen, configured.shards(), nearCopy);
+    }
+
+    /** Whether every shard's bitmap exists, and every layer's of a filter that grows by layers. */
+    private boolean allExist(RedisFilterIdentity live, @Nullable RedisLayers layers) {
+        List<CompletableFuture<Long>> replies = new ArrayList<>();
+        for (int shard = 0; shard < live.shards(); shard++) {
+            String bitmap = keys.bits(shard, live);
+            replies.add(commands.send(port -> port.exists(bitmap)));
+        }
+        for (int layer = 1; layers != null && layer < layers.count(); layer++) {
+            String bitmap = layers.key(layer);
+            replies.add(commands.send(port -> port.exists(bitmap)));
+        }
+        boolean all = true;
+        for (CompletableFuture<Long> reply : replies) {
+            all &= commands.await(reply) == 1L;
+        }
+        return all;
+    }
+
+    private void reportChange(RedisFilterView previous, RedisFilterView updated, Map<String, String> meta) {
+        if (previous.status == updated.status) {
+            return;
+        }
+        switch (updated.status) {
+            case MISMATCHED -> logger.warn("Filter '" + name + "': the filter stored in Redis ("
+                    + String.valueOf(meta.get("live")).replaceFirst("\\.s-?[0-9a-f]+", ".s*") // never the seed
+                    + ", expected-size " + meta.get("expected-size") + ", error-rate " + meta.get("error-rate")
+                    + ") does not match this instance's configuration (" + configured.fingerprintWithoutSeed()
+                    + ", expected-size " + sizing.expectedSize() + ", error-rate " + sizing.errorRate()
+                    + "); calls pass through until it is rebuilt with this configuration");
+            case MISSING -> {
+                if (previous.status != SharedFilterStatus.NOT_STARTED) {
+                    logger.warn("Filter '" + name + "': its bitmap is gone from Redis (flushed, evicted or deleted);"
+                            + " calls pass through until it is rebuilt from its key source");
+                }
+            }
+            case STALE -> logger.warn("Filter '" + name + "' is marked stale in Redis (" + updated.storeStale
+                    + "); calls pass through until it is rebuilt");
+            case READY -> {
+                if (previous.status != SharedFilterStatus.NOT_STARTED) {
+                    logger.info("Filter '" + name + "' is ready (generation " + meta.get("generation") + ")");
+                }
+            }
+            default -> {
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.bloomguard.redis.write;
+
+import io.bloomguard.redis.LuaScript;
+import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.copy.RedisNearCopy;
+import io.bloomguard.redis.layout.RedisCounterScripts;
+import io.bloomguard.redis.layout.RedisLayerScripts;
+import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.state.RedisFilterIdentity;
+import io.bloomguard.redis.state.RedisFilterKeys;
+import io.bloomguard.redis.state.RedisFilterView;
+import io.bloomguard.redis.state.RedisStoredState;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Sets keys' bits in Redis: one {@link io.bloomguard.redis.layout.RedisScripts#ADD} per shard ({@link RedisCounterScripts#ADD}, which increments
+ * counters, for a counting filter; {@link RedisLayerScripts#ADD}, into the newest layer, for one that grows by layers),
+ * all sent before any reply is awaited, into the live generation and, while one is
+ * being built, into the next one too, so that the swap loses none. A script that
+ * finds the generations changed since this instance last looked writes nothing (a shard begun or swapped apart from
+ * shard 0 is not such a change: see {@link io.bloomguard.redis.layout.RedisScripts#PLACE}); the writer reads the stored state
+ * again and retries those keys, up to {@value #WRITE_ATTEMPTS} attempts. The keys are set in the
+ * {@link RedisNearCopy} of the live generation as they are sent, so that this instance answers them at once.
+ *
+ * <p>Usage: {@code Written written = writer.write(keys); if (!written.unplaced().isEmpty()) ...}
+ */
+public final class RedisBitWriter {
+
+    private static final int WRITE_ATTEMPTS = 3;
+
+    private final RedisFilterKeys keys;
+    private final RedisStoredState state;
+    private final RedisFilterCommands commands;
+    private final RedisNearCopy nearCopy;
+
+    public RedisBitWriter(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands,
+            RedisNearCopy nearCopy) {
+        this.keys = keys;
+        this.state = state;
+        this.commands = commands;
+        this.nearCopy = nearCopy;
+    }
+
+    /**
+     * Writes the keys.
+     *
+     * @throws io.bloomguard.redis.RedisUnavailableException when Redis does not take them (some may be written)
+     */
+    Written write(List<Object> toWrite) {
+        List<Object> remaining = toWrite;
+        long changed = 0;
+        List<Object> unwritten = new ArrayList<>();
+        for (int attempt = 1; ; attempt++) {
+            RedisFilterView current = state.view();
+            RedisFilterIdentity live = current.liveForAdds;
+            if (live == null && current.next == null) {
+                // This instance's view may lag a build another instance has begun (or finished) since: only Redis
+                // can say that no bitmap takes the keys, in one step with a build's announcement, so it is asked.
+                // Kept here while one is announced, the keys would be missing from the generation the other
+                // instances trust once it is swapped in, until this instance replays them.
+                if (!buildAnnounced(current)) {
+                    unwritten.addAll(remaining);
+                    return new Written(changed, unwritten, List.of());
+                }
+                if (attempt == WRITE_ATTEMPTS) {
+                    return new Written(changed, unwritten, remaining);
+                }
+                state.refresh();
+                continue;
+            }
+            Map<Integer, RedisShardWrite> writes = new LinkedHashMap<>();
+            RedisLayers layers = current.layers;
+            for (Object key : remaining) {
+                if (layers != null) {
+                    writes.computeIfAbsent(0, this::shardWrite).addLive(key, layers.offsetsOf(key));
+                }
+                else if (live != null) {
+                    RedisFilterIdentity.KeyBits located = live.locate(key);
+                    writes.computeIfAbsent(located.shard(), this::shardWrite).addLive(key, located.offsets());
+                }
+                if (current.next != null) {
+                    RedisFilterIdentity.KeyBits located = current.next.locate(key);
+                    writes.computeIfAbsent(located.shard(), this::shardWrite).addNext(key, located.offsets());
+                }
+            }
+            // Before Redis has them: a local bit only ever lets a call through (see RedisNearCopy), and this
+            // instance's next check of the key needs no round trip.
+            nearCopy.learnKeys(current, remaining);
+            Map<RedisShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
+            LuaScript add = (layers != null) ? RedisLayerScripts.ADD : RedisCounterScripts.addFor(current);
+            for (RedisShardWrite shardWrite : writes.values()) {
+                List<String> keyNames = (layers != null) ? shardWrite.layeredKeys(current, layers)
+                        : shardWrite.keys(current);
+                List<String> args = (layers != null) ? shardWrite.layeredArgs(current, layers)
+                        : shardWrite.args(current);
+                replies.put(shardWrite, commands.send(port -> port.eval(add, keyNames, args)));
+            }
+            // A list, not a set: a counting filter counts a key put twice in one batch twice.
+            List<Object> retry = new ArrayList<>();
+            boolean layerAdded = false;
+            for (Map.Entry<RedisShardWrite, CompletableFuture<Object>> reply : replies.entrySet()) {
+                long answer = (Long) commands.await(reply.getValue());
+                if (answer >= RedisLayerScripts.LAYER_ADDED) {
+                    layerAdded = true;
+                    answer -= RedisLayerScripts.LAYER_ADDED;
+                }
+                if (answer == -2) {
+                    retry.addAll(reply.getKey().allKeys());
+                }
+                else if (answer == -1) {
+                    unwritten.addAll(reply.getKey().allKeys());
+                    state.bitmapMissing(current);
+                }
+                else {
+                    changed += answer;
+                }
+            }
+            if (layerAdded) {
+                state.refresh(); // this instance's next put goes into the new layer, and its checks read it
+            }
+            if (retry.isEmpty()) {
+                return new Written(changed, unwritten, List.of());
+            }
+            if (attempt == WRITE_ATTEMPTS) {
+                return new Written(changed, unwritten, retry);
+            }
+            state.refresh(); // a generation started or was swapped since this instance last looked
+            remaining = new ArrayList<>(retry);
+        }
+    }
+
+    /**
+     * Whether shard 0's metadata, which every instance reads, names a live or next generation that {@code current}
+     * (which has neither) does not know: the add script, sent with no keys, answers -2 then, -1 when there is none.
+     */
+    private boolean buildAnnounced(RedisFilterView current) {
+        RedisShardWrite none = shardWrite(0);
+        long answer = (Long) commands.await(commands.send(port -> port.eval(RedisCounterScripts.addFor(current),
+                none.keys(current), none.args(current))));
+        return answer == -2;
+    }
+
+    private RedisShardWrite shardWrite(int shard) {
+        return new RedisShardWrite(shard, keys);
+    }
+
+    /**
+     * What a write did.
+     *
+     * @param changed   keys that changed a bitmap: certainly new
+     * @param unwritten keys not written for want of a bitmap to write them to: no instance rejects with the filter then
+     * @param unplaced  keys not written because the generations kept changing under every attempt: other instances
+     *                  may reject them
+     */
+    record Written(long changed, List<Object> unwritten, List<Object> unplaced) {
+
+        /** Every key not written, for want of a bitmap or of a place. */
+        List<Object> notWritten() {
+            if (unplaced.isEmpty()) {
+                return unwritten;
+            }
+            List<Object> all = new ArrayList<>(unwritten);
+            all.addAll(unplaced);
+            return all;
+        }
+    }
+}
