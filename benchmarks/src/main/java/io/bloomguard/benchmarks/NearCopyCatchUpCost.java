@@ -6,7 +6,7 @@ import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisBloomFilter;
 import io.bloomguard.redis.RedisBreakerSettings;
 import io.bloomguard.redis.RedisFilterBackend;
-import io.bloomguard.redis.UnwritableAdds;
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -76,7 +76,7 @@ public final class NearCopyCatchUpCost {
                         settings())) {
             RedisBloomFilter writer = RedisFixtures.loadedBloomGuard(writing, name, RedisFixtures.N, present);
             RedisBloomFilter checker = checking.create(name, writer.sizing(), RedisFixtures.SEED, 1,
-                    UnwritableAdds.BUFFER, nearCopy);
+                    AddFailurePolicy.BUFFER, nearCopy);
             checker.follow();
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (nearCopy && !checker.details().nearCopy().answering() && System.nanoTime() - deadline < 0) {

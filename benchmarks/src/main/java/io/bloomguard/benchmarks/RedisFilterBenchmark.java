@@ -5,7 +5,7 @@ import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.redis.RedisBloomFilter;
 import io.bloomguard.redis.RedisFilterBackend;
-import io.bloomguard.redis.UnwritableAdds;
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -238,7 +238,7 @@ public class RedisFilterBenchmark {
             backend = RedisFixtures.backend(server.client);
             filter = backend.createScalable("bench-scale",
                     ScalableSizing.of(RedisFixtures.N / 4, RedisFixtures.FPP).layer(0), RedisFixtures.SEED,
-                    UnwritableAdds.BUFFER);
+                    AddFailurePolicy.BUFFER);
             filter.start(RedisFixtures.feed(List.of()));
             List<Object> keys = RedisFixtures.presentKeys(RedisFixtures.N);
             for (int from = 0; from < keys.size(); from += 1000) {

@@ -9,7 +9,7 @@ import io.bloomguard.redis.LettuceRedisPort;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisBloomFilter;
 import io.bloomguard.redis.RedisFilterBackend;
-import io.bloomguard.redis.UnwritableAdds;
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
@@ -112,7 +112,7 @@ final class RedisFixtures {
      */
     static RedisBloomFilter loadedBloomGuard(RedisFilterBackend backend, String name, long n, List<Object> keys,
             NearCopyMode nearCopy) {
-        RedisBloomFilter filter = backend.create(name, FilterSizing.of(n, FPP), SEED, 1, UnwritableAdds.BUFFER,
+        RedisBloomFilter filter = backend.create(name, FilterSizing.of(n, FPP), SEED, 1, AddFailurePolicy.BUFFER,
                 nearCopy);
         SharedBloomFilter.StartOutcome outcome = filter.start(feed(keys));
         if (outcome != SharedBloomFilter.StartOutcome.LOADED_HERE || filter.status() != SharedFilterStatus.READY) {

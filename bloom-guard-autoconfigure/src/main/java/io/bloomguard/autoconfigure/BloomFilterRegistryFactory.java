@@ -7,8 +7,7 @@ import io.bloomguard.local.LocalCountingFilter;
 import io.bloomguard.local.RebuildableLocalFilter;
 import io.bloomguard.local.ScalableLocalFilter;
 import io.bloomguard.redis.RedisFilterBackend;
-import io.bloomguard.redis.UnwritableAdds;
-import io.bloomguard.registry.AddFailurePolicy;
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.BackgroundRebuilds;
 import io.bloomguard.registry.DisabledBloomFilter;
@@ -78,16 +77,15 @@ final class BloomFilterRegistryFactory {
                             + " org.springframework.boot:spring-boot-starter-data-redis and point"
                             + " spring.data.redis.* at your Redis; or use backend local");
         }
-        UnwritableAdds unwritableAdds = (spec.writes().onAddFailure() == AddFailurePolicy.FAIL) ? UnwritableAdds.FAIL
-                : UnwritableAdds.BUFFER;
+        AddFailurePolicy onAddFailure = spec.writes().onAddFailure();
         if (spec.sizing().growth() == GrowthPolicy.SCALE) {
             return backend.createScalable(spec.name(),
                     ScalableSizing.of(spec.sizing().expectedSize(), spec.sizing().errorRate()).layer(0),
-                    unwritableAdds, options.nearCopy());
+                    onAddFailure, options.nearCopy());
         }
         return (spec.sizing().type() == FilterType.COUNTING)
-                ? backend.createCounting(spec.name(), sizing, options.shards(), unwritableAdds, options.nearCopy())
-                : backend.create(spec.name(), sizing, options.shards(), unwritableAdds, options.nearCopy());
+                ? backend.createCounting(spec.name(), sizing, options.shards(), onAddFailure, options.nearCopy())
+                : backend.create(spec.name(), sizing, options.shards(), onAddFailure, options.nearCopy());
     }
 
     /** Counting + scale was refused when the spec was resolved. */

@@ -1,6 +1,6 @@
 package io.bloomguard.autoconfigure;
 
-import io.bloomguard.registry.AddFailurePolicy;
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;

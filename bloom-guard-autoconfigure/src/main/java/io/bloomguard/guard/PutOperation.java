@@ -1,7 +1,7 @@
 package io.bloomguard.guard;
 
 import io.bloomguard.core.SharedBloomFilter;
-import io.bloomguard.registry.AddFailurePolicy;
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.apache.commons.logging.Log;

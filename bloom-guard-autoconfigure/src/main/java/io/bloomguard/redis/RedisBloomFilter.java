@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
@@ -198,7 +199,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     /**
      * Adds keys with one script per shard. Keys that cannot be written now (Redis unreachable, no bitmap yet)
-     * are buffered for replay and counted as new, since they may be. Under {@link UnwritableAdds#FAIL} keys that
+     * are buffered for replay and counted as new, since they may be. Under {@link AddFailurePolicy#FAIL} keys that
      * cannot be written because Redis does not answer (or its circuit breaker is open), or because the generations
      * changed under every attempt, are not buffered: this throws, so that the write they belong to fails.
      *
@@ -209,7 +210,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
      * loss is not silent: the caller's write can roll back, and the guard logs it.
      *
      * @throws RedisUnavailableException after close, when neither the keys nor a stale mark reached Redis; under
-     *                                   {@link UnwritableAdds#FAIL}, when Redis did not take the keys or they could
+     *                                   {@link AddFailurePolicy#FAIL}, when Redis did not take the keys or they could
      *                                   not be placed
      */
     @Override

@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.FilterSizing;
@@ -96,51 +97,51 @@ public final class RedisFilterBackend implements AutoCloseable {
         return create(name, sizing, SEEDS.nextInt(), shards);
     }
 
-    /** A filter with a random seed whose puts do as {@code unwritableAdds} says when Redis does not answer. */
-    public RedisBloomFilter create(String name, FilterSizing sizing, int shards, UnwritableAdds unwritableAdds) {
-        return create(name, sizing, SEEDS.nextInt(), shards, unwritableAdds);
+    /** A filter with a random seed whose puts do as {@code onAddFailure} says when Redis does not answer. */
+    public RedisBloomFilter create(String name, FilterSizing sizing, int shards, AddFailurePolicy onAddFailure) {
+        return create(name, sizing, SEEDS.nextInt(), shards, onAddFailure);
     }
 
     /** A filter with a chosen seed for when this instance creates it: for tests and migrations. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards) {
-        return create(name, sizing, seed, shards, UnwritableAdds.BUFFER);
+        return create(name, sizing, seed, shards, AddFailurePolicy.BUFFER);
     }
 
-    /** A filter with a chosen seed, whose puts do as {@code unwritableAdds} says when Redis does not answer. */
+    /** A filter with a chosen seed, whose puts do as {@code onAddFailure} says when Redis does not answer. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
-            UnwritableAdds unwritableAdds) {
-        return create(name, sizing, seed, shards, false, unwritableAdds, false);
+            AddFailurePolicy onAddFailure) {
+        return create(name, sizing, seed, shards, false, onAddFailure, false);
     }
 
     /**
      * A filter with a random seed; with {@code nearCopy}, this instance keeps a copy of its bits in the heap and
      * answers the keys the copy holds without a round trip (see {@link RedisBloomFilter}).
      */
-    public RedisBloomFilter create(String name, FilterSizing sizing, int shards, UnwritableAdds unwritableAdds,
+    public RedisBloomFilter create(String name, FilterSizing sizing, int shards, AddFailurePolicy onAddFailure,
             boolean nearCopy) {
-        return create(name, sizing, SEEDS.nextInt(), shards, false, unwritableAdds, nearCopy);
+        return create(name, sizing, SEEDS.nextInt(), shards, false, onAddFailure, nearCopy);
     }
 
     /** A filter with a chosen seed, and a near copy of its bits in this instance's heap if {@code nearCopy}. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
-            UnwritableAdds unwritableAdds, boolean nearCopy) {
-        return create(name, sizing, seed, shards, false, unwritableAdds, nearCopy);
+            AddFailurePolicy onAddFailure, boolean nearCopy) {
+        return create(name, sizing, seed, shards, false, onAddFailure, nearCopy);
     }
 
     /**
      * A filter with a random seed and a near copy as {@code nearCopy} says: with {@link NearCopyMode#ORDERED}, the
      * copy follows the adds through a subscriber connection and answers absent keys after a barrier.
      */
-    public RedisBloomFilter create(String name, FilterSizing sizing, int shards, UnwritableAdds unwritableAdds,
+    public RedisBloomFilter create(String name, FilterSizing sizing, int shards, AddFailurePolicy onAddFailure,
             NearCopyMode nearCopy) {
-        return create(name, sizing, SEEDS.nextInt(), shards, unwritableAdds, nearCopy);
+        return create(name, sizing, SEEDS.nextInt(), shards, onAddFailure, nearCopy);
     }
 
-    /** {@link #create(String, FilterSizing, int, UnwritableAdds, NearCopyMode)} with a chosen seed. */
+    /** {@link #create(String, FilterSizing, int, AddFailurePolicy, NearCopyMode)} with a chosen seed. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
-            UnwritableAdds unwritableAdds, NearCopyMode nearCopy) {
+            AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
         return register(new RedisBloomFilter(name, sizing,
-                new RedisFilterOptions(seed, shards, Kind.PLAIN, unwritableAdds, nearCopy), settings, shared()));
+                new RedisFilterOptions(seed, shards, Kind.PLAIN, onAddFailure, nearCopy), settings, shared()));
     }
 
     /**
@@ -148,8 +149,8 @@ public final class RedisFilterBackend implements AutoCloseable {
      * random seed, and no near copy.
      */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int shards,
-            UnwritableAdds unwritableAdds) {
-        return create(name, sizing, SEEDS.nextInt(), shards, true, unwritableAdds, false);
+            AddFailurePolicy onAddFailure) {
+        return create(name, sizing, SEEDS.nextInt(), shards, true, onAddFailure, false);
     }
 
     /**
@@ -158,26 +159,26 @@ public final class RedisFilterBackend implements AutoCloseable {
      * read whole again: false positives), with {@link NearCopyMode#ORDERED} one that follows the removes too.
      */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int shards,
-            UnwritableAdds unwritableAdds, NearCopyMode nearCopy) {
-        return createCounting(name, sizing, SEEDS.nextInt(), shards, unwritableAdds, nearCopy);
+            AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
+        return createCounting(name, sizing, SEEDS.nextInt(), shards, onAddFailure, nearCopy);
     }
 
-    /** {@link #createCounting(String, FilterSizing, int, UnwritableAdds, NearCopyMode)} with a chosen seed. */
+    /** {@link #createCounting(String, FilterSizing, int, AddFailurePolicy, NearCopyMode)} with a chosen seed. */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards,
-            UnwritableAdds unwritableAdds, NearCopyMode nearCopy) {
+            AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
         return register(new RedisBloomFilter(name, sizing,
-                new RedisFilterOptions(seed, shards, Kind.COUNTING, unwritableAdds, nearCopy), settings, shared()));
+                new RedisFilterOptions(seed, shards, Kind.COUNTING, onAddFailure, nearCopy), settings, shared()));
     }
 
     /** A counting filter with a chosen seed for when this instance creates it: for tests and migrations. */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards) {
-        return createCounting(name, sizing, seed, shards, UnwritableAdds.BUFFER);
+        return createCounting(name, sizing, seed, shards, AddFailurePolicy.BUFFER);
     }
 
-    /** A counting filter with a chosen seed, whose puts do as {@code unwritableAdds} says when Redis is down. */
+    /** A counting filter with a chosen seed, whose puts do as {@code onAddFailure} says when Redis is down. */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards,
-            UnwritableAdds unwritableAdds) {
-        return create(name, sizing, seed, shards, true, unwritableAdds, false);
+            AddFailurePolicy onAddFailure) {
+        return create(name, sizing, seed, shards, true, onAddFailure, false);
     }
 
     /**
@@ -185,30 +186,30 @@ public final class RedisFilterBackend implements AutoCloseable {
      * random seed: {@code firstLayer} is layer 0's size ({@code ScalableSizing.of(n, ε).layer(0)}); each layer after
      * it is a Redis key of its own in the same hash slot, so it lives on one shard.
      */
-    public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, UnwritableAdds unwritableAdds) {
-        return createScalable(name, firstLayer, SEEDS.nextInt(), unwritableAdds);
+    public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, AddFailurePolicy onAddFailure) {
+        return createScalable(name, firstLayer, SEEDS.nextInt(), onAddFailure);
     }
 
-    /** {@link #createScalable(String, FilterSizing, UnwritableAdds)} with a chosen seed: for tests and migrations. */
+    /** {@link #createScalable(String, FilterSizing, AddFailurePolicy)} with a chosen seed: for tests and migrations. */
     public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, int seed,
-            UnwritableAdds unwritableAdds) {
-        return createScalable(name, firstLayer, seed, unwritableAdds, NearCopyMode.OFF);
+            AddFailurePolicy onAddFailure) {
+        return createScalable(name, firstLayer, seed, onAddFailure, NearCopyMode.OFF);
     }
 
     /**
      * A filter that grows by layers with a near copy as {@code nearCopy} says: the copy holds every layer, and is read
      * whole again when a layer is added.
      */
-    public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, UnwritableAdds unwritableAdds,
+    public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, AddFailurePolicy onAddFailure,
             NearCopyMode nearCopy) {
-        return createScalable(name, firstLayer, SEEDS.nextInt(), unwritableAdds, nearCopy);
+        return createScalable(name, firstLayer, SEEDS.nextInt(), onAddFailure, nearCopy);
     }
 
-    /** {@link #createScalable(String, FilterSizing, UnwritableAdds, NearCopyMode)} with a chosen seed. */
+    /** {@link #createScalable(String, FilterSizing, AddFailurePolicy, NearCopyMode)} with a chosen seed. */
     public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, int seed,
-            UnwritableAdds unwritableAdds, NearCopyMode nearCopy) {
+            AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
         return register(new RedisBloomFilter(name, firstLayer,
-                new RedisFilterOptions(seed, 1, Kind.LAYERED, unwritableAdds, nearCopy), settings, shared()));
+                new RedisFilterOptions(seed, 1, Kind.LAYERED, onAddFailure, nearCopy), settings, shared()));
     }
 
     private RedisFilterParts.Shared shared() {
@@ -221,9 +222,9 @@ public final class RedisFilterBackend implements AutoCloseable {
     }
 
     private RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards, boolean counting,
-            UnwritableAdds unwritableAdds, boolean nearCopy) {
+            AddFailurePolicy onAddFailure, boolean nearCopy) {
         Kind kind = counting ? Kind.COUNTING : Kind.PLAIN;
-        return register(new RedisBloomFilter(name, sizing, new RedisFilterOptions(seed, shards, kind, unwritableAdds,
+        return register(new RedisBloomFilter(name, sizing, new RedisFilterOptions(seed, shards, kind, onAddFailure,
                 nearCopy ? NearCopyMode.ON : NearCopyMode.OFF), settings, shared()));
     }
 

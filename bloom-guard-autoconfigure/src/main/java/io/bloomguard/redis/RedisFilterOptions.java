@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.NearCopyMode;
 
 /**
@@ -7,15 +8,15 @@ import io.bloomguard.core.NearCopyMode;
  * and shards, whether its positions are bits, counters or layers, what its puts do when Redis does not answer, and
  * whether it keeps a near copy.
  *
- * <p>Usage: {@code new RedisFilterOptions(seed, shards, Kind.COUNTING, UnwritableAdds.BUFFER, NearCopyMode.OFF)}
+ * <p>Usage: {@code new RedisFilterOptions(seed, shards, Kind.COUNTING, AddFailurePolicy.BUFFER, NearCopyMode.OFF)}
  *
  * @param seed           seed for when this instance creates the filter in Redis
  * @param shards         keys the filter is split over
  * @param kind           plain, counting ({@code type: counting}) or grown by layers ({@code growth: scale})
- * @param unwritableAdds what puts do when Redis does not answer
+ * @param onAddFailure   what puts do when Redis does not answer
  * @param nearCopy       whether this instance keeps a copy of the bits, and how it follows Redis
  */
-record RedisFilterOptions(int seed, int shards, Kind kind, UnwritableAdds unwritableAdds, NearCopyMode nearCopy) {
+record RedisFilterOptions(int seed, int shards, Kind kind, AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
 
     /** What each position of the filter is, and whether it grows. */
     enum Kind {

@@ -78,7 +78,7 @@ final class RedisFilterParts {
         this.reader = new RedisBitReader(state, commands, this.nearCopy, backend.scheduler());
         this.removal = new RedisCounterRemoval(keys, state, commands);
         Runnable waitForRedis = () -> backend.recovery().waiting(filter);
-        this.outage = new RedisOutageBuffer(name, options.unwritableAdds(), pending, marks, state,
+        this.outage = new RedisOutageBuffer(name, options.onAddFailure(), pending, marks, state,
                 new RedisBitWriter(keys, state, commands, this.nearCopy), commands, access, waitForRedis);
         this.loader = new RedisFilterLoader(name, sizing, configured, keys, others, settings, state, pending, marks,
                 new RedisBuildThreads(backend.builders(), backend.scheduler(), backend.startupBuilds()));

@@ -1,5 +1,6 @@
 package io.bloomguard.registry;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.NearCopyMode;
 import org.jspecify.annotations.Nullable;

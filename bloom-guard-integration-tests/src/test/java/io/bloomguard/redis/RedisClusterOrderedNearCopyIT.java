@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.testsupport.redis.RedisClusterProcess;
@@ -47,6 +48,6 @@ class RedisClusterOrderedNearCopyIT {
     }
 
     private static RedisBloomFilter ordered(TestRedisBackend instance) {
-        return instance.backend.create("cluster-walk", SIZING, 7, 3, UnwritableAdds.BUFFER, NearCopyMode.ORDERED);
+        return instance.backend.create("cluster-walk", SIZING, 7, 3, AddFailurePolicy.BUFFER, NearCopyMode.ORDERED);
     }
 }

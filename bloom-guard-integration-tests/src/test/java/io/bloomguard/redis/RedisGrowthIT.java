@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
@@ -51,7 +52,7 @@ class RedisGrowthIT {
         try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
                 TestRedisBackend b = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
             NamedBloomFilter writer = filter(a.backend.create("grown", SIZING, 1, 1));
-            RedisBloomFilter readerBackend = b.backend.create("grown", SIZING, 1, 1, UnwritableAdds.BUFFER, true);
+            RedisBloomFilter readerBackend = b.backend.create("grown", SIZING, 1, 1, AddFailurePolicy.BUFFER, true);
             NamedBloomFilter reader = filter(readerBackend);
             rows.commit(N / 2);
             assertThat(((RedisBloomFilter) writer.backend()).start(RecordingKeyFeed.reading(rows::now)))

@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
 
@@ -26,7 +27,7 @@ class RedisNearCopyContractIT extends StandaloneRedisContractTest {
     @Override
     protected BloomFilter createFilter(FilterSizing sizing, int seed) {
         RedisBloomFilter filter = redis.backend.create(ContractFilters.name("near"), sizing, seed, 1,
-                UnwritableAdds.BUFFER, true);
+                AddFailurePolicy.BUFFER, true);
         ContractFilters.loadedHere(filter);
         awaitUntil("the near copy of " + filter.name() + " read", () -> filter.details().nearCopy().answering(),
                 Duration.ofSeconds(10));

@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.metrics.BloomFilterMetrics;
@@ -280,7 +281,7 @@ class RedisNearCopyIT {
     }
 
     private static RedisBloomFilter nearCopied(TestRedisBackend instance, String name) {
-        return instance.backend.create(name, SIZING, 1, 1, UnwritableAdds.BUFFER, true);
+        return instance.backend.create(name, SIZING, 1, 1, AddFailurePolicy.BUFFER, true);
     }
 
     /** One script sent: {@code EVALSHA}, and {@code EVAL} after it the first time the server sees the script. */

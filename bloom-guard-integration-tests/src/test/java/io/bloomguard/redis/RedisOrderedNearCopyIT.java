@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.NearCopyMode;
@@ -175,16 +176,16 @@ class RedisOrderedNearCopyIT {
     }
 
     private static RedisBloomFilter orderedLayers(TestRedisBackend instance, String name) {
-        return instance.backend.createScalable(name, FilterSizing.of(2_000, 0.01), 1, UnwritableAdds.BUFFER,
+        return instance.backend.createScalable(name, FilterSizing.of(2_000, 0.01), 1, AddFailurePolicy.BUFFER,
                 NearCopyMode.ORDERED);
     }
 
     private static RedisBloomFilter orderedCounting(TestRedisBackend instance, String name) {
-        return instance.backend.createCounting(name, SIZING, 1, 1, UnwritableAdds.BUFFER, NearCopyMode.ORDERED);
+        return instance.backend.createCounting(name, SIZING, 1, 1, AddFailurePolicy.BUFFER, NearCopyMode.ORDERED);
     }
 
     private static RedisBloomFilter ordered(TestRedisBackend instance, String name) {
-        return instance.backend.create(name, SIZING, 1, 1, UnwritableAdds.BUFFER, NearCopyMode.ORDERED);
+        return instance.backend.create(name, SIZING, 1, 1, AddFailurePolicy.BUFFER, NearCopyMode.ORDERED);
     }
 
     private static void awaitInStep(RedisBloomFilter filter) {

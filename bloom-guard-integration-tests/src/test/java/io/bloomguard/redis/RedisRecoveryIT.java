@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
@@ -195,7 +196,7 @@ class RedisRecoveryIT {
     @Test
     void underFailAnAddRedisDoesNotTakeThrowsAndIsNotBuffered() {
         try (TestRedisBackend app = TestRedisBackend.intercepting(server, DEFAULTS)) {
-            RedisBloomFilter filter = app.backend.create("failing-adds", SIZING, 1, 1, UnwritableAdds.FAIL);
+            RedisBloomFilter filter = app.backend.create("failing-adds", SIZING, 1, 1, AddFailurePolicy.FAIL);
             assertThat(filter.start(RecordingKeyFeed.of(longs(0, 1_000)))).isEqualTo(StartOutcome.LOADED_HERE);
 
             app.port.beforeNext("eval:add", command -> {

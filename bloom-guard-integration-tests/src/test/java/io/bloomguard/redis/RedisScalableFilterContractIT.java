@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
 
@@ -18,6 +19,6 @@ class RedisScalableFilterContractIT extends StandaloneRedisContractTest {
     @Override
     protected BloomFilter createFilter(FilterSizing sizing, int seed) {
         return ContractFilters.loadedHere(redis.backend.createScalable(ContractFilters.name("scalable"), sizing,
-                seed, UnwritableAdds.BUFFER));
+                seed, AddFailurePolicy.BUFFER));
     }
 }

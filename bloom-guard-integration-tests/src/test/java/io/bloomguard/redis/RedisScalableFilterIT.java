@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.ScalableSizing;
@@ -71,9 +72,9 @@ class RedisScalableFilterIT {
         try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
                 TestRedisBackend b = TestRedisBackend.on(server, HOURLY);
                 TestRedisBackend c = TestRedisBackend.on(server, HOURLY)) {
-            RedisBloomFilter writer = a.backend.createScalable("scaled", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
-            RedisBloomFilter laggingReader = b.backend.createScalable("scaled", FIRST_LAYER, 8, UnwritableAdds.BUFFER);
-            RedisBloomFilter laggingWriter = c.backend.createScalable("scaled", FIRST_LAYER, 9, UnwritableAdds.BUFFER);
+            RedisBloomFilter writer = a.backend.createScalable("scaled", FIRST_LAYER, 7, AddFailurePolicy.BUFFER);
+            RedisBloomFilter laggingReader = b.backend.createScalable("scaled", FIRST_LAYER, 8, AddFailurePolicy.BUFFER);
+            RedisBloomFilter laggingWriter = c.backend.createScalable("scaled", FIRST_LAYER, 9, AddFailurePolicy.BUFFER);
             rows.commit(N / 2);
             assertThat(writer.start(RecordingKeyFeed.reading(rows::now))).isEqualTo(StartOutcome.LOADED_HERE);
             for (RedisBloomFilter lagging : List.of(laggingReader, laggingWriter)) {
@@ -126,9 +127,9 @@ class RedisScalableFilterIT {
         try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
                 TestRedisBackend b = TestRedisBackend.on(server, TestRedisBackend.FAST);
                 TestRedisBackend c = TestRedisBackend.on(server, HOURLY)) {
-            RedisBloomFilter first = a.backend.createScalable("concurrent", firstLayer, 7, UnwritableAdds.BUFFER);
-            RedisBloomFilter second = b.backend.createScalable("concurrent", firstLayer, 8, UnwritableAdds.BUFFER);
-            RedisBloomFilter lagging = c.backend.createScalable("concurrent", firstLayer, 9, UnwritableAdds.BUFFER);
+            RedisBloomFilter first = a.backend.createScalable("concurrent", firstLayer, 7, AddFailurePolicy.BUFFER);
+            RedisBloomFilter second = b.backend.createScalable("concurrent", firstLayer, 8, AddFailurePolicy.BUFFER);
+            RedisBloomFilter lagging = c.backend.createScalable("concurrent", firstLayer, 9, AddFailurePolicy.BUFFER);
             first.start(KeyFeed.EMPTY);
             second.follow();
             lagging.follow();
@@ -196,7 +197,7 @@ class RedisScalableFilterIT {
     @Test
     void itGrowsAsALocalScalableFilterOfTheSameSeedDoes() {
         try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
-            RedisBloomFilter redis = a.backend.createScalable("alike", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
+            RedisBloomFilter redis = a.backend.createScalable("alike", FIRST_LAYER, 7, AddFailurePolicy.BUFFER);
             redis.start(KeyFeed.EMPTY);
             ScalableLocalFilter local = ScalableLocalFilter.create(FIRST_LAYER, 7);
             SplittableRandom keys = new SplittableRandom(31);
@@ -225,7 +226,7 @@ class RedisScalableFilterIT {
     void aRebuildMakesItsLayersOneLayerThatEveryInstanceUses() {
         try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
                 TestRedisBackend b = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
-            RedisBloomFilter writer = a.backend.createScalable("merged", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
+            RedisBloomFilter writer = a.backend.createScalable("merged", FIRST_LAYER, 7, AddFailurePolicy.BUFFER);
             rows.commit(N / 2);
             writer.start(RecordingKeyFeed.reading(rows::now));
             putNew(writer, 4 * N - rows.size());
@@ -236,7 +237,7 @@ class RedisScalableFilterIT {
             assertThat(writer.layerCount()).isEqualTo(1);
             assertThat(writer.capacity()).as("one layer for the three").isEqualTo(7L * N);
 
-            RedisBloomFilter late = b.backend.createScalable("merged", FIRST_LAYER, 8, UnwritableAdds.BUFFER);
+            RedisBloomFilter late = b.backend.createScalable("merged", FIRST_LAYER, 8, AddFailurePolicy.BUFFER);
             assertThat(late.follow()).as("started after the rebuild, configured as before")
                 .isEqualTo(StartOutcome.ALREADY_LOADED);
             assertThat(late.trustedToReject()).isTrue();
@@ -268,7 +269,7 @@ class RedisScalableFilterIT {
         RedisClient rawClient = RedisClient.create(server.redisUri());
         try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
                 StatefulRedisConnection<String, String> raw = rawClient.connect()) {
-            RedisBloomFilter filter = a.backend.createScalable("evicted", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
+            RedisBloomFilter filter = a.backend.createScalable("evicted", FIRST_LAYER, 7, AddFailurePolicy.BUFFER);
             rows.commit(N / 2);
             filter.start(RecordingKeyFeed.reading(rows::now));
             putNew(filter, 2 * N);
@@ -293,7 +294,7 @@ class RedisScalableFilterIT {
     @Test
     void aKeySourceLargerThanItsFirstLayerIsLoadedIntoOneLargerLayer() {
         try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
-            RedisBloomFilter filter = a.backend.createScalable("outgrown", FIRST_LAYER, 7, UnwritableAdds.BUFFER);
+            RedisBloomFilter filter = a.backend.createScalable("outgrown", FIRST_LAYER, 7, AddFailurePolicy.BUFFER);
             rows.commit(4 * N);
             assertThat(filter.start(RecordingKeyFeed.reading(rows::now))).isEqualTo(StartOutcome.LOADED_HERE);
             assertThat(filter.status()).isEqualTo(SharedFilterStatus.READY);

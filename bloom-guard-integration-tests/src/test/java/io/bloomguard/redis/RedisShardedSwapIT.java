@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
@@ -68,13 +69,13 @@ class RedisShardedSwapIT {
     }
 
     static Stream<Arguments> keysPutWhileShardsAreSwappedAreFoundOnEveryInstance() {
-        return Stream.of(Arguments.of("plain", UnwritableAdds.BUFFER), Arguments.of("plain", UnwritableAdds.FAIL),
-                Arguments.of("counting", UnwritableAdds.FAIL));
+        return Stream.of(Arguments.of("plain", AddFailurePolicy.BUFFER), Arguments.of("plain", AddFailurePolicy.FAIL),
+                Arguments.of("counting", AddFailurePolicy.FAIL));
     }
 
     @ParameterizedTest(name = "{0}, on-add-failure {1}")
     @MethodSource
-    void keysPutWhileShardsAreSwappedAreFoundOnEveryInstance(String type, UnwritableAdds onAddFailure)
+    void keysPutWhileShardsAreSwappedAreFoundOnEveryInstance(String type, AddFailurePolicy onAddFailure)
             throws Exception {
         String name = "swap-" + type + "-" + onAddFailure.name().toLowerCase();
         boolean counting = type.equals("counting");
@@ -162,7 +163,7 @@ class RedisShardedSwapIT {
 
             assertThat(server.command("HGET", lastShardSwapped, "generation")).isEqualTo(String.valueOf(ROUNDS + 1));
             assertThat(rejected).as("keys rejected right after their put returned").isEmpty();
-            if (onAddFailure == UnwritableAdds.FAIL) {
+            if (onAddFailure == AddFailurePolicy.FAIL) {
                 assertThat(leftBuffered).as("puts that returned with their keys left in a buffer").isEmpty();
             }
             assertThat(failed).as("puts that failed: Redis answered throughout").isEmpty();
@@ -185,8 +186,8 @@ class RedisShardedSwapIT {
      * so that the write rolls back rather than leave a record the other instances reject until the replay.
      */
     @ParameterizedTest
-    @EnumSource(UnwritableAdds.class)
-    void keysThatCannotBePlacedFailThePutUnderFail(UnwritableAdds onAddFailure) {
+    @EnumSource(AddFailurePolicy.class)
+    void keysThatCannotBePlacedFailThePutUnderFail(AddFailurePolicy onAddFailure) {
         String name = "churn-" + onAddFailure.name().toLowerCase();
         try (TestRedisBackend a = TestRedisBackend.intercepting(server, WRITER)) {
             RedisBloomFilter writer = create(a, name, false, onAddFailure);
@@ -201,7 +202,7 @@ class RedisShardedSwapIT {
                 }
             });
             List<Long> keys = LongStream.range(1_000, 1_020).boxed().toList();
-            if (onAddFailure == UnwritableAdds.FAIL) {
+            if (onAddFailure == AddFailurePolicy.FAIL) {
                 assertThatThrownBy(() -> writer.putAll(keys)).isInstanceOf(RedisUnavailableException.class)
                     .hasMessageContaining("could not place");
                 assertThat(writer.pendingAdds()).as("nothing left in a buffer").isZero();
@@ -217,7 +218,7 @@ class RedisShardedSwapIT {
     }
 
     private static RedisBloomFilter create(TestRedisBackend instance, String name, boolean counting,
-            UnwritableAdds onAddFailure) {
+            AddFailurePolicy onAddFailure) {
         return counting ? instance.backend.createCounting(name, SIZING, 7, SHARDS, onAddFailure)
                 : instance.backend.create(name, SIZING, 7, SHARDS, onAddFailure);
     }

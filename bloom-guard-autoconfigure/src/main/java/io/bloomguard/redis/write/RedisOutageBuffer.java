@@ -2,7 +2,7 @@ package io.bloomguard.redis.write;
 
 import io.bloomguard.redis.RedisAccessDeniedException;
 import io.bloomguard.redis.RedisUnavailableException;
-import io.bloomguard.redis.UnwritableAdds;
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.redis.access.RedisAccessState;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.state.RedisFilterView;
@@ -30,7 +30,7 @@ public final class RedisOutageBuffer {
     private static final Log logger = LogFactory.getLog(RedisOutageBuffer.class);
 
     private final String name;
-    private final UnwritableAdds unwritableAdds;
+    private final AddFailurePolicy onAddFailure;
     private final PendingAdds pending;
     private final RedisStaleMarks marks;
     private final RedisStoredState state;
@@ -44,11 +44,11 @@ public final class RedisOutageBuffer {
     /** What this instance owes Redis, and its delivery. */
     private final RedisOwedDelivery owed;
 
-    public RedisOutageBuffer(String name, UnwritableAdds unwritableAdds, PendingAdds pending, RedisStaleMarks marks,
+    public RedisOutageBuffer(String name, AddFailurePolicy onAddFailure, PendingAdds pending, RedisStaleMarks marks,
             RedisStoredState state, RedisBitWriter writer, RedisFilterCommands commands, RedisAccessState access,
             Runnable waitForRedis) {
         this.name = name;
-        this.unwritableAdds = unwritableAdds;
+        this.onAddFailure = onAddFailure;
         this.pending = pending;
         this.marks = marks;
         this.state = state;
@@ -75,7 +75,7 @@ public final class RedisOutageBuffer {
             // instances would reject these records. The caller learns it now.
             throw denied.again();
         }
-        if (state.view() == RedisFilterView.NOT_STARTED && unwritableAdds == UnwritableAdds.BUFFER) {
+        if (state.view() == RedisFilterView.NOT_STARTED && onAddFailure == AddFailurePolicy.BUFFER) {
             buffer(list);
             return list.size();
         }
@@ -87,7 +87,7 @@ public final class RedisOutageBuffer {
             result = writer.write(list);
         }
         catch (RedisUnavailableException ex) {
-            if (unwritableAdds == UnwritableAdds.FAIL) {
+            if (onAddFailure == AddFailurePolicy.FAIL) {
                 throw new RedisUnavailableException("Filter '" + name + "' could not write " + adds(list.size())
                         + " to Redis (" + ex.getMessage() + "), and on-add-failure is fail: the write must not"
                         + " succeed without its key", ex);
@@ -101,7 +101,7 @@ public final class RedisOutageBuffer {
             buffer(result.unwritten()); // no bitmap to write to: no instance rejects with it; replayed
         }
         if (!result.unplaced().isEmpty()) {
-            if (unwritableAdds == UnwritableAdds.FAIL) {
+            if (onAddFailure == AddFailurePolicy.FAIL) {
                 // Buffered, they would be missing for the other instances, which trust the filter, until the replay.
                 throw new RedisUnavailableException("Filter '" + name + "' could not place "
                         + adds(result.unplaced().size()) + " in Redis: its generations changed under each attempt"
