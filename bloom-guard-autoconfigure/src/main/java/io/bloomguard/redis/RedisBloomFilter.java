@@ -1,7 +1,6 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.core.AddFailurePolicy;
-import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
 import io.bloomguard.core.KeyFeed;
@@ -12,11 +11,9 @@ import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.layout.RedisLayers;
-import io.bloomguard.redis.state.RedisFillEstimate;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -39,9 +36,10 @@ import java.util.concurrent.CompletableFuture;
  * package}.
  *
  * <p>It answers for the filter, each method with its contract; none of the work is done here: each job has its
- * class, wired together by {@link RedisFilterParts}.
+ * class, wired together by {@link RedisFilterParts}, and what it reports of its size is answered by
+ * {@link RedisSizedFilter}.
  */
-public final class RedisBloomFilter implements SharedBloomFilter {
+public final class RedisBloomFilter extends RedisSizedFilter {
 
     private final String name;
     private final RedisFilterParts parts;
@@ -54,6 +52,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     public String name() {
         return name;
+    }
+
+    @Override
+    RedisFilterParts parts() {
+        return parts;
     }
 
     /** The key of the filter's metadata, which a {@link RecoveryProbe} asks about. */
@@ -151,15 +154,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     /**
-     * Stops background work, then makes one last attempt to hand Redis what this instance still owes it, since
-     * nothing will replay it later and the other instances would reject the records it belongs to: the buffered
-     * adds are written, and whatever cannot be written is covered by marking the filter stale in Redis, so that no
-     * instance rejects with it until it has been rebuilt from its key source. What reaches Redis neither way is
-     * logged as an error, with the filter's name and how many adds were lost. The attempt goes past the circuit
-     * breaker (open, perhaps, for a failure that is over) and takes at most
-     * {@link RedisBackendSettings#lastAttemptTimeout()}. Closing again does nothing.
-     *
-     * <p>Adds after close are not buffered: see {@link #putAll}.
+     * Stops background work, then makes one last attempt (past the circuit breaker, within
+     * {@link RedisBackendSettings#lastAttemptTimeout()}) to write the adds this instance still owes Redis, which
+     * nothing would replay later; what cannot be written is covered by marking the filter stale in Redis (no instance
+     * rejects with it until it is rebuilt), and what reaches Redis neither way is logged as an error with the count.
+     * Closing again does nothing; for adds after close see {@link #putAll}.
      */
     @Override
     public void close() {
@@ -198,20 +197,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     /**
-     * Adds keys with one script per shard. Keys that cannot be written now (Redis unreachable, no bitmap yet)
-     * are buffered for replay and counted as new, since they may be. Under {@link AddFailurePolicy#FAIL} keys that
-     * cannot be written because Redis does not answer (or its circuit breaker is open), or because the generations
-     * changed under every attempt, are not buffered: this throws, so that the write they belong to fails.
+     * Adds keys with one script per shard. Keys that cannot be written now (Redis unreachable, no bitmap yet) are
+     * buffered for replay and counted as new; under {@link AddFailurePolicy#FAIL}, keys Redis did not take (it does
+     * not answer, its breaker is open, or the generations changed under every attempt) throw instead, so that the
+     * write they belong to fails. After {@link #close()} nothing replays a buffer: keys are written at once as by
+     * close, or covered by a stale mark.
      *
-     * <p>After {@link #close()} nothing replays a buffer, so keys are not buffered: they are written at once, past
-     * the circuit breaker, within {@link RedisBackendSettings#lastAttemptTimeout()}; if they cannot be, the filter
-     * is marked stale in Redis instead (no instance rejects with it until it has been rebuilt from its key source);
-     * if neither reaches Redis (it is down, or the backend has released its connection), this throws, so that the
-     * loss is not silent: the caller's write can roll back, and the guard logs it.
-     *
-     * @throws RedisUnavailableException after close, when neither the keys nor a stale mark reached Redis; under
-     *                                   {@link AddFailurePolicy#FAIL}, when Redis did not take the keys or they could
-     *                                   not be placed
+     * @throws RedisUnavailableException under {@code FAIL} as above; after close, when neither the keys nor a stale
+     *                                   mark reached Redis (the caller's write can roll back, and the guard logs it)
      */
     @Override
     public long putAll(Iterable<?> added) {
@@ -231,91 +224,14 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     @Override
     public boolean remove(Object key) {
         if (!parts.configured.counting()) {
-            return SharedBloomFilter.super.remove(key);
+            return super.remove(key);
         }
         return parts.removal.remove(key);
-    }
-
-    /** Whether each position is a 4-bit counter ({@code type: counting}), so that keys can be removed. */
-    public boolean counting() {
-        return parts.configured.counting();
     }
 
     /** Adds waiting for replay. */
     public int pendingAdds() {
         return parts.outage.pendingAdds();
-    }
-
-    @Override
-    public long approximateElementCount() {
-        return parts.fill.read().approximateElementCount();
-    }
-
-    @Override
-    public double expectedFpp() {
-        return parts.fill.read().expectedFpp();
-    }
-
-    @Override
-    public FillEstimate lastEstimate() {
-        return parts.fill.current(parts.access.answering());
-    }
-
-    /** Bits of the live generation, of all its layers when it grows by layers. */
-    @Override
-    public long bitSize() {
-        return parts.size.bitSize();
-    }
-
-    @Override
-    public long byteSize() {
-        return parts.size.byteSize();
-    }
-
-    /** Bits a put sets: in the newest layer when it grows by layers. */
-    @Override
-    public int hashCount() {
-        return parts.size.hashCount();
-    }
-
-    /** Keys it holds at its error rate: of all its layers together when it grows by layers. */
-    @Override
-    public long capacity() {
-        return parts.size.capacity();
-    }
-
-    /** See {@link RedisFillEstimate#layerSetBits()}. */
-    @Override
-    public OptionalLong countedSetBits() {
-        return parts.fill.layerSetBits();
-    }
-
-    /** Whether it grows by layers ({@code growth: scale}); see {@link RedisLayers}. */
-    public boolean layered() {
-        return parts.configured.layered();
-    }
-
-    /** Layers of the live generation as last read: 1 unless it grows by layers, 0 before it has one. */
-    @Override
-    public int layerCount() {
-        return parts.size.layerCount();
-    }
-
-    /** The live generation's size (the configured one, or the one it grew to) once known; until then the configured. */
-    @Override
-    public FilterSizing sizing() {
-        return parts.size.sizing();
-    }
-
-    /** Seed of the stored filter once known; until then the seed this instance would create it with. */
-    @Override
-    public int seed() {
-        return parts.size.seed();
-    }
-
-    /** Shards the configured filter is split over. */
-    public int shards() {
-        return parts.configured.shards();
     }
 
     @Override
