@@ -7,6 +7,7 @@ import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.FreezableTcpProxy;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
+import io.bloomguard.testsupport.redis.TwoInstances;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -59,43 +60,43 @@ class RedisFailureIT {
      * instance stops rejecting until the filter is rebuilt from its key source, which then holds every key.
      */
     @Test
-    void addsBeyondTheBufferMarkTheFilterStaleForEveryInstanceUntilItIsRebuilt() throws Exception {
+    void addsBeyondTheBufferMarkTheFilterStaleForEveryInstanceUntilItIsRebuilt(TwoInstances two) throws Exception {
         List<Object> database = new java.util.concurrent.CopyOnWriteArrayList<>(longs(0, 1000));
         RedisBackendSettings smallBuffer = RedisBackendSettingsBuilder.from(QUIET)
                 .refreshInterval(Duration.ofMillis(100))
                 .pendingAddsLimit(5)
                 .build();
-        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
-                TestRedisBackend cutOff = TestRedisBackend.on(proxy.port(), smallBuffer);
-                TestRedisBackend other = TestRedisBackend.on(server, smallBuffer)) {
-            RedisBloomFilter partitioned = cutOff.backend.create("overflow", SIZING, 1, 1);
-            RedisBloomFilter connected = other.backend.create("overflow", SIZING, 2, 1);
-            assertThat(partitioned.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
-                    .isEqualTo(StartOutcome.LOADED_HERE);
-            assertThat(connected.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
-                    .isEqualTo(StartOutcome.ALREADY_LOADED);
+        TwoInstances.Pair<TestRedisBackend> pair = two.start(port -> TestRedisBackend.on(port, smallBuffer));
+        TestRedisBackend cutOff = pair.behindProxy();
+        TestRedisBackend other = pair.direct();
+        FreezableTcpProxy proxy = two.proxy();
+        RedisBloomFilter partitioned = cutOff.backend.create("overflow", SIZING, 1, 1);
+        RedisBloomFilter connected = other.backend.create("overflow", SIZING, 2, 1);
+        assertThat(partitioned.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
+                .isEqualTo(StartOutcome.LOADED_HERE);
+        assertThat(connected.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
+                .isEqualTo(StartOutcome.ALREADY_LOADED);
 
-            proxy.freeze();
-            for (long key = 5000; key < 5010; key++) {
-                database.add(key); // the row is written, then its key is added to the filter
-                assertThat(partitioned.put(key)).isTrue();
-            }
-            assertThat(partitioned.status()).isEqualTo(SharedFilterStatus.STALE);
-            assertThat(partitioned.pendingAdds()).isEqualTo(5);
+        proxy.freeze();
+        for (long key = 5000; key < 5010; key++) {
+            database.add(key); // the row is written, then its key is added to the filter
+            assertThat(partitioned.put(key)).isTrue();
+        }
+        assertThat(partitioned.status()).isEqualTo(SharedFilterStatus.STALE);
+        assertThat(partitioned.pendingAdds()).isEqualTo(5);
 
-            proxy.thaw();
-            await("every instance ready with every key").atMost(Duration.ofSeconds(15))
-                .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
-                .until(() -> {
-                    connected.refresh();
-                    return connected.status() == SharedFilterStatus.READY
-                            && partitioned.status() == SharedFilterStatus.READY;
-                });
-            assertThat(server.command("HGET", "bloom-guard:{overflow}:meta", "generation"))
-                    .as("rebuilt once the lost adds were noticed").isEqualTo("2");
-            for (long key = 5000; key < 5010; key++) {
-                assertThat(connected.mightContain(key)).as("key %d", key).isTrue();
-            }
+        proxy.thaw();
+        await("every instance ready with every key").atMost(Duration.ofSeconds(15))
+            .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
+            .until(() -> {
+                connected.refresh();
+                return connected.status() == SharedFilterStatus.READY
+                        && partitioned.status() == SharedFilterStatus.READY;
+            });
+        assertThat(server.command("HGET", "bloom-guard:{overflow}:meta", "generation"))
+                .as("rebuilt once the lost adds were noticed").isEqualTo("2");
+        for (long key = 5000; key < 5010; key++) {
+            assertThat(connected.mightContain(key)).as("key %d", key).isTrue();
         }
     }
 
@@ -106,43 +107,43 @@ class RedisFailureIT {
      * until the rebuild, which reads the row's key from the key source.
      */
     @Test
-    void aKeyLostWhileCutOffIsReportedToEveryInstanceOnceRedisIsBack() throws Exception {
+    void aKeyLostWhileCutOffIsReportedToEveryInstanceOnceRedisIsBack(TwoInstances two) throws Exception {
         List<Object> database = new java.util.concurrent.CopyOnWriteArrayList<>(longs(0, 1000));
         RedisBackendSettings ticking = RedisBackendSettingsBuilder.from(QUIET)
                 .commandTimeout(Duration.ofMillis(500))
                 .refreshInterval(Duration.ofMillis(100))
                 .build();
-        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
-                TestRedisBackend cutOff = TestRedisBackend.on(proxy.port(), ticking);
-                TestRedisBackend other = TestRedisBackend.on(server, ticking)) {
-            RedisBloomFilter partitioned = cutOff.backend.create("unkeyed", SIZING, 1, 1);
-            RedisBloomFilter connected = other.backend.create("unkeyed", SIZING, 2, 1);
-            assertThat(partitioned.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
-                    .isEqualTo(StartOutcome.LOADED_HERE);
-            assertThat(connected.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
-                    .isEqualTo(StartOutcome.ALREADY_LOADED);
-            long unkeyed = 777_777;
-            assertThat(connected.mightContain(unkeyed)).as("absent before").isFalse();
+        TwoInstances.Pair<TestRedisBackend> pair = two.start(port -> TestRedisBackend.on(port, ticking));
+        TestRedisBackend cutOff = pair.behindProxy();
+        TestRedisBackend other = pair.direct();
+        FreezableTcpProxy proxy = two.proxy();
+        RedisBloomFilter partitioned = cutOff.backend.create("unkeyed", SIZING, 1, 1);
+        RedisBloomFilter connected = other.backend.create("unkeyed", SIZING, 2, 1);
+        assertThat(partitioned.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
+                .isEqualTo(StartOutcome.LOADED_HERE);
+        assertThat(connected.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
+                .isEqualTo(StartOutcome.ALREADY_LOADED);
+        long unkeyed = 777_777;
+        assertThat(connected.mightContain(unkeyed)).as("absent before").isFalse();
 
-            proxy.freeze();
-            database.add(unkeyed); // the row is written; its key expression then fails
-            partitioned.markIncomplete("a key expression failed");
-            assertThat(partitioned.trustedToReject()).as("the instance that lost the key").isFalse();
+        proxy.freeze();
+        database.add(unkeyed); // the row is written; its key expression then fails
+        partitioned.markIncomplete("a key expression failed");
+        assertThat(partitioned.trustedToReject()).as("the instance that lost the key").isFalse();
 
-            proxy.thaw();
-            await("rebuilt with the row's key, and trusted again").atMost(Duration.ofSeconds(15))
-                .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
-                .until(() -> {
-                    connected.refresh();
-                    return connected.mightContain(unkeyed) && connected.status() == SharedFilterStatus.READY
-                            && partitioned.status() == SharedFilterStatus.READY;
-                });
-            // Rebuilt once the lost key was reported, and not over and over. Twice is right too: the mark sent into
-            // the frozen proxy may reach Redis after the thaw, after its resend, and a rebuild that began between
-            // the two marks leaves the filter stale (it cannot know the second mark is the same loss).
-            assertThat(Integer.parseInt(server.command("HGET", "bloom-guard:{unkeyed}:meta", "generation")))
-                    .as("generation after the lost key was reported").isBetween(2, 3);
-        }
+        proxy.thaw();
+        await("rebuilt with the row's key, and trusted again").atMost(Duration.ofSeconds(15))
+            .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
+            .until(() -> {
+                connected.refresh();
+                return connected.mightContain(unkeyed) && connected.status() == SharedFilterStatus.READY
+                        && partitioned.status() == SharedFilterStatus.READY;
+            });
+        // Rebuilt once the lost key was reported, and not over and over. Twice is right too: the mark sent into
+        // the frozen proxy may reach Redis after the thaw, after its resend, and a rebuild that began between
+        // the two marks leaves the filter stale (it cannot know the second mark is the same loss).
+        assertThat(Integer.parseInt(server.command("HGET", "bloom-guard:{unkeyed}:meta", "generation")))
+                .as("generation after the lost key was reported").isBetween(2, 3);
     }
 
     /**
@@ -151,56 +152,57 @@ class RedisFailureIT {
      * rebuild did not read the record), so that no instance trusts the filter until a rebuild that did.
      */
     @Test
-    void aKeyLostDuringAnotherInstancesRebuildKeepsTheFilterStaleUntilARebuildThatReadsIt() throws Exception {
+    void aKeyLostDuringAnotherInstancesRebuildKeepsTheFilterStaleUntilARebuildThatReadsIt(TwoInstances two)
+            throws Exception {
         List<Object> database = new java.util.concurrent.CopyOnWriteArrayList<>(longs(0, 1000));
         RedisBackendSettings ticking = RedisBackendSettingsBuilder.from(QUIET)
                 .commandTimeout(Duration.ofMillis(500))
                 .refreshInterval(Duration.ofMillis(100))
                 .build();
         RecordingKeyFeed rebuilderFeed = RecordingKeyFeed.reading(() -> List.copyOf(database)).holdingCallsFrom(2);
-        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
-                TestRedisBackend cutOff = TestRedisBackend.on(proxy.port(), ticking);
-                TestRedisBackend other = TestRedisBackend.on(server, ticking)) {
-            RedisBloomFilter partitioned = cutOff.backend.create("lost-mid-rebuild", SIZING, 1, 1);
-            RedisBloomFilter rebuilder = other.backend.create("lost-mid-rebuild", SIZING, 2, 1);
-            assertThat(rebuilder.start(rebuilderFeed)).isEqualTo(StartOutcome.LOADED_HERE);
-            assertThat(partitioned.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
-                    .isEqualTo(StartOutcome.ALREADY_LOADED);
-            long unkeyed = 777_777;
-            assertThat(rebuilder.mightContain(unkeyed)).as("absent before").isFalse();
+        TwoInstances.Pair<TestRedisBackend> pair = two.start(port -> TestRedisBackend.on(port, ticking));
+        TestRedisBackend cutOff = pair.behindProxy();
+        TestRedisBackend other = pair.direct();
+        FreezableTcpProxy proxy = two.proxy();
+        RedisBloomFilter partitioned = cutOff.backend.create("lost-mid-rebuild", SIZING, 1, 1);
+        RedisBloomFilter rebuilder = other.backend.create("lost-mid-rebuild", SIZING, 2, 1);
+        assertThat(rebuilder.start(rebuilderFeed)).isEqualTo(StartOutcome.LOADED_HERE);
+        assertThat(partitioned.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
+                .isEqualTo(StartOutcome.ALREADY_LOADED);
+        long unkeyed = 777_777;
+        assertThat(rebuilder.mightContain(unkeyed)).as("absent before").isFalse();
 
-            CompletableFuture<Long> rebuild = CompletableFuture.supplyAsync(rebuilder::rebuild);
-            rebuilderFeed.awaitHeldCall(Duration.ofSeconds(5)); // its snapshot of the rows is taken
+        CompletableFuture<Long> rebuild = CompletableFuture.supplyAsync(rebuilder::rebuild);
+        rebuilderFeed.awaitHeldCall(Duration.ofSeconds(5)); // its snapshot of the rows is taken
 
-            proxy.freeze();
-            database.add(unkeyed); // the row is written after that snapshot; its key expression then fails
-            partitioned.markIncomplete("a key expression failed");
-            proxy.thaw();
-            await("the cut-off instance marked the filter stale in Redis")
-                .atMost(Duration.ofSeconds(5))
-                .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
-                .until(() -> server.command("HGET", "bloom-guard:{lost-mid-rebuild}:meta", "stale") != null);
+        proxy.freeze();
+        database.add(unkeyed); // the row is written after that snapshot; its key expression then fails
+        partitioned.markIncomplete("a key expression failed");
+        proxy.thaw();
+        await("the cut-off instance marked the filter stale in Redis")
+            .atMost(Duration.ofSeconds(5))
+            .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
+            .until(() -> server.command("HGET", "bloom-guard:{lost-mid-rebuild}:meta", "stale") != null);
 
-            rebuilderFeed.open();
-            rebuild.get(10, java.util.concurrent.TimeUnit.SECONDS);
-            rebuilder.refresh();
-            assertThat(rebuilder.trustedToReject() && !rebuilder.mightContain(unkeyed))
-                    .as("the rebuilding instance rejects the row written during its rebuild (status %s)",
-                            rebuilder.status())
-                    .isFalse();
+        rebuilderFeed.open();
+        rebuild.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        rebuilder.refresh();
+        assertThat(rebuilder.trustedToReject() && !rebuilder.mightContain(unkeyed))
+                .as("the rebuilding instance rejects the row written during its rebuild (status %s)",
+                        rebuilder.status())
+                .isFalse();
 
-            await("rebuilt again with the row's key, and trusted again")
-                .atMost(Duration.ofSeconds(15))
-                .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
-                .until(() -> {
-                    rebuilder.refresh();
-                    return rebuilder.mightContain(unkeyed) && rebuilder.status() == SharedFilterStatus.READY
-                            && partitioned.status() == SharedFilterStatus.READY;
-                });
-            assertThat(server.command("HGET", "bloom-guard:{lost-mid-rebuild}:meta", "generation"))
-                    .as("loaded, rebuilt, and rebuilt again once the stale mark outlived the first rebuild")
-                    .isEqualTo("3");
-        }
+        await("rebuilt again with the row's key, and trusted again")
+            .atMost(Duration.ofSeconds(15))
+            .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
+            .until(() -> {
+                rebuilder.refresh();
+                return rebuilder.mightContain(unkeyed) && rebuilder.status() == SharedFilterStatus.READY
+                        && partitioned.status() == SharedFilterStatus.READY;
+            });
+        assertThat(server.command("HGET", "bloom-guard:{lost-mid-rebuild}:meta", "generation"))
+                .as("loaded, rebuilt, and rebuilt again once the stale mark outlived the first rebuild")
+                .isEqualTo("3");
     }
 
     /**
@@ -209,7 +211,7 @@ class RedisFailureIT {
      * their rows, does not clear the mark.
      */
     @Test
-    void addsDroppedWhileARebuildRunsOnAnAlreadyStaleFilterAreMarkedAgain() throws Exception {
+    void addsDroppedWhileARebuildRunsOnAnAlreadyStaleFilterAreMarkedAgain(TwoInstances two) throws Exception {
         List<Object> database = new java.util.concurrent.CopyOnWriteArrayList<>(longs(0, 1000));
         RedisBackendSettings smallBuffer = RedisBackendSettingsBuilder.from(QUIET)
                 .commandTimeout(Duration.ofMillis(500))
@@ -217,54 +219,54 @@ class RedisFailureIT {
                 .pendingAddsLimit(2)
                 .build();
         RecordingKeyFeed rebuilderFeed = RecordingKeyFeed.reading(() -> List.copyOf(database)).holdingCallsFrom(2);
-        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
-                TestRedisBackend cutOff = TestRedisBackend.on(proxy.port(), smallBuffer);
-                TestRedisBackend other = TestRedisBackend.on(server, smallBuffer)) {
-            RedisBloomFilter writer = cutOff.backend.create("dropped-twice", SIZING, 1, 1);
-            RedisBloomFilter rebuilder = other.backend.create("dropped-twice", SIZING, 2, 1);
-            assertThat(rebuilder.start(rebuilderFeed)).isEqualTo(StartOutcome.LOADED_HERE);
-            assertThat(writer.follow()).isEqualTo(StartOutcome.ALREADY_LOADED);
+        TwoInstances.Pair<TestRedisBackend> pair = two.start(port -> TestRedisBackend.on(port, smallBuffer));
+        TestRedisBackend cutOff = pair.behindProxy();
+        TestRedisBackend other = pair.direct();
+        FreezableTcpProxy proxy = two.proxy();
+        RedisBloomFilter writer = cutOff.backend.create("dropped-twice", SIZING, 1, 1);
+        RedisBloomFilter rebuilder = other.backend.create("dropped-twice", SIZING, 2, 1);
+        assertThat(rebuilder.start(rebuilderFeed)).isEqualTo(StartOutcome.LOADED_HERE);
+        assertThat(writer.follow()).isEqualTo(StartOutcome.ALREADY_LOADED);
 
-            proxy.freeze();
-            for (long key = 5000; key < 5005; key++) { // 2 kept, 3 dropped
-                database.add(key);
-                writer.put(key);
-            }
-            proxy.thaw();
-            // The writer marks the filter stale; the rebuilder starts a rebuild, whose read of the rows is held.
-            rebuilderFeed.awaitHeldCall(Duration.ofSeconds(10));
-
-            proxy.freeze();
-            List<Long> droppedDuringRebuild = new ArrayList<>();
-            for (long key = 6000; key < 6005; key++) {
-                database.add(key); // after the rebuild's read
-                writer.put(key);
-                droppedDuringRebuild.add(key);
-            }
-            proxy.thaw();
-            await("the writer is back and replayed what it kept").atMost(Duration.ofSeconds(10))
-                .pollInterval(Duration.ofMillis(10))
-                .until(() -> writer.pendingAdds() == 0
-                        && !cutOff.backend.unavailable());
-
-            rebuilderFeed.open();
-            await("the rebuild read at the gate has swapped").atMost(Duration.ofSeconds(10))
-                .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
-                .until(() -> "2".equals(server.command("HGET", "bloom-guard:{dropped-twice}:meta", "generation")));
-            rebuilder.refresh();
-            for (long key : droppedDuringRebuild) {
-                assertThat(rebuilder.trustedToReject() && !rebuilder.mightContain(key))
-                        .as("key %d, dropped during the rebuild, rejected (status %s)", key, rebuilder.status())
-                        .isFalse();
-            }
-            await("rebuilt again, with every row").atMost(Duration.ofSeconds(15))
-                .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
-                .until(() -> {
-                    rebuilder.refresh();
-                    return rebuilder.status() == SharedFilterStatus.READY && writer.status() == SharedFilterStatus.READY
-                            && droppedDuringRebuild.stream().allMatch(rebuilder::mightContain);
-                });
+        proxy.freeze();
+        for (long key = 5000; key < 5005; key++) { // 2 kept, 3 dropped
+            database.add(key);
+            writer.put(key);
         }
+        proxy.thaw();
+        // The writer marks the filter stale; the rebuilder starts a rebuild, whose read of the rows is held.
+        rebuilderFeed.awaitHeldCall(Duration.ofSeconds(10));
+
+        proxy.freeze();
+        List<Long> droppedDuringRebuild = new ArrayList<>();
+        for (long key = 6000; key < 6005; key++) {
+            database.add(key); // after the rebuild's read
+            writer.put(key);
+            droppedDuringRebuild.add(key);
+        }
+        proxy.thaw();
+        await("the writer is back and replayed what it kept").atMost(Duration.ofSeconds(10))
+            .pollInterval(Duration.ofMillis(10))
+            .until(() -> writer.pendingAdds() == 0
+                    && !cutOff.backend.unavailable());
+
+        rebuilderFeed.open();
+        await("the rebuild read at the gate has swapped").atMost(Duration.ofSeconds(10))
+            .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
+            .until(() -> "2".equals(server.command("HGET", "bloom-guard:{dropped-twice}:meta", "generation")));
+        rebuilder.refresh();
+        for (long key : droppedDuringRebuild) {
+            assertThat(rebuilder.trustedToReject() && !rebuilder.mightContain(key))
+                    .as("key %d, dropped during the rebuild, rejected (status %s)", key, rebuilder.status())
+                    .isFalse();
+        }
+        await("rebuilt again, with every row").atMost(Duration.ofSeconds(15))
+            .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
+            .until(() -> {
+                rebuilder.refresh();
+                return rebuilder.status() == SharedFilterStatus.READY && writer.status() == SharedFilterStatus.READY
+                        && droppedDuringRebuild.stream().allMatch(rebuilder::mightContain);
+            });
     }
 
     /**
@@ -434,64 +436,63 @@ class RedisFailureIT {
      * would be missing from the filter every other instance reads, which would reject the new records.
      */
     @Test
-    void aCheckThatTimesOutDoesNotHoldBackAdds() {
+    void aCheckThatTimesOutDoesNotHoldBackAdds(TwoInstances two) {
         RedisBackendSettings longWindow = RedisBackendSettingsBuilder.from(QUIET)
                 .breakerOpenWait(Duration.ofHours(1))
                 .build();
-        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
-                TestRedisBackend paused = TestRedisBackend.on(proxy.port(), longWindow);
-                TestRedisBackend other = TestRedisBackend.on(server, longWindow)) {
-            RedisBloomFilter filter = paused.backend.create("paused", SIZING, 1, 1);
-            RedisBloomFilter otherFilter = other.backend.create("paused", SIZING, 2, 1);
-            assertThat(filter.start(RecordingKeyFeed.of(longs(0, 1_000)))).isEqualTo(StartOutcome.LOADED_HERE);
-            assertThat(otherFilter.start(RecordingKeyFeed.of(longs(0, 1_000)))).isEqualTo(StartOutcome.ALREADY_LOADED);
+        TwoInstances.Pair<TestRedisBackend> pair = two.start(port -> TestRedisBackend.on(port, longWindow));
+        TestRedisBackend paused = pair.behindProxy();
+        TestRedisBackend other = pair.direct();
+        FreezableTcpProxy proxy = two.proxy();
+        RedisBloomFilter filter = paused.backend.create("paused", SIZING, 1, 1);
+        RedisBloomFilter otherFilter = other.backend.create("paused", SIZING, 2, 1);
+        assertThat(filter.start(RecordingKeyFeed.of(longs(0, 1_000)))).isEqualTo(StartOutcome.LOADED_HERE);
+        assertThat(otherFilter.start(RecordingKeyFeed.of(longs(0, 1_000)))).isEqualTo(StartOutcome.ALREADY_LOADED);
 
-            proxy.freeze();
-            assertThatThrownBy(() -> filter.mightContain(1L)).isInstanceOf(RedisUnavailableException.class);
-            proxy.thaw();
-            assertThatThrownBy(() -> filter.mightContain(2L)).as("the checks' breaker is open")
-                .isInstanceOf(RedisUnavailableException.class);
+        proxy.freeze();
+        assertThatThrownBy(() -> filter.mightContain(1L)).isInstanceOf(RedisUnavailableException.class);
+        proxy.thaw();
+        assertThatThrownBy(() -> filter.mightContain(2L)).as("the checks' breaker is open")
+            .isInstanceOf(RedisUnavailableException.class);
 
-            assertThat(filter.put(5_000L)).isTrue();
-            assertThat(filter.pendingAdds()).as("nothing held back").isZero();
-            assertThat(otherFilter.mightContain(5_000L)).as("the other instance has the key").isTrue();
-        }
+        assertThat(filter.put(5_000L)).isTrue();
+        assertThat(filter.pendingAdds()).as("nothing held back").isZero();
+        assertThat(otherFilter.mightContain(5_000L)).as("the other instance has the key").isTrue();
     }
 
     @Test
-    void aHungServerCostsOneCheckTimeoutThenChecksFailFastUntilItAnswersAgain() {
-        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
-                TestRedisBackend app = TestRedisBackend.on(proxy.port(), TestRedisBackend.FAST)) {
-            RedisBloomFilter filter = app.backend.create("hung", SIZING, 1, 1);
-            assertThat(filter.start(RecordingKeyFeed.of(longs(0, 5_000)))).isEqualTo(StartOutcome.LOADED_HERE);
+    void aHungServerCostsOneCheckTimeoutThenChecksFailFastUntilItAnswersAgain(TwoInstances two) {
+        TestRedisBackend app = two.behindProxy(port -> TestRedisBackend.on(port, TestRedisBackend.FAST));
+        FreezableTcpProxy proxy = two.proxy();
+        RedisBloomFilter filter = app.backend.create("hung", SIZING, 1, 1);
+        assertThat(filter.start(RecordingKeyFeed.of(longs(0, 5_000)))).isEqualTo(StartOutcome.LOADED_HERE);
 
-            proxy.freeze();
+        proxy.freeze();
 
-            long start = System.nanoTime();
-            assertThatThrownBy(() -> filter.mightContain(1L)).isInstanceOf(RedisUnavailableException.class);
-            Duration first = since(start);
-            assertThat(first).as("first check on the hung server")
-                .isGreaterThanOrEqualTo(Duration.ofMillis(150))
-                .isLessThan(Duration.ofSeconds(1));
-            start = System.nanoTime();
-            for (int i = 0; i < 100; i++) {
-                long key = i;
-                assertThatThrownBy(() -> filter.mightContain(key)).isInstanceOf(RedisUnavailableException.class);
-            }
-            Duration next100 = since(start);
-            assertThat(next100).as("100 checks with the breaker open, instead of 100 × 200 ms")
-                .isLessThan(Duration.ofMillis(100));
-
-            proxy.thaw();
-            start = System.nanoTime();
-            await("a check succeeds after the server answers again").atMost(Duration.ofSeconds(5))
-                .pollInterval(Duration.ofMillis(10))
-                .ignoreExceptions()
-                .until(() -> filter.mightContain(1L));
-            assertThat(since(start)).as("checks answer again at the latest one breaker window after the server does")
-                .isLessThan(TestRedisBackend.FAST.breaker().openWait().plusMillis(500));
-            assertThat(filter.mightContain(4_999L)).isTrue();
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> filter.mightContain(1L)).isInstanceOf(RedisUnavailableException.class);
+        Duration first = since(start);
+        assertThat(first).as("first check on the hung server")
+            .isGreaterThanOrEqualTo(Duration.ofMillis(150))
+            .isLessThan(Duration.ofSeconds(1));
+        start = System.nanoTime();
+        for (int i = 0; i < 100; i++) {
+            long key = i;
+            assertThatThrownBy(() -> filter.mightContain(key)).isInstanceOf(RedisUnavailableException.class);
         }
+        Duration next100 = since(start);
+        assertThat(next100).as("100 checks with the breaker open, instead of 100 × 200 ms")
+            .isLessThan(Duration.ofMillis(100));
+
+        proxy.thaw();
+        start = System.nanoTime();
+        await("a check succeeds after the server answers again").atMost(Duration.ofSeconds(5))
+            .pollInterval(Duration.ofMillis(10))
+            .ignoreExceptions()
+            .until(() -> filter.mightContain(1L));
+        assertThat(since(start)).as("checks answer again at the latest one breaker window after the server does")
+            .isLessThan(TestRedisBackend.FAST.breaker().openWait().plusMillis(500));
+        assertThat(filter.mightContain(4_999L)).isTrue();
     }
 
     /**
@@ -499,31 +500,30 @@ class RedisFailureIT {
      * not held, the answer fails after the check timeout, and the breaker then fails the next ones at once.
      */
     @Test
-    void anAsynchronousCheckAnswersAsABlockingOneAndNeverHoldsItsCaller() {
-        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
-                TestRedisBackend app = TestRedisBackend.on(proxy.port(), TestRedisBackend.FAST)) {
-            RedisBloomFilter filter = app.backend.create("async", SIZING, 1, 1);
-            assertThat(filter.start(RecordingKeyFeed.of(longs(0, 5_000)))).isEqualTo(StartOutcome.LOADED_HERE);
-            for (long key = 0; key < 10_000; key += 7) {
-                assertThat(filter.mightContainAsync(key).join()).as("key %d", key).isEqualTo(filter.mightContain(key));
-            }
-
-            proxy.freeze();
-
-            CompletableFuture<Boolean> hung = filter.mightContainAsync(1L);
-            assertThat(hung).as("returned before any answer").isNotDone();
-            assertThatThrownBy(hung::join).hasCauseInstanceOf(RedisUnavailableException.class)
-                .hasMessageContaining("did not answer within 200 ms");
-            assertThat(filter.mightContainAsync(2L)).as("breaker open: failed at once").isCompletedExceptionally();
-
-            proxy.thaw();
-            await("an asynchronous check succeeds after the server answers again")
-                .atMost(Duration.ofSeconds(5))
-                .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
-                .until(() -> filter.mightContainAsync(4_999L)
-                    .handle((answer, failure) -> Boolean.TRUE.equals(answer))
-                    .join());
+    void anAsynchronousCheckAnswersAsABlockingOneAndNeverHoldsItsCaller(TwoInstances two) {
+        TestRedisBackend app = two.behindProxy(port -> TestRedisBackend.on(port, TestRedisBackend.FAST));
+        FreezableTcpProxy proxy = two.proxy();
+        RedisBloomFilter filter = app.backend.create("async", SIZING, 1, 1);
+        assertThat(filter.start(RecordingKeyFeed.of(longs(0, 5_000)))).isEqualTo(StartOutcome.LOADED_HERE);
+        for (long key = 0; key < 10_000; key += 7) {
+            assertThat(filter.mightContainAsync(key).join()).as("key %d", key).isEqualTo(filter.mightContain(key));
         }
+
+        proxy.freeze();
+
+        CompletableFuture<Boolean> hung = filter.mightContainAsync(1L);
+        assertThat(hung).as("returned before any answer").isNotDone();
+        assertThatThrownBy(hung::join).hasCauseInstanceOf(RedisUnavailableException.class)
+            .hasMessageContaining("did not answer within 200 ms");
+        assertThat(filter.mightContainAsync(2L)).as("breaker open: failed at once").isCompletedExceptionally();
+
+        proxy.thaw();
+        await("an asynchronous check succeeds after the server answers again")
+            .atMost(Duration.ofSeconds(5))
+            .pollInterval(Duration.ofMillis(10)).ignoreExceptions()
+            .until(() -> filter.mightContainAsync(4_999L)
+                .handle((answer, failure) -> Boolean.TRUE.equals(answer))
+                .join());
     }
 
     @Test

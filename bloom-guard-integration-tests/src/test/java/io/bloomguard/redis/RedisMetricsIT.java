@@ -12,13 +12,12 @@ import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testsupport.redis.FreezableTcpProxy;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
+import io.bloomguard.testsupport.redis.TwoInstances;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -50,76 +49,62 @@ class RedisMetricsIT {
      */
     private static final Duration AT_ONCE = Duration.ofMillis(100);
 
-    private RedisServerProcess server;
-    private FreezableTcpProxy proxy;
-
-    @BeforeEach
-    void startProxy(RedisServerProcess redis) {
-        server = redis;
-        proxy = FreezableTcpProxy.start(server.port());
-    }
-
-    @AfterEach
-    void stopProxy() {
-        proxy.close();
-    }
-
     @Test
-    void aRedisFiltersMetersFollowItAndAScrapeNeverWaitsOnRedis() {
-        try (TestRedisBackend instance = TestRedisBackend.on(proxy.port(), TestRedisBackend.FAST)) {
-            RedisBloomFilter backend = instance.backend.create("orders", SIZING, 1, 1);
-            NamedBloomFilter filter = new NamedBloomFilter(FilterSpec.builder("orders")
-                    .expectedSize(SIZING.expectedSize()).errorRate(SIZING.errorRate()).growth(GrowthPolicy.NONE)
-                    .redis(1, NearCopyMode.OFF).build(), backend, FilterState.LOADING);
-            MeterRegistry meters = new SimpleMeterRegistry();
-            new BloomFilterMetrics(new FixedBloomFilterRegistry(List.of(filter))).bindTo(meters);
+    void aRedisFiltersMetersFollowItAndAScrapeNeverWaitsOnRedis(RedisServerProcess server, TwoInstances two) {
+        TestRedisBackend instance = two.behindProxy(port -> TestRedisBackend.on(port, TestRedisBackend.FAST));
+        FreezableTcpProxy proxy = two.proxy();
+        RedisBloomFilter backend = instance.backend.create("orders", SIZING, 1, 1);
+        NamedBloomFilter filter = new NamedBloomFilter(FilterSpec.builder("orders")
+                .expectedSize(SIZING.expectedSize()).errorRate(SIZING.errorRate()).growth(GrowthPolicy.NONE)
+                .redis(1, NearCopyMode.OFF).build(), backend, FilterState.LOADING);
+        MeterRegistry meters = new SimpleMeterRegistry();
+        new BloomFilterMetrics(new FixedBloomFilterRegistry(List.of(filter))).bindTo(meters);
 
-            assertThat(backend.start(RecordingKeyFeed.of(longs(0, 1000)))).isEqualTo(StartOutcome.LOADED_HERE);
-            filter.finishLoading();
-            Timer preload = meters.get("bloomguard.load").tags("kind", "preload", "outcome", "success").timer();
-            assertThat(preload.count()).as("the startup build, heard from the backend").isEqualTo(1);
-            assertThat(meters.get("bloomguard.load.keys").tags("kind", "preload", "outcome", "success").summary()
-                    .totalAmount()).isEqualTo(1000.0);
-            assertThat(gauge(meters, "bloomguard.state", "ready")).isEqualTo(1.0);
-            await("the fill read by maintenance").atMost(Duration.ofSeconds(5))
-                    .until(() -> gauge(meters, "bloomguard.elements", null) > 0);
-            assertThat(gauge(meters, "bloomguard.elements", null)).isBetween(980.0, 1020.0);
-            assertThat(gauge(meters, "bloomguard.capacity.ratio", null)).isBetween(0.049, 0.051);
-            double fill = gauge(meters, "bloomguard.fill.ratio", null);
-            assertThat(fill).as("1000 keys of k bits, few of them shared")
-                    .isBetween(1000.0 * SIZING.hashCount() / SIZING.bitSize() * 0.95,
-                            1000.0 * SIZING.hashCount() / SIZING.bitSize());
+        assertThat(backend.start(RecordingKeyFeed.of(longs(0, 1000)))).isEqualTo(StartOutcome.LOADED_HERE);
+        filter.finishLoading();
+        Timer preload = meters.get("bloomguard.load").tags("kind", "preload", "outcome", "success").timer();
+        assertThat(preload.count()).as("the startup build, heard from the backend").isEqualTo(1);
+        assertThat(meters.get("bloomguard.load.keys").tags("kind", "preload", "outcome", "success").summary()
+                .totalAmount()).isEqualTo(1000.0);
+        assertThat(gauge(meters, "bloomguard.state", "ready")).isEqualTo(1.0);
+        await("the fill read by maintenance").atMost(Duration.ofSeconds(5))
+                .until(() -> gauge(meters, "bloomguard.elements", null) > 0);
+        assertThat(gauge(meters, "bloomguard.elements", null)).isBetween(980.0, 1020.0);
+        assertThat(gauge(meters, "bloomguard.capacity.ratio", null)).isBetween(0.049, 0.051);
+        double fill = gauge(meters, "bloomguard.fill.ratio", null);
+        assertThat(fill).as("1000 keys of k bits, few of them shared")
+                .isBetween(1000.0 * SIZING.hashCount() / SIZING.bitSize() * 0.95,
+                        1000.0 * SIZING.hashCount() / SIZING.bitSize());
 
-            Timer checks = meters.get("bloomguard.redis.check").tag("filter", "orders").timer();
-            for (long key = 0; key < 20; key++) {
-                assertThat(filter.mightContain(key)).isTrue();
-            }
-            filter.backendMightContainAsync(5L).join();
-            assertThat(checks.count()).as("every single-key check, blocking and async").isEqualTo(21);
-            assertThat(checks.max(TimeUnit.MILLISECONDS)).isLessThan(200.0);
-            assertThat(gauge(meters, "bloomguard.redis.breaker.open", "checks")).isZero();
-            assertThat(gauge(meters, "bloomguard.redis.breaker.open", "commands")).isZero();
-
-            proxy.freeze(); // a hung server: connections stay open, nothing answers
-            assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(() -> filter.mightContain(1L));
-            assertThat(checks.count()).as("a check that timed out counts too").isEqualTo(22);
-            assertThat(checks.max(TimeUnit.MILLISECONDS)).as("a check that waited out its 200 ms timeout")
-                    .isGreaterThanOrEqualTo(190.0);
-            // These test settings open the breaker on one failure when nothing answered in the 100 ms before it.
-            await("the check breaker opens").atMost(Duration.ofSeconds(5))
-                    .until(() -> gauge(meters, "bloomguard.redis.breaker.open", "checks") == 1.0);
-            assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(() -> filter.mightContain(1L));
-            assertThat(checks.count()).as("a check the open breaker refused never reached Redis").isEqualTo(22);
-            assertScrapedAtOnce(meters, "Redis hung");
-
-            proxy.thaw();
-            server.kill();
-            assertScrapedAtOnce(meters, "Redis killed");
-            await("the outage seen by maintenance, and the size still readable").atMost(Duration.ofSeconds(15))
-                    .until(() -> filter.stats().estimatesStale());
-            assertThat(gauge(meters, "bloomguard.elements", null)).isBetween(980.0, 1020.0);
-            assertScrapedAtOnce(meters, "Redis killed, outage noticed");
+        Timer checks = meters.get("bloomguard.redis.check").tag("filter", "orders").timer();
+        for (long key = 0; key < 20; key++) {
+            assertThat(filter.mightContain(key)).isTrue();
         }
+        filter.backendMightContainAsync(5L).join();
+        assertThat(checks.count()).as("every single-key check, blocking and async").isEqualTo(21);
+        assertThat(checks.max(TimeUnit.MILLISECONDS)).isLessThan(200.0);
+        assertThat(gauge(meters, "bloomguard.redis.breaker.open", "checks")).isZero();
+        assertThat(gauge(meters, "bloomguard.redis.breaker.open", "commands")).isZero();
+
+        proxy.freeze(); // a hung server: connections stay open, nothing answers
+        assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(() -> filter.mightContain(1L));
+        assertThat(checks.count()).as("a check that timed out counts too").isEqualTo(22);
+        assertThat(checks.max(TimeUnit.MILLISECONDS)).as("a check that waited out its 200 ms timeout")
+                .isGreaterThanOrEqualTo(190.0);
+        // These test settings open the breaker on one failure when nothing answered in the 100 ms before it.
+        await("the check breaker opens").atMost(Duration.ofSeconds(5))
+                .until(() -> gauge(meters, "bloomguard.redis.breaker.open", "checks") == 1.0);
+        assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(() -> filter.mightContain(1L));
+        assertThat(checks.count()).as("a check the open breaker refused never reached Redis").isEqualTo(22);
+        assertScrapedAtOnce(meters, "Redis hung");
+
+        proxy.thaw();
+        server.kill();
+        assertScrapedAtOnce(meters, "Redis killed");
+        await("the outage seen by maintenance, and the size still readable").atMost(Duration.ofSeconds(15))
+                .until(() -> filter.stats().estimatesStale());
+        assertThat(gauge(meters, "bloomguard.elements", null)).isBetween(980.0, 1020.0);
+        assertScrapedAtOnce(meters, "Redis killed, outage noticed");
     }
 
     /** Reads every meter's values, as a registry's scrape does, within {@link #AT_ONCE}. */

@@ -8,7 +8,9 @@ import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.testsupport.redis.FreezableTcpProxy;
+import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
+import io.bloomguard.testsupport.redis.TwoInstances;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.FilterState;
@@ -17,10 +19,10 @@ import io.bloomguard.registry.NamedBloomFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -41,6 +43,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * falls behind another instance's adds, not after a {@code FLUSHALL} or a rebuild, not while Redis does not answer.
  */
 @Timeout(60)
+@ExtendWith(RedisServerExtension.class)
 class RedisNearCopyIT {
 
     private static final FilterSizing SIZING = FilterSizing.of(20_000, 0.01);
@@ -58,13 +61,8 @@ class RedisNearCopyIT {
     private static RedisServerProcess server;
 
     @BeforeAll
-    static void startRedis() {
-        server = RedisServerProcess.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        server.close();
+    static void rememberServer(RedisServerProcess redis) {
+        server = redis;
     }
 
     @Test
@@ -215,38 +213,37 @@ class RedisNearCopyIT {
      * answered "absent" without Redis.
      */
     @Test
-    void whileRedisDoesNotAnswerTheCopyLetsItsKeysThroughAndNothingIsRejected() {
+    void whileRedisDoesNotAnswerTheCopyLetsItsKeysThroughAndNothingIsRejected(TwoInstances two) {
         RedisBackendSettings shortAdds = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
                 Duration.ofMillis(300), QUIET.breaker(), QUIET.lockTtl(), Duration.ofMillis(100),
                 QUIET.pendingAddsLimit(), QUIET.rebuildGrace(), QUIET.probeInterval(), QUIET.reconnectDelay());
-        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
-                TestRedisBackend instance = TestRedisBackend.on(proxy.port(), shortAdds)) {
-            RedisBloomFilter filter = nearCopied(instance, "outage");
-            assertThat(filter.start(RecordingKeyFeed.of(longs(0, 1000)))).isEqualTo(StartOutcome.LOADED_HERE);
-            awaitCopy(filter);
-            long lacking = lackingKey(filter);
+        TestRedisBackend instance = two.behindProxy(port -> TestRedisBackend.on(port, shortAdds));
+        FreezableTcpProxy proxy = two.proxy();
+        RedisBloomFilter filter = nearCopied(instance, "outage");
+        assertThat(filter.start(RecordingKeyFeed.of(longs(0, 1000)))).isEqualTo(StartOutcome.LOADED_HERE);
+        awaitCopy(filter);
+        long lacking = lackingKey(filter);
 
-            proxy.freeze();
-            long start = System.nanoTime();
-            for (long key = 0; key < 1000; key++) {
-                assertThat(filter.mightContain(key)).as("key %d", key).isTrue();
-            }
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("answered here, with no timeout")
-                    .isLessThan(Duration.ofSeconds(1));
-            assertThatThrownBy(() -> filter.mightContain(lacking)).as("a key the copy lacks")
-                    .isInstanceOf(RedisUnavailableException.class);
-            assertThat(filter.put(5000L)).as("buffered").isTrue();
-            assertThat(filter.mightContain(5000L)).as("an add made during the outage, answered here").isTrue();
-            assertThat(filter.trustedToReject()).as("an add is owed to Redis").isFalse();
+        proxy.freeze();
+        long start = System.nanoTime();
+        for (long key = 0; key < 1000; key++) {
+            assertThat(filter.mightContain(key)).as("key %d", key).isTrue();
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("answered here, with no timeout")
+                .isLessThan(Duration.ofSeconds(1));
+        assertThatThrownBy(() -> filter.mightContain(lacking)).as("a key the copy lacks")
+                .isInstanceOf(RedisUnavailableException.class);
+        assertThat(filter.put(5000L)).as("buffered").isTrue();
+        assertThat(filter.mightContain(5000L)).as("an add made during the outage, answered here").isTrue();
+        assertThat(filter.trustedToReject()).as("an add is owed to Redis").isFalse();
 
-            proxy.thaw();
-            awaitUntil("the buffered add delivered", () -> filter.status() == SharedFilterStatus.READY,
-                    Duration.ofSeconds(10));
-            try (TestRedisBackend other = TestRedisBackend.on(server, QUIET)) {
-                RedisBloomFilter elsewhere = other.backend.create("outage", SIZING, 2, 1);
-                assertThat(elsewhere.follow()).isEqualTo(StartOutcome.ALREADY_LOADED);
-                assertThat(elsewhere.mightContain(5000L)).as("the add reached Redis").isTrue();
-            }
+        proxy.thaw();
+        awaitUntil("the buffered add delivered", () -> filter.status() == SharedFilterStatus.READY,
+                Duration.ofSeconds(10));
+        try (TestRedisBackend other = TestRedisBackend.on(server, QUIET)) {
+            RedisBloomFilter elsewhere = other.backend.create("outage", SIZING, 2, 1);
+            assertThat(elsewhere.follow()).isEqualTo(StartOutcome.ALREADY_LOADED);
+            assertThat(elsewhere.mightContain(5000L)).as("the add reached Redis").isTrue();
         }
     }
 

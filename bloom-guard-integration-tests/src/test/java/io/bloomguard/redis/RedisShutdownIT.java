@@ -7,6 +7,7 @@ import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.FreezableTcpProxy;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
+import io.bloomguard.testsupport.redis.TwoInstances;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -59,35 +60,30 @@ class RedisShutdownIT {
      * is buffered without being tried. The instance then stops: the instance that stays finds both keys.
      */
     @Test
-    void addsHeldBackByTheBreakerAreWrittenWhenTheInstanceCloses() {
-        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port());
-                TestRedisBackend staying = TestRedisBackend.on(server, HELD_BACK)) {
-            TestRedisBackend leaving = TestRedisBackend.on(proxy.port(), HELD_BACK);
-            try {
-                RedisBloomFilter leavingFilter = leaving.backend.create("held-back", SIZING, 1, 1);
-                RedisBloomFilter stayingFilter = staying.backend.create("held-back", SIZING, 2, 1);
-                assertThat(leavingFilter.start(RecordingKeyFeed.of(longs(0, 1_000)))).isEqualTo(StartOutcome.LOADED_HERE);
-                assertThat(stayingFilter.start(RecordingKeyFeed.of(longs(0, 1_000))))
-                        .isEqualTo(StartOutcome.ALREADY_LOADED);
+    void addsHeldBackByTheBreakerAreWrittenWhenTheInstanceCloses(TwoInstances two) {
+        TwoInstances.Pair<TestRedisBackend> pair = two.start(port -> TestRedisBackend.on(port, HELD_BACK));
+        TestRedisBackend leaving = pair.behindProxy();
+        TestRedisBackend staying = pair.direct();
+        FreezableTcpProxy proxy = two.proxy();
+        RedisBloomFilter leavingFilter = leaving.backend.create("held-back", SIZING, 1, 1);
+        RedisBloomFilter stayingFilter = staying.backend.create("held-back", SIZING, 2, 1);
+        assertThat(leavingFilter.start(RecordingKeyFeed.of(longs(0, 1_000)))).isEqualTo(StartOutcome.LOADED_HERE);
+        assertThat(stayingFilter.start(RecordingKeyFeed.of(longs(0, 1_000))))
+                .isEqualTo(StartOutcome.ALREADY_LOADED);
 
-                proxy.freeze();
-                assertThat(leavingFilter.put(5_000L)).isTrue(); // times out: buffered, and the breaker opens
-                proxy.thaw();
-                assertThat(leavingFilter.put(5_001L)).isTrue(); // breaker open: buffered without being tried
-                assertThat(leavingFilter.pendingAdds()).isEqualTo(2);
-                assertThat(stayingFilter.mightContain(5_001L)).as("the other instance, before the first closes")
-                        .isFalse();
+        proxy.freeze();
+        assertThat(leavingFilter.put(5_000L)).isTrue(); // times out: buffered, and the breaker opens
+        proxy.thaw();
+        assertThat(leavingFilter.put(5_001L)).isTrue(); // breaker open: buffered without being tried
+        assertThat(leavingFilter.pendingAdds()).isEqualTo(2);
+        assertThat(stayingFilter.mightContain(5_001L)).as("the other instance, before the first closes")
+                .isFalse();
 
-                leaving.close();
+        leaving.close();
 
-                assertThat(stayingFilter.mightContain(5_000L)).as("key 5000, after the first instance closed").isTrue();
-                assertThat(stayingFilter.mightContain(5_001L)).as("key 5001, after the first instance closed").isTrue();
-                assertThat(stayingFilter.status()).isEqualTo(SharedFilterStatus.READY);
-            }
-            finally {
-                leaving.close();
-            }
-        }
+        assertThat(stayingFilter.mightContain(5_000L)).as("key 5000, after the first instance closed").isTrue();
+        assertThat(stayingFilter.mightContain(5_001L)).as("key 5001, after the first instance closed").isTrue();
+        assertThat(stayingFilter.status()).isEqualTo(SharedFilterStatus.READY);
     }
 
     /**
@@ -140,33 +136,27 @@ class RedisShutdownIT {
      * not hold the shutdown), and the log names the filter and how many adds were lost.
      */
     @Test
-    void addsThatCannotReachRedisAtCloseAreReportedAndTheCloseIsBounded(CapturedOutput output) {
-        try (FreezableTcpProxy proxy = FreezableTcpProxy.start(server.port())) {
-            TestRedisBackend leaving = TestRedisBackend.on(proxy.port(), HELD_BACK);
-            try {
-                RedisBloomFilter filter = leaving.backend.create("cut-off", SIZING, 1, 1);
-                assertThat(filter.start(RecordingKeyFeed.of(longs(0, 1_000)))).isEqualTo(StartOutcome.LOADED_HERE);
+    void addsThatCannotReachRedisAtCloseAreReportedAndTheCloseIsBounded(CapturedOutput output, TwoInstances two) {
+        TestRedisBackend leaving = two.behindProxy(port -> TestRedisBackend.on(port, HELD_BACK));
+        FreezableTcpProxy proxy = two.proxy();
+        RedisBloomFilter filter = leaving.backend.create("cut-off", SIZING, 1, 1);
+        assertThat(filter.start(RecordingKeyFeed.of(longs(0, 1_000)))).isEqualTo(StartOutcome.LOADED_HERE);
 
-                proxy.freeze();
-                assertThat(filter.put(5_000L)).isTrue();
-                assertThat(filter.put(5_001L)).isTrue();
-                assertThat(filter.pendingAdds()).isEqualTo(2);
+        proxy.freeze();
+        assertThat(filter.put(5_000L)).isTrue();
+        assertThat(filter.put(5_001L)).isTrue();
+        assertThat(filter.pendingAdds()).isEqualTo(2);
 
-                long start = System.nanoTime();
-                leaving.backend.close();
-                Duration took = Duration.ofNanos(System.nanoTime() - start);
+        long start = System.nanoTime();
+        leaving.backend.close();
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
 
-                assertThat(took).as("close with Redis unreachable (command timeout %d ms)",
-                        HELD_BACK.commandTimeout().toMillis())
-                        .isLessThan(HELD_BACK.commandTimeout().multipliedBy(3).plusSeconds(1));
-                assertThat(output).contains("Filter 'cut-off'", "2 adds");
-                assertThatThrownBy(() -> filter.put(5_002L)).as("a put once the backend is closed")
-                        .isInstanceOf(RedisUnavailableException.class).hasMessageContaining("cut-off");
-            }
-            finally {
-                leaving.close();
-            }
-        }
+        assertThat(took).as("close with Redis unreachable (command timeout %d ms)",
+                HELD_BACK.commandTimeout().toMillis())
+                .isLessThan(HELD_BACK.commandTimeout().multipliedBy(3).plusSeconds(1));
+        assertThat(output).contains("Filter 'cut-off'", "2 adds");
+        assertThatThrownBy(() -> filter.put(5_002L)).as("a put once the backend is closed")
+                .isInstanceOf(RedisUnavailableException.class).hasMessageContaining("cut-off");
     }
 
     /** A put on a filter that was closed is written at once: nothing would replay a buffer. */
