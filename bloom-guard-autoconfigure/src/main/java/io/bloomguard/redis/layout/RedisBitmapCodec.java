@@ -1,5 +1,8 @@
 package io.bloomguard.redis.layout;
 
+import io.bloomguard.core.BlockedBloomLayout;
+import io.bloomguard.core.Hash128;
+
 /**
  * Between the layout's bit numbers and Redis bitmaps. Bit {@code b} of a shard is Redis bit offset {@code b}
  * ({@code SETBIT key b 1}); Redis numbers bits from the most significant bit of byte 0, while the layout's
@@ -45,6 +48,23 @@ public final class RedisBitmapCodec {
             if (words[i] != 0) {
                 return false;
             }
+        }
+        return true;
+    }
+
+    /**
+     * Whether a block holds all {@code hashCount} of a key's positions: bits set, or a counting filter's counters
+     * above zero.
+     */
+    public static boolean blockHolds(byte[] block, Hash128 hash, int hashCount, boolean counting) {
+        long step = BlockedBloomLayout.step(hash.h1());
+        long probe = hash.h2();
+        for (int i = 0; i < hashCount; i++) {
+            int position = BlockedBloomLayout.bitInBlock(probe);
+            if (counting ? RedisCounterCodec.count(block, position) == 0 : !RedisBitmapCodec.isSet(block, position)) {
+                return false;
+            }
+            probe = BlockedBloomLayout.nextProbe(probe, step);
         }
         return true;
     }

@@ -4,7 +4,6 @@ import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.ScalableSizing;
-import io.bloomguard.redis.read.RedisBlockCheck;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import org.jspecify.annotations.Nullable;
@@ -208,7 +207,7 @@ public final class RedisLayers {
                 layerMissing.run();
                 return true;
             }
-            if (RedisBlockCheck.blockHolds(block, hash, sizings[layer].hashCount(), false)) {
+            if (RedisBitmapCodec.blockHolds(block, hash, sizings[layer].hashCount(), false)) {
                 return true;
             }
         }

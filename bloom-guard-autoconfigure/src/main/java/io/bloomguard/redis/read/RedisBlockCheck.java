@@ -5,7 +5,6 @@ import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.redis.copy.RedisNearCopy;
 import io.bloomguard.redis.layout.RedisBitmapCodec;
-import io.bloomguard.redis.layout.RedisCounterCodec;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStoredState;
@@ -50,7 +49,7 @@ public final class RedisBlockCheck {
             return true;
         }
         nearCopy.learnBlock(view, block, bytes);
-        return blockHolds(bytes, hash, live.hashCount(), live.counting());
+        return RedisBitmapCodec.blockHolds(bytes, hash, live.hashCount(), live.counting());
     }
 
     /**
@@ -65,22 +64,5 @@ public final class RedisBlockCheck {
         int shard = live.shardOf(block);
         long start = (block - live.firstBlockOf(shard)) * live.bytesPerBlock();
         return new RedisBlockCheck(current, live, hash, current.liveKeys[shard], block, start, state, nearCopy);
-    }
-
-    /**
-     * Whether a block holds all {@code hashCount} of a key's positions: bits set, or a counting filter's counters
-     * above zero.
-     */
-    public static boolean blockHolds(byte[] block, Hash128 hash, int hashCount, boolean counting) {
-        long step = BlockedBloomLayout.step(hash.h1());
-        long probe = hash.h2();
-        for (int i = 0; i < hashCount; i++) {
-            int position = BlockedBloomLayout.bitInBlock(probe);
-            if (counting ? RedisCounterCodec.count(block, position) == 0 : !RedisBitmapCodec.isSet(block, position)) {
-                return false;
-            }
-            probe = BlockedBloomLayout.nextProbe(probe, step);
-        }
-        return true;
     }
 }
