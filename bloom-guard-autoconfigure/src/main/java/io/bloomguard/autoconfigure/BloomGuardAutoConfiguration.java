@@ -5,6 +5,8 @@ import io.bloomguard.guard.BloomGuardInterceptor;
 import io.bloomguard.guard.BloomOperationSource;
 import io.bloomguard.guard.CheckObserver;
 import io.bloomguard.guard.KeysInTransactionAdvisor;
+import io.bloomguard.guard.RepositoryAnnotationValidator;
+import io.bloomguard.guard.RepositoryKeysInTransactionPostProcessor;
 import io.bloomguard.observation.BloomGuardObservationConvention;
 import io.bloomguard.observation.ObservationCheckObserver;
 import io.bloomguard.preload.BloomKeySource;
@@ -155,9 +157,9 @@ public final class BloomGuardAutoConfiguration {
         /** The same for a Spring Data repository's {@code @BloomPut}, inside the repository's own transaction. */
         @Bean
         @ConditionalOnMissingBean
-        static RepositoryPutBeforeCommitPostProcessor bloomRepositoryPutBeforeCommitPostProcessor(
+        static RepositoryKeysInTransactionPostProcessor bloomRepositoryPutBeforeCommitPostProcessor(
                 ObjectProvider<BloomOperationSource> source) {
-            return new RepositoryPutBeforeCommitPostProcessor(source);
+            return new RepositoryKeysInTransactionPostProcessor(source);
         }
 
         /** Annotations on repositories that are not created at startup are checked then too. */

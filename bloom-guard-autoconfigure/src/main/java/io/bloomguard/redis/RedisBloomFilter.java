@@ -32,8 +32,17 @@ import java.util.concurrent.CompletableFuture;
  * if (users.trustedToReject() && !users.mightContain(7L)) ...
  * }</pre>
  *
- * <p>What keeps it from ever answering "absent" for a key that was added is listed in {@link io.bloomguard.redis the
- * package}.
+ * <p>What keeps it from ever answering "absent" for a key that was added:
+ * <ul>
+ * <li>the bitmap's key name carries the {@link io.bloomguard.redis.state.RedisFilterIdentity} its bits were written
+ * with, so an instance that would compute other positions reads a missing key ("not ready") instead;</li>
+ * <li>a missing bitmap, a filter still loading, a stored filter of another size, or adds that could not be
+ * written make the filter not {@linkplain #trustedToReject() trusted}, and calls pass through;</li>
+ * <li>a rebuild creates the next generation first and every add from then on reaches both, so the swap loses
+ * nothing;</li>
+ * <li>adds that fail are buffered and replayed; past the buffer's bound the filter is marked stale in Redis
+ * for every instance and rebuilt.</li>
+ * </ul>
  *
  * <p>It answers for the filter, each method with its contract; none of the work is done here: each job has its
  * class, wired together by {@link RedisFilterParts}, and what it reports of its size is answered by

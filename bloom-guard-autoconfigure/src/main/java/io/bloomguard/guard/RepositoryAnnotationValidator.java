@@ -1,6 +1,5 @@
-package io.bloomguard.autoconfigure;
+package io.bloomguard.guard;
 
-import io.bloomguard.guard.BloomOperationSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.data.repository.Repository;
@@ -15,12 +14,12 @@ import org.springframework.data.repository.Repository;
  * misspelled filter name and fail on its first call, and the preload's "no key source" warning would not know
  * the methods it guards. The interface is read from the bean definition; the repository is not created.
  */
-final class RepositoryAnnotationValidator implements SmartInitializingSingleton {
+public final class RepositoryAnnotationValidator implements SmartInitializingSingleton {
 
     private final BloomOperationSource operationSource;
     private final ListableBeanFactory beanFactory;
 
-    RepositoryAnnotationValidator(BloomOperationSource operationSource, ListableBeanFactory beanFactory) {
+    public RepositoryAnnotationValidator(BloomOperationSource operationSource, ListableBeanFactory beanFactory) {
         this.operationSource = operationSource;
         this.beanFactory = beanFactory;
     }

@@ -1,10 +1,7 @@
-package io.bloomguard.autoconfigure;
+package io.bloomguard.guard;
 
 import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.annotation.BloomRemove;
-import io.bloomguard.guard.BloomOperationSource;
-import io.bloomguard.guard.InvalidBloomAnnotationException;
-import io.bloomguard.guard.KeysInTransactionInterceptor;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
@@ -29,13 +26,13 @@ import java.lang.reflect.Method;
  * then find the key in place). A repository made some other way (built in code from a repository factory) has
  * no such place, and its records would be written without their keys: it is refused.
  */
-final class RepositoryPutBeforeCommitPostProcessor implements BeanPostProcessor, PriorityOrdered {
+public final class RepositoryKeysInTransactionPostProcessor implements BeanPostProcessor, PriorityOrdered {
 
     private final ObjectProvider<BloomOperationSource> source;
     private volatile KeysInTransactionInterceptor interceptor;
 
     /** The operation source is looked up when the first repository is made: not while post-processors are. */
-    RepositoryPutBeforeCommitPostProcessor(ObjectProvider<BloomOperationSource> source) {
+    public RepositoryKeysInTransactionPostProcessor(ObjectProvider<BloomOperationSource> source) {
         this.source = source;
     }
 
