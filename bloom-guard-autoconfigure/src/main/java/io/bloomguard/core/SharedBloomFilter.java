@@ -45,6 +45,14 @@ public interface SharedBloomFilter extends RebuildableBloomFilter, AutoCloseable
     }
 
     /**
+     * The store's refusal of this instance ({@code ACCESS_DENIED}), as the exception that should stop the startup, with
+     * what to change; {@code null} when the store does not refuse it.
+     */
+    default @org.jspecify.annotations.Nullable RuntimeException refusal() {
+        return null;
+    }
+
+    /**
      * {@link #approximateElementCount()} and {@link #expectedFpp()} as last read from the store, without waiting on
      * it: they never fail, and say when the store could not be read. This default reads them now.
      */

@@ -99,6 +99,11 @@ public final class RedisBloomFilter extends RedisSizedFilter {
     }
 
     @Override
+    public @Nullable RuntimeException refusal() {
+        return accessDenied();
+    }
+
+    @Override
     public @Nullable String statusReason() {
         return parts.access.reason();
     }

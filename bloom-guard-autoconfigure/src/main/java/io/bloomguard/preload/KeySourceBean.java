@@ -1,6 +1,4 @@
-package io.bloomguard.autoconfigure;
-
-import io.bloomguard.preload.BloomKeySource;
+package io.bloomguard.preload;
 
 import java.util.stream.Stream;
 
@@ -9,12 +7,12 @@ import java.util.stream.Stream;
  * a name the user finds in their code, where its own {@code toString} is an object identity, or the same
  * {@code BloomKeySource[users]} for every source of one filter.
  */
-final class KeySourceBean implements BloomKeySource {
+public final class KeySourceBean implements BloomKeySource {
 
     private final String beanName;
     private final BloomKeySource source;
 
-    KeySourceBean(String beanName, BloomKeySource source) {
+    public KeySourceBean(String beanName, BloomKeySource source) {
         this.beanName = beanName;
         this.source = source;
     }

@@ -1,8 +1,6 @@
-package io.bloomguard.autoconfigure;
+package io.bloomguard.preload;
 
-import io.bloomguard.preload.FilterPreloader;
-import io.bloomguard.redis.RedisAccessDeniedException;
-import io.bloomguard.redis.RedisBloomFilter;
+import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.springframework.boot.ApplicationArguments;
@@ -12,20 +10,21 @@ import org.springframework.core.Ordered;
 /**
  * Preloads every filter before the application's own runners, and before Spring Boot reports the application
  * ready: readiness (and so a Kubernetes readiness probe) waits for the filters, while liveness does not.
- * Requests served meanwhile pass through the filters that are still loading. A shared filter that Redis refuses
- * (no or a wrong password, an ACL that denies a command it needs) stops the startup: it is a configuration mistake,
- * and {@link BloomGuardFailureAnalyzer} says what to change. (A filter that cannot reach Redis does not: it holds
- * readiness instead, see {@link io.bloomguard.preload.SharedFilterReadiness}.)
+ * Requests served meanwhile pass through the filters that are still loading. A shared filter that its store refuses
+ * (no or a wrong password, an ACL that denies a command it needs) stops the startup with its
+ * {@linkplain SharedBloomFilter#refusal() refusal}: it is a configuration mistake, which the auto-configuration's
+ * failure analyzer explains. (A filter that cannot reach its store does not: it holds readiness instead, see
+ * {@link SharedFilterReadiness}.)
  */
-final class FilterPreloadRunner implements ApplicationRunner, Ordered {
+public final class FilterPreloadRunner implements ApplicationRunner, Ordered {
 
     /** Order of this runner: ahead of the application's runners, which may rely on loaded filters. */
-    static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
+    public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
 
     private final FilterPreloader preloader;
     private final BloomFilterRegistry registry;
 
-    FilterPreloadRunner(FilterPreloader preloader, BloomFilterRegistry registry) {
+    public FilterPreloadRunner(FilterPreloader preloader, BloomFilterRegistry registry) {
         this.preloader = preloader;
         this.registry = registry;
     }
@@ -34,8 +33,8 @@ final class FilterPreloadRunner implements ApplicationRunner, Ordered {
     public void run(ApplicationArguments args) {
         preloader.preloadAll();
         for (NamedBloomFilter filter : registry.all()) {
-            if (filter.backend() instanceof RedisBloomFilter redis) {
-                RedisAccessDeniedException refused = redis.accessDenied();
+            if (filter.backend() instanceof SharedBloomFilter shared) {
+                RuntimeException refused = shared.refusal();
                 if (refused != null) {
                     throw refused;
                 }
