@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * One check of keys a near copy in step with Redis lacks ({@link RedisNearCopy#ordered}): after a barrier sent once the
- * check began ({@link RedisAddFeed#barrier()}), the copy holds every add Redis processed before the check began, so
+ * check began ({@code RedisAddFeed.barrier}), the copy holds every add Redis processed before the check began, so
  * its answer is Redis's, unless it fell out of step meanwhile (a drop, a swap), in which case the keys go to Redis.
  *
  * <p>Usage: {@code Boolean answer = check.answer(key, check.barrier(key).get()); if (answer == null) ... Redis ...}
