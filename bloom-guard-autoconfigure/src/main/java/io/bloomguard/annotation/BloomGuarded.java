@@ -18,6 +18,18 @@ import java.lang.annotation.Target;
  * @BloomGuarded(filter = "skus", key = "#tenant + ':' + #sku")
  * Product findBySku(String tenant, String sku);
  * }</pre>
+ *
+ * <p>A key that is a collection or an array holds one key per element: the call's keys are checked in one batch
+ * (one round trip to a shared filter) and the method runs with only the elements that might exist, in a collection
+ * of the same kind; with none left, it answers empty without running.
+ *
+ * <pre>{@code
+ * @BloomGuarded(filter = "users")
+ * List<User> findAllById(Iterable<Long> ids);
+ *
+ * @BloomGuarded(filter = "skus", key = "#skus", elementKey = "#tenant + ':' + #e")
+ * List<Product> findByTenantAndSkuIn(String tenant, List<String> skus);
+ * }</pre>
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -32,4 +44,10 @@ public @interface BloomGuarded {
      * method's single parameter.
      */
     String key() default "";
+
+    /**
+     * For a key that is a collection or array: SpEL expression over each element ({@code #e}) and the method's
+     * parameters that yields the element's key, e.g. {@code "#e.tenant + ':' + #e.sku"}. Empty: the element itself.
+     */
+    String elementKey() default "";
 }

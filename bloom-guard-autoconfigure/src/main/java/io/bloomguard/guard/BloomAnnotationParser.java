@@ -125,7 +125,10 @@ final class BloomAnnotationParser {
 
     private GuardOperation guardOperation(BloomGuarded annotation, AnnotatedMethod annotated) {
         NamedBloomFilter filter = filter(annotation.filter(), annotated);
-        KeyExpression key = keys.parse(annotation.key(), false, annotated);
+        KeyBatch batch = keys.parseBatch(annotation.key(), annotation.elementKey(), annotated);
+        // A batch's key is the parameter holding the keys, which only the batch reads.
+        KeyExpression key = (batch != null) ? KeyExpression.argument(batch.parameter())
+                : keys.parse(annotation.key(), false, annotated);
         Class<?> returnType = annotated.returnClass();
         Function<@Nullable Object[], @Nullable Object> emptyValue = EmptyValues.forCall(returnType, annotated.method());
         if (emptyValue == null) {
@@ -136,7 +139,7 @@ final class BloomAnnotationParser {
         // A Mono<Void> says no more than a void method; the value type of a Mono or Flux is its type argument.
         Class<?> answerType = kind.deferred() ? annotated.returnType().getGeneric(0).resolve(Object.class) : returnType;
         boolean answersWithValue = answerType != void.class && answerType != Void.class;
-        return new GuardOperation(filter, key, emptyValue, answersWithValue, annotated.description(), kind);
+        return new GuardOperation(filter, key, emptyValue, answersWithValue, annotated.description(), kind, batch);
     }
 
     private PutOperation putOperation(BloomPut annotation, AnnotatedMethod annotated) {
@@ -202,7 +205,9 @@ final class BloomAnnotationParser {
 
     /** The annotation as the user wrote it, for error messages. */
     private static String asWritten(BloomGuarded guarded) {
-        return asWritten("@BloomGuarded", guarded.filter(), guarded.key());
+        String written = asWritten("@BloomGuarded", guarded.filter(), guarded.key());
+        return guarded.elementKey().isEmpty() ? written
+                : written.substring(0, written.length() - 1) + ", elementKey = \"" + guarded.elementKey() + "\")";
     }
 
     private static String asWritten(BloomPut put) {

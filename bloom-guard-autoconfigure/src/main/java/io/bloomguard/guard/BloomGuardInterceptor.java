@@ -73,6 +73,9 @@ public final class BloomGuardInterceptor implements MethodInterceptor, SmartInit
         if (guard.reactive()) {
             return ReactiveGuard.guard(decision, guard, invocation);
         }
+        if (guard.batch() != null) {
+            return PrunedLookup.guard(decision, guard, invocation);
+        }
         Object[] args = invocation.getArguments();
         CheckObserver.Check check = decision.startCheck(guard, null);
         Object key = decision.keyToCheck(guard, args, check);

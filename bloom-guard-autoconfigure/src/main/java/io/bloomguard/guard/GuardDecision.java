@@ -71,13 +71,7 @@ final class GuardDecision {
      * filter is off or not ready, or the key cannot be computed.
      */
     @Nullable Object keyToCheck(GuardOperation guard, Object[] args, CheckObserver.@Nullable Check check) {
-        NamedBloomFilter filter = guard.filter();
-        if (filter.spec().guard().mode() == GuardMode.OFF) {
-            decided(guard, check, CheckOutcome.SKIPPED, SkipReason.MODE_OFF);
-            return null;
-        }
-        if (!filter.trustedToReject()) {
-            decided(guard, check, CheckOutcome.SKIPPED, SkipReason.NOT_READY);
+        if (!filterDecides(guard, check)) {
             return null;
         }
         Object key;
@@ -92,6 +86,23 @@ final class GuardDecision {
             decided(guard, check, CheckOutcome.SKIPPED, SkipReason.NO_KEY);
         }
         return key;
+    }
+
+    /**
+     * Whether the filter's answer may decide a call: not when it is off or not ready, and the call is then counted as
+     * skipped.
+     */
+    boolean filterDecides(GuardOperation guard, CheckObserver.@Nullable Check check) {
+        NamedBloomFilter filter = guard.filter();
+        if (filter.spec().guard().mode() == GuardMode.OFF) {
+            decided(guard, check, CheckOutcome.SKIPPED, SkipReason.MODE_OFF);
+            return false;
+        }
+        if (!filter.trustedToReject()) {
+            decided(guard, check, CheckOutcome.SKIPPED, SkipReason.NOT_READY);
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -176,7 +187,7 @@ final class GuardDecision {
      * Record: what the guard did with a checked call, counted, and told to the call's observation if it has one.
      * Every check ends here, once.
      */
-    private static void decided(GuardOperation guard, CheckObserver.@Nullable Check check, CheckOutcome outcome,
+    static void decided(GuardOperation guard, CheckObserver.@Nullable Check check, CheckOutcome outcome,
             @Nullable SkipReason reason) {
         FilterCounters counters = guard.filter().counters();
         switch (outcome) {
@@ -238,7 +249,7 @@ final class GuardDecision {
     }
 
     /** Logs, once per method and problem, why calls of a guarded method go unguarded. */
-    private void reportKeyProblem(String description, String problem, RuntimeException ex) {
+    void reportKeyProblem(String description, String problem, RuntimeException ex) {
         if (reportedKeyProblems.add(description + ": " + problem)) {
             logger.error(description + " " + problem + ", so such calls are not guarded: " + ex.getMessage());
         }

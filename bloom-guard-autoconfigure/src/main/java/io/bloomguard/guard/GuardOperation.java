@@ -16,9 +16,11 @@ import java.util.function.Function;
  * @param description {@code Type.method} for logs and errors
  * @param resultKind  what the method returns: a Reactor {@code Mono} or {@code Flux} is checked when subscribed to
  *                    rather than when built ({@link ReactiveGuard})
+ * @param batch       for a key parameter that holds many keys, how to read and prune them ({@link PrunedLookup});
+ *                    {@code null} for a single key
  */
 record GuardOperation(NamedBloomFilter filter, KeyExpression key, Function<@Nullable Object[], @Nullable Object> emptyValue,
-        boolean answersWithValue, String description, ResultKind resultKind) {
+        boolean answersWithValue, String description, ResultKind resultKind, @Nullable KeyBatch batch) {
 
     /** Whether the method returns a Reactor {@code Mono} or {@code Flux}. */
     boolean reactive() {

@@ -33,6 +33,9 @@ import java.util.Map;
  */
 final class KeyExpressionParser {
 
+    /** The variable an {@code elementKey} names each element by. */
+    static final String ELEMENT = "e";
+
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
     /**
@@ -80,6 +83,55 @@ final class KeyExpressionParser {
     }
 
     /**
+     * The keys of a guard whose key is one parameter holding many keys (a collection or an array), or {@code null}
+     * when its key is something else.
+     *
+     * @param elementKey the annotation's {@code elementKey}: SpEL over {@code #e} and the parameters ({@code ""}: the
+     *                   element itself)
+     * @throws InvalidBloomAnnotationException when the keys cannot work as written
+     */
+    @Nullable KeyBatch parseBatch(String key, String elementKey, AnnotatedMethod annotated) {
+        int index = parameterItIs(key, annotated);
+        Class<?> type = (index < 0) ? Object.class
+                : annotated.parameterType(index).resolve(annotated.method().getParameterTypes()[index]);
+        boolean many = Iterable.class.isAssignableFrom(type) || (type.isArray() && !KeyCanonicalizer.isSupportedType(type));
+        if (!many) {
+            if (!elementKey.isBlank()) {
+                throw annotated.invalid("elementKey is set, but the key is not a parameter that is a collection or array",
+                        "Name the parameter that holds the keys, e.g. key = \"#ids\", or remove elementKey");
+            }
+            return null;
+        }
+        if (elementKey.isBlank()) {
+            checkParameterKeyType(index, true, annotated);
+            return KeyBatch.of(index, type, null, annotated);
+        }
+        Checked checked = check(elementKey, "element key expression", false, true, annotated);
+        int parameterCount = annotated.method().getParameterCount();
+        // null means no key, for the element as for a parameter: the element is kept and the query decides
+        int[] nullMeansNoKey = checked.variables().stream().filter(checked.parameters()::containsKey)
+                .mapToInt(checked.parameters()::get).distinct().toArray();
+        if (!checked.variables().contains(ELEMENT)) {
+            throw annotated.invalid("elementKey does not use #e, so every element would have the same key",
+                    "Compute each element's key from #e, e.g. elementKey = \"#e.tenant + ':' + #e.sku\"");
+        }
+        KeyExpression perElement = KeyExpression.spel(checked.parsed(), checked.parameters(),
+                KeyEvaluationContext.tools(checked.classLoader()), false, nullMeansNoKey);
+        return KeyBatch.of(index, type, perElement, annotated);
+    }
+
+    /** The index of the parameter a key expression is as it is ({@code ""}: a single parameter), or -1. */
+    private int parameterItIs(String expression, AnnotatedMethod annotated) {
+        if (expression.isBlank()) {
+            return (annotated.method().getParameterCount() == 1) ? 0 : -1;
+        }
+        Checked checked = check(expression, "key expression", false, annotated);
+        boolean oneVariable = checked.parsed().getAST() instanceof VariableReference && checked.variables().size() == 1;
+        Integer index = oneVariable ? checked.parameters().get(checked.variables().get(0)) : null;
+        return (index != null) ? index : -1;
+    }
+
+    /**
      * The {@code condition} of a {@code @BloomRemove}: a SpEL expression over the parameters and {@code #result}, which
      * the call must make {@code true}.
      *
@@ -102,6 +154,12 @@ final class KeyExpressionParser {
      * method, and {@code #result} where {@code resultAllowed}, and reaches no bean.
      */
     private Checked check(String expression, String what, boolean resultAllowed, AnnotatedMethod annotated) {
+        return check(expression, what, resultAllowed, false, annotated);
+    }
+
+    /** As above; {@code withElement}: the expression may also name {@code #e}, one past the last parameter. */
+    private Checked check(String expression, String what, boolean resultAllowed, boolean withElement,
+            AnnotatedMethod annotated) {
         Method method = annotated.method();
         int parameterCount = method.getParameterCount();
         ClassLoader classLoader = (method.getDeclaringClass().getClassLoader() != null)
@@ -118,6 +176,11 @@ final class KeyExpressionParser {
         }
         String[] names = parameterNames.getParameterNames(method);
         Map<String, Integer> parameters = KeyEvaluationContext.parameterVariables(names, parameterCount);
+        if (withElement) {
+            Map<String, Integer> withE = new java.util.HashMap<>(parameters);
+            withE.put(ELEMENT, parameterCount);
+            parameters = Map.copyOf(withE);
+        }
         List<String> variables = new ArrayList<>();
         collectVariables(parsed.getAST(), variables);
         if (containsBeanReference(parsed.getAST())) {
@@ -145,20 +208,24 @@ final class KeyExpressionParser {
                         + (names == null ? " (parameter names are not compiled in)" : "; parameters: " + String.join(", ", names)),
                         names == null
                                 ? "Use #p0, #p1, … or compile with -parameters (Spring Boot's Maven and Gradle plugins do)"
-                                : "Use one of the parameter names, #p0, #p1, …" + (resultAllowed ? " or #result" : ""));
+                                : "Use one of the parameter names, #p0, #p1, …" + (resultAllowed ? " or #result" : "")
+                                        + (withElement ? " or #e" : ""));
             }
         }
         return new Checked(parsed, parameters, variables, usesResult, classLoader);
     }
 
-    /** A key that is a parameter as it is must have a type with a canonical form (or one that may hold it). */
-    private static void checkParameterKeyType(int index, boolean put, AnnotatedMethod annotated) {
+    /**
+     * A key that is a parameter as it is must have a type with a canonical form (or one that may hold it);
+     * {@code manyKeys}: or be a collection or array of such keys.
+     */
+    private static void checkParameterKeyType(int index, boolean manyKeys, AnnotatedMethod annotated) {
         ResolvableType parameter = annotated.parameterType(index);
         Class<?> type = parameter.resolve(annotated.method().getParameterTypes()[index]);
         String what = "the key is the parameter";
-        if (put && (type.isArray() || Iterable.class.isAssignableFrom(type))) {
+        if (manyKeys && (type.isArray() || Iterable.class.isAssignableFrom(type))) {
             what = "the keys are the elements of the parameter";
-            // A put takes a collection or array of keys, one key per element (a guard checks one key).
+            // A put, and a guard's batch, takes a collection or array of keys, one key per element.
             ResolvableType element = type.isArray() ? parameter.getComponentType() : parameter.as(Iterable.class).getGeneric(0);
             type = ClassUtils.resolvePrimitiveIfNecessary(element.resolve(Object.class));
         }

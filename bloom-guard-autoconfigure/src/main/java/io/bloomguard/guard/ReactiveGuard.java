@@ -41,15 +41,18 @@ final class ReactiveGuard {
     }
 
     static Object guard(GuardDecision decision, GuardOperation guard, MethodInvocation invocation) {
+        if (guard.batch() != null) {
+            return ReactivePrunedLookup.guard(decision, guard, invocation);
+        }
         Mono<Verdict> verdict = Mono.deferContextual(context -> ask(decision, guard, invocation.getArguments(),
                 KeyedWriteSubscription.writingIn(context, guard.filter()),
                 decision.startCheck(guard, context.getOrDefault(OBSERVATION_KEY, null))));
         if (guard.resultKind() == ResultKind.FLUX) {
             return verdict.flatMapMany(decided -> decided.through()
-                    ? counted(decision, guard, decided, Flux.from(call(invocation))) : Flux.empty());
+                    ? counted(decision, guard, decided, Flux.from(call(invocation, null))) : Flux.empty());
         }
         return verdict.flatMap(decided -> decided.through()
-                ? counted(decision, guard, decided, Mono.from(call(invocation))) : Mono.empty());
+                ? counted(decision, guard, decided, Mono.from(call(invocation, null))) : Mono.empty());
     }
 
     /**
@@ -140,9 +143,20 @@ final class ReactiveGuard {
      * remaining advice (a transaction, a cache) would otherwise be skipped from the second time on. The copy is
      * also exposed as the current invocation, as Spring does at the head of a proxy's chain on the calling thread:
      * AspectJ-style advice further in looks it up, and this may run on another thread, later.
+     *
+     * @param args the arguments to call it with, or {@code null} for the call's own
      */
-    private static org.reactivestreams.Publisher<?> call(MethodInvocation invocation) {
-        MethodInvocation once = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone() : invocation;
+    static org.reactivestreams.Publisher<?> call(MethodInvocation invocation, @Nullable Object @Nullable [] args) {
+        MethodInvocation once;
+        if (invocation instanceof ProxyMethodInvocation proxied) {
+            once = (args != null) ? proxied.invocableClone(args) : proxied.invocableClone();
+        }
+        else {
+            if (args != null) {
+                System.arraycopy(args, 0, invocation.getArguments(), 0, args.length);
+            }
+            once = invocation;
+        }
         try {
             Object result = ExposeInvocationInterceptor.INSTANCE.invoke(once);
             return (result != null) ? (org.reactivestreams.Publisher<?>) result : Mono.empty();

@@ -42,6 +42,26 @@ public final class FilterCounters {
         falsePositives.increment();
     }
 
+    /**
+     * The keys of one pruned multi-key call, each counted as a call of its own would be: {@code passed} might exist,
+     * {@code rejected} were dropped, {@code shadowRejected} would have been dropped in {@code enforce} mode.
+     */
+    public void keysChecked(long passed, long rejected, long shadowRejected) {
+        this.passed.add(passed);
+        this.rejected.add(rejected);
+        this.shadowRejections.add(shadowRejected);
+    }
+
+    /** Keys of a multi-key call that went through unchecked for {@code reason}. */
+    public void skipped(SkipReason reason, long keys) {
+        skipped.get(reason).add(keys);
+    }
+
+    /** Keys of a multi-key call that passed and whose call then found nothing. */
+    public void falsePositives(long keys) {
+        falsePositives.add(keys);
+    }
+
     public void shadowRejection() {
         shadowRejections.increment();
     }

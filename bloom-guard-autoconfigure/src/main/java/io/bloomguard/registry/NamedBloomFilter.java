@@ -227,6 +227,11 @@ public final class NamedBloomFilter extends BackedBloomFilter {
         return lifecycle.mightContainAsync(key);
     }
 
+    /** The backend's answers for many keys, in one batch (one round trip to a shared store), whatever the state. */
+    public boolean[] backendMightContainAll(List<?> keys) {
+        return backend.mightContainAll(keys);
+    }
+
     @Override
     public boolean mightContain(Object key) {
         return checks.mightContain(key);

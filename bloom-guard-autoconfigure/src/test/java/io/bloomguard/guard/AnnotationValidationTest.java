@@ -73,6 +73,37 @@ class AnnotationValidationTest {
     }
 
     @Test
+    void anElementKeyOnAKeyThatIsNotACollection() {
+        assertFailure(ElementKeyOnOneKey.class, "on ElementKeyOnOneKey.find: elementKey is set, but the key is not a"
+                + " parameter that is a collection or array", "Name the parameter that holds the keys");
+    }
+
+    @Test
+    void anElementKeyThatDoesNotUseTheElement() {
+        assertFailure(ElementKeyWithoutElement.class, "on ElementKeyWithoutElement.find: elementKey does not use #e",
+                "Compute each element's key from #e");
+    }
+
+    @Test
+    void anElementKeyNamingAMissingParameter() {
+        assertFailure(ElementKeyMissingParameter.class, "element key expression names #tenantId, which is not a"
+                + " parameter of the method; parameters: tenant, skus", "or #e");
+    }
+
+    @Test
+    void keysInACollectionThatCannotBeRemadeSmaller() {
+        assertFailure(KeysInAnOddCollection.class, "the keys are the elements of a " + OddIds.class.getName()
+                + ", and bloom-guard cannot make one with only the elements that might exist",
+                "Declare the parameter as Iterable, Collection, List, Set or an array");
+    }
+
+    @Test
+    void keysInACollectionOfElementsWithNoKeyForm() {
+        assertFailure(KeysWithNoKeyForm.class, "the keys are the elements of the parameter of type "
+                + Thread.class.getName() + ", which has no canonical key form", "key = \"...\"");
+    }
+
+    @Test
     void keyExpressionThatDoesNotParse() {
         assertFailure(BadExpression.class, "on BadExpression.find: key expression does not parse", "SpEL");
     }
@@ -160,7 +191,7 @@ class AnnotationValidationTest {
 
     @Test
     void keyExpressionThatIsAParameterWithNoCanonicalKeyForm() {
-        assertFailure(EntityKey.class, "the key is the parameter of type java.lang.Object[], which has no canonical key form",
+        assertFailure(EntityKey.class, "the key is the parameter of type java.util.Map, which has no canonical key form",
                 "#p0.id");
     }
 
@@ -418,7 +449,7 @@ class AnnotationValidationTest {
     static class EntityKey {
 
         @BloomGuarded(filter = "users", key = "#tenant")
-        public Optional<String> find(Object[] tenant, Long id) {
+        public Optional<String> find(java.util.Map<String, Long> tenant, Long id) {
             return Optional.empty();
         }
     }
@@ -533,6 +564,63 @@ class AnnotationValidationTest {
         @BloomPut(filter = "nope", key = "#result")
         public long save(String name) {
             return 1;
+        }
+    }
+
+    static class ElementKeyOnOneKey {
+
+        @BloomGuarded(filter = "users", elementKey = "#e")
+        public Optional<String> find(Long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class ElementKeyWithoutElement {
+
+        @BloomGuarded(filter = "skus", key = "#skus", elementKey = "#tenant")
+        public List<String> find(String tenant, List<String> skus) {
+            return List.of();
+        }
+    }
+
+    static class ElementKeyMissingParameter {
+
+        @BloomGuarded(filter = "skus", key = "#skus", elementKey = "#tenantId + ':' + #e")
+        public List<String> find(String tenant, List<String> skus) {
+            return List.of();
+        }
+    }
+
+    /** A collection of its own, with no constructor bloom-guard could call. */
+    static final class OddIds extends java.util.AbstractList<Long> {
+
+        OddIds(int size) {
+        }
+
+        @Override
+        public Long get(int index) {
+            throw new IndexOutOfBoundsException(index);
+        }
+
+        @Override
+        public int size() {
+            return 0;
+        }
+    }
+
+    static class KeysInAnOddCollection {
+
+        @BloomGuarded(filter = "users")
+        public List<String> find(OddIds ids) {
+            return List.of();
+        }
+    }
+
+    static class KeysWithNoKeyForm {
+
+        @BloomGuarded(filter = "users")
+        public List<String> find(List<Thread> threads) {
+            return List.of();
         }
     }
 }
