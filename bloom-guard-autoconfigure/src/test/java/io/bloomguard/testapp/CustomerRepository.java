@@ -9,6 +9,7 @@ import org.springframework.data.domain.Slice;
 import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.data.jpa.repository.Query;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -27,6 +28,14 @@ public interface CustomerRepository extends JpaRepository<Customer, Long> {
 
     @BloomGuarded(filter = "customers")
     long countById(Long id);
+
+    /** Run with only the ids that might exist: one query, or none. */
+    @Override
+    @BloomGuarded(filter = "customers")
+    List<Customer> findAllById(Iterable<Long> ids);
+
+    @BloomGuarded(filter = "codes", key = "#codes", elementKey = "#tenant + ':' + #e")
+    List<Customer> findByTenantAndCodeIn(String tenant, Collection<String> codes);
 
     @BloomGuarded(filter = "customers", key = "#id")
     @Query("select c from Customer c where c.id = :id")

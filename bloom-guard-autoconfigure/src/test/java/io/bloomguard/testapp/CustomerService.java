@@ -109,4 +109,14 @@ public class CustomerService {
         return customers.findById(saved.getId()).orElseThrow(
                 () -> new IllegalStateException("the guard rejected a row its own transaction just wrote"));
     }
+
+    /** As {@link #createAndLoad}, reading the new row back among others, in one batch. */
+    @Transactional
+    @BloomPut(filter = "customers", key = "#result.![id]")
+    public List<Customer> createAndLoadAmong(String name, List<Long> others) {
+        Customer saved = customers.save(new Customer(name, "t0", "loaded-" + name));
+        List<Long> ids = new java.util.ArrayList<>(others);
+        ids.add(saved.getId());
+        return customers.findAllById(ids);
+    }
 }
