@@ -197,6 +197,12 @@ public class Lookups {
         return Flux.defer(() -> Flux.fromIterable(Optional.ofNullable(queryName(id)).stream().toList()));
     }
 
+    /** The names of the customers among {@code ids}, queried with the ids the guard let through. */
+    @BloomGuarded(filter = "customers")
+    public Flux<String> namesOfAllReactively(List<Long> ids) {
+        return Flux.defer(() -> Flux.fromIterable(ids).mapNotNull(this::queryName));
+    }
+
     /** The threads the reactive finders' queries ran on, in order. */
     public List<String> reactiveQueryThreads() {
         return List.copyOf(reactiveQueryThreads);
