@@ -3,6 +3,7 @@ package io.bloomguard.benchmarks.guard;
 import io.bloomguard.annotation.BloomGuarded;
 import org.springframework.data.jpa.repository.JpaRepository;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -26,6 +27,20 @@ public interface ItemRepository extends JpaRepository<Item, Long> {
     @BloomGuarded(filter = "items")
     default Optional<Item> findPresent(Long id) {
         return FOUND;
+    }
+
+    /** What the multi-key methods that return at once answer: found, so a passed call has no false positive. */
+    List<Item> FOUND_ALL = List.of(new Item(1, "acme", "SKU-1"));
+
+    /** A multi-key lookup ({@link PrunedCallBenchmark}), run with the ids that might exist. */
+    @BloomGuarded(filter = "items")
+    default List<Item> findAllPresent(List<Long> ids) {
+        return FOUND_ALL;
+    }
+
+    /** The baseline of the multi-key call. */
+    default List<Item> findAllUnguarded(List<Long> ids) {
+        return FOUND_ALL;
     }
 
     /** The baseline of the single-key calls: the same proxy, no guard. */
