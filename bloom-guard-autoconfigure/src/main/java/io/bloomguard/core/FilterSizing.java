@@ -114,6 +114,18 @@ public record FilterSizing(long expectedSize, double errorRate, long blockCount,
         return blockCount * Math.log1p(-(double) setBits / m) / (Math.pow(Q, hashCount) - 1.0);
     }
 
+    /** {@link #estimateKeys} as a count: {@code Long.MAX_VALUE} once every bit is set. */
+    public long estimateKeyCount(long setBits) {
+        double estimate = estimateKeys(setBits);
+        return Double.isInfinite(estimate) ? Long.MAX_VALUE : Math.round(estimate);
+    }
+
+    /** The false-positive probability of a filter with {@code setBits} set: 1 once every bit is set. */
+    public double falsePositiveProbabilityAt(long setBits) {
+        double keys = estimateKeys(setBits);
+        return Double.isInfinite(keys) ? 1.0 : falsePositiveProbability(keys);
+    }
+
     /**
      * {@code Σ_j Poisson(j; λ)·Σ_d P(d)·f_j^d}: a block holding {@code j} keys has each bit set with
      * probability {@code f_j = 1 − q^{kj}}, and an absent key's {@code k} probes land on {@code d} distinct

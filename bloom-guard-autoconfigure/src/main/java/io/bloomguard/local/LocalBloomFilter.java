@@ -157,14 +157,12 @@ public final class LocalBloomFilter implements BloomFilter {
 
     @Override
     public long approximateElementCount() {
-        double estimate = sizing.estimateKeys(bits.setBitCount());
-        return Double.isInfinite(estimate) ? Long.MAX_VALUE : Math.round(estimate);
+        return sizing.estimateKeyCount(bits.setBitCount());
     }
 
     @Override
     public double expectedFpp() {
-        double keys = sizing.estimateKeys(bits.setBitCount());
-        return Double.isInfinite(keys) ? 1.0 : sizing.falsePositiveProbability(keys);
+        return sizing.falsePositiveProbabilityAt(bits.setBitCount());
     }
 
     @Override

@@ -150,14 +150,12 @@ public final class LocalCountingFilter implements BloomFilter {
     /** Estimated from the counters above zero, as a plain filter's from its set bits. */
     @Override
     public long approximateElementCount() {
-        double estimate = sizing.estimateKeys(counters.nonZeroCount());
-        return Double.isInfinite(estimate) ? Long.MAX_VALUE : Math.round(estimate);
+        return sizing.estimateKeyCount(counters.nonZeroCount());
     }
 
     @Override
     public double expectedFpp() {
-        double keys = sizing.estimateKeys(counters.nonZeroCount());
-        return Double.isInfinite(keys) ? 1.0 : sizing.falsePositiveProbability(keys);
+        return sizing.falsePositiveProbabilityAt(counters.nonZeroCount());
     }
 
     /** Counters above zero: the bits a plain filter with the same keys would have set. */
