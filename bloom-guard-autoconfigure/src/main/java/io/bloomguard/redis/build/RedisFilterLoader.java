@@ -8,10 +8,9 @@ import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.SharedBloomFilter.BuildListener;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
-import io.bloomguard.local.LocalBloomFilter;
-import io.bloomguard.local.LocalCountingFilter;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.client.RedisCommands;
+import io.bloomguard.redis.layout.RedisLocalWords;
 import io.bloomguard.redis.state.DroppedAdds;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
@@ -236,13 +235,10 @@ public final class RedisFilterLoader {
         if (source == null) {
             throw new IllegalStateException("Filter '" + name + "' has no key source on this instance");
         }
-        if (target.identity().counting()) {
-            LocalCountingFilter counters = LocalCountingFilter.create(target.sizing(), target.identity().seed());
-            long keys = source.feed(counters::putAll);
-            return new RedisLockedBuild.Built(counters.sizing(), counters::copyCounterWords, keys);
-        }
-        LocalBloomFilter bits = LocalBloomFilter.create(target.sizing(), target.identity().seed());
-        long keys = source.feed(bits::putAll);
-        return new RedisLockedBuild.Built(bits.sizing(), bits::copyWords, keys, target.outgrownBy(keys, bits.setBitCount()));
+        RedisFilterIdentity identity = target.identity();
+        RedisLocalWords read = identity.layout().read(source, target.sizing(), identity.seed());
+        FilterSizing outgrownTo = read.outgrownTo();
+        return new RedisLockedBuild.Built(read.sizing(), read.words(), read.keys(),
+                (outgrownTo != null) ? target.resizedTo(outgrownTo) : null);
     }
 }

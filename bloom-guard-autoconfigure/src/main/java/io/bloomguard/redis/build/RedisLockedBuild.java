@@ -3,6 +3,7 @@ package io.bloomguard.redis.build;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.BuildListener;
 import io.bloomguard.redis.RedisBackendSettings;
+import io.bloomguard.redis.layout.RedisLocalWords;
 import io.bloomguard.redis.state.DroppedAdds;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterView;
@@ -181,10 +182,10 @@ final class RedisLockedBuild {
      * chunk at a time, how many keys went into them, and, when a filter that grows by layers holds too many for
      * them, the larger generation to build instead.
      */
-    record Built(FilterSizing sizing, RedisGenerations.WordCopier words, long keys,
+    record Built(FilterSizing sizing, RedisLocalWords.Copier words, long keys,
             @Nullable RedisBuildTarget outgrown) {
 
-        Built(FilterSizing sizing, RedisGenerations.WordCopier words, long keys) {
+        Built(FilterSizing sizing, RedisLocalWords.Copier words, long keys) {
             this(sizing, words, keys, null);
         }
     }
