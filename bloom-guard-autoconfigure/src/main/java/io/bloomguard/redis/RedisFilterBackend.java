@@ -4,11 +4,14 @@ import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.FilterSizing;
-import io.bloomguard.redis.RedisFilterOptions.Kind;
 import io.bloomguard.redis.client.CircuitBreaker;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.client.SharedConnection;
 import io.bloomguard.redis.copy.RedisAddFeed;
+import io.bloomguard.redis.layout.CountingLayout;
+import io.bloomguard.redis.layout.LayeredLayout;
+import io.bloomguard.redis.layout.PlainLayout;
+import io.bloomguard.redis.layout.RedisLayout;
 
 import java.security.SecureRandom;
 import java.util.List;
@@ -141,7 +144,7 @@ public final class RedisFilterBackend implements AutoCloseable {
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
             AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
         return register(new RedisBloomFilter(name, sizing,
-                new RedisFilterOptions(seed, shards, Kind.PLAIN, onAddFailure, nearCopy), settings, shared()));
+                new RedisFilterOptions(seed, shards, PlainLayout.INSTANCE, onAddFailure, nearCopy), settings, shared()));
     }
 
     /**
@@ -167,7 +170,7 @@ public final class RedisFilterBackend implements AutoCloseable {
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards,
             AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
         return register(new RedisBloomFilter(name, sizing,
-                new RedisFilterOptions(seed, shards, Kind.COUNTING, onAddFailure, nearCopy), settings, shared()));
+                new RedisFilterOptions(seed, shards, CountingLayout.INSTANCE, onAddFailure, nearCopy), settings, shared()));
     }
 
     /** A counting filter with a chosen seed for when this instance creates it: for tests and migrations. */
@@ -209,7 +212,7 @@ public final class RedisFilterBackend implements AutoCloseable {
     public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, int seed,
             AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
         return register(new RedisBloomFilter(name, firstLayer,
-                new RedisFilterOptions(seed, 1, Kind.LAYERED, onAddFailure, nearCopy), settings, shared()));
+                new RedisFilterOptions(seed, 1, LayeredLayout.INSTANCE, onAddFailure, nearCopy), settings, shared()));
     }
 
     private RedisFilterParts.Shared shared() {
@@ -223,8 +226,8 @@ public final class RedisFilterBackend implements AutoCloseable {
 
     private RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards, boolean counting,
             AddFailurePolicy onAddFailure, boolean nearCopy) {
-        Kind kind = counting ? Kind.COUNTING : Kind.PLAIN;
-        return register(new RedisBloomFilter(name, sizing, new RedisFilterOptions(seed, shards, kind, onAddFailure,
+        RedisLayout layout = counting ? CountingLayout.INSTANCE : PlainLayout.INSTANCE;
+        return register(new RedisBloomFilter(name, sizing, new RedisFilterOptions(seed, shards, layout, onAddFailure,
                 nearCopy ? NearCopyMode.ON : NearCopyMode.OFF), settings, shared()));
     }
 

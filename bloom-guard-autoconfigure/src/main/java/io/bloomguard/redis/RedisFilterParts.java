@@ -60,10 +60,8 @@ final class RedisFilterParts {
     /** @param filter the filter these are the parts of, which waits for Redis when it owes it adds or a mark */
     RedisFilterParts(RedisBloomFilter filter, String name, FilterSizing sizing, RedisFilterOptions options,
             RedisBackendSettings settings, Shared backend) {
-        boolean counting = options.counting();
         NearCopyMode nearCopy = options.nearCopy();
-        RedisFilterIdentity identity = RedisFilterIdentity.of(sizing, options.seed(), options.shards(), counting);
-        this.configured = options.layered() ? identity.asLayered() : identity;
+        this.configured = options.layout().identity(sizing, options.seed(), options.shards());
         this.keys = new RedisFilterKeys(settings.keyPrefix(), name);
         this.access = new RedisAccessState(name, new RedisAcl(settings.keyPrefix()));
         RedisCommands others = backend.commands().reportingTo(access);
@@ -84,7 +82,7 @@ final class RedisFilterParts {
                 new RedisBuildThreads(backend.builders(), backend.scheduler(), backend.startupBuilds()));
         this.fill = new RedisFillEstimate(settings.refreshInterval(), sizing, state, commands);
         this.lifecycle = new RedisFilterLifecycle(name, settings.refreshInterval(), access,
-                new RedisAccessCheck(keys, settings.commandTimeout(), access, counting,
+                new RedisAccessCheck(keys, settings.commandTimeout(), access, configured.type(),
                         new RedisKeyTypes(keys, configured, settings.commandTimeout())), commands, state,
                 this.nearCopy, outage, loader, fill, backend.scheduler(), waitForRedis);
         this.size = new RedisLiveSize(sizing, configured, state);

@@ -87,14 +87,15 @@ public final class RedisAccessCheck {
     private final String type;
     private final RedisKeyTypes keyTypes;
 
-    public RedisAccessCheck(RedisFilterKeys keys, Duration timeout, RedisAccessState access, boolean counting,
+    /** @param type the filter's {@link io.bloomguard.redis.state.RedisFilterIdentity#type()} */
+    public RedisAccessCheck(RedisFilterKeys keys, Duration timeout, RedisAccessState access, String type,
             RedisKeyTypes keyTypes) {
         this.keys = List.of(keys.accessCheck(1), keys.accessCheck(2), keys.accessCheck(3));
         this.script = LuaScript.of("access-check", LuaScript.Result.BULK,
                 SCRIPT_SOURCE + "-- " + UUID.randomUUID() + "\n");
         this.timeout = timeout;
         this.access = access;
-        this.type = counting ? "counting" : "bloom";
+        this.type = type;
         this.keyTypes = keyTypes;
     }
 

@@ -2,11 +2,9 @@ package io.bloomguard.redis.build;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
-import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterView;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A generation for {@link RedisFilterLoader} to build: where its bits go (its identity, which names its bitmap) and
@@ -33,7 +31,7 @@ record RedisBuildTarget(RedisFilterIdentity identity, FilterSizing sizing) {
             if (layers != null && layers.count() > 1) {
                 // One layer for all: no key source read twice, and checks read one block again.
                 FilterSizing merged = RedisLayers.oneLayerFor(layers.capacity(), current.liveSizing);
-                return new RedisBuildTarget(layered(merged, current.live.seed()), merged);
+                return new RedisBuildTarget(current.live.layout().identity(merged, current.live.seed(), 1), merged);
             }
             return new RedisBuildTarget(current.live, current.liveSizing);
         }
@@ -56,33 +54,17 @@ record RedisBuildTarget(RedisFilterIdentity identity, FilterSizing sizing) {
                 : expectedSize;
         FilterSizing grown = FilterSizing.of(capacity, configuredSizing.errorRate());
         int seed = (current.live != null) ? current.live.seed() : configured.seed();
-        return new RedisBuildTarget(configured.layered() ? layered(grown, seed)
-                : RedisFilterIdentity.of(grown, seed, configured.shards(), configured.counting()), grown);
+        return new RedisBuildTarget(configured.layout().identity(grown, seed, configured.shards()), grown);
     }
 
-    /** The generation an imported snapshot's bits make, on the configured shards. */
+    /** The generation an imported snapshot's bits make, on the configured shards (a counting filter takes none). */
     static RedisBuildTarget forSnapshot(FilterSnapshot snapshot, RedisFilterIdentity configured) {
-        RedisFilterIdentity identity = RedisFilterIdentity.of(snapshot.sizing(), snapshot.seed(), configured.shards(),
-                false);
-        return new RedisBuildTarget(configured.layered() ? identity.asLayered() : identity, snapshot.sizing());
+        return new RedisBuildTarget(configured.layout().identity(snapshot.sizing(), snapshot.seed(),
+                configured.shards()), snapshot.sizing());
     }
 
-    /**
-     * For layer 0 of a filter that grows by layers that a key source of {@code keys} keys set {@code setBits} bits of:
-     * a layer 0 for twice the keys when they are more than this one holds and a larger one fits one Redis string;
-     * {@code null} otherwise.
-     */
-    @Nullable RedisBuildTarget outgrownBy(long keys, long setBits) {
-        if (!identity.layered() || setBits <= ScalableSizing.fullAtSetBits(sizing)) {
-            return null;
-        }
-        FilterSizing larger = RedisLayers.oneLayerFor(Math.multiplyExact(keys, 2), sizing);
-        return (larger.expectedSize() > sizing.expectedSize())
-                ? new RedisBuildTarget(layered(larger, identity.seed()), larger) : null;
-    }
-
-    /** Layer 0 of a filter that grows by layers, of this size. */
-    private static RedisFilterIdentity layered(FilterSizing sizing, int seed) {
-        return RedisFilterIdentity.of(sizing, seed, 1).asLayered();
+    /** The same generation resized to {@code sizing}: a key source outgrew layer 0 of a filter that grows by layers. */
+    RedisBuildTarget resizedTo(FilterSizing sizing) {
+        return new RedisBuildTarget(identity.layout().identity(sizing, identity.seed(), identity.shards()), sizing);
     }
 }

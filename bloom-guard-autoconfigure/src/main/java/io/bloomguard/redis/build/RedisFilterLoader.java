@@ -8,16 +8,15 @@ import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.SharedBloomFilter.BuildListener;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
-import io.bloomguard.local.LocalBloomFilter;
-import io.bloomguard.local.LocalCountingFilter;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.client.RedisCommands;
+import io.bloomguard.redis.layout.RedisLocalWords;
+import io.bloomguard.redis.state.DroppedAdds;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStaleMarks;
 import io.bloomguard.redis.state.RedisStoredState;
-import io.bloomguard.redis.write.PendingAdds;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -42,7 +41,7 @@ public final class RedisFilterLoader {
     private final RedisFilterIdentity configured;
     private final RedisBackendSettings settings;
     private final RedisStoredState state;
-    private final PendingAdds pending;
+    private final DroppedAdds dropped;
     private final RedisStaleMarks marks;
     private final RedisLoadLock lock;
     private final RedisGenerations generations;
@@ -60,20 +59,20 @@ public final class RedisFilterLoader {
 
     /** @param commands the filter's commands, through the breaker, for the lock and the generations */
     public RedisFilterLoader(String name, FilterSizing sizing, RedisFilterIdentity configured, RedisFilterKeys keys,
-            RedisCommands commands, RedisBackendSettings settings, RedisStoredState state, PendingAdds pending,
+            RedisCommands commands, RedisBackendSettings settings, RedisStoredState state, DroppedAdds dropped,
             RedisStaleMarks marks, RedisBuildThreads backend) {
         this.name = name;
         this.sizing = sizing;
         this.configured = configured;
         this.settings = settings;
         this.state = state;
-        this.pending = pending;
+        this.dropped = dropped;
         this.marks = marks;
         this.lock = new RedisLoadLock(name, keys, commands, settings);
         this.generations = new RedisGenerations(name, keys, commands, settings.commandTimeout(), lock.owner());
         this.backend = backend;
         this.backoff = new BuildBackoff(settings.lockTtl());
-        this.locked = new RedisLockedBuild(name, settings, state, pending, marks, lock, generations, backend, backoff);
+        this.locked = new RedisLockedBuild(name, settings, state, dropped, marks, lock, generations, backend, backoff);
     }
 
     /** This instance joins the filter with {@code keys} to build it from, or with none: then it only follows. */
@@ -181,7 +180,7 @@ public final class RedisFilterLoader {
         }
         RedisFilterView current = state.view();
         boolean needed = current.status == SharedFilterStatus.MISSING || current.status == SharedFilterStatus.LOADING
-                || current.storeStale != null || pending.overflowed();
+                || current.storeStale != null || dropped.overflowed();
         if (!needed || locked.running() || !backoff.due() || !tryLockStillNeeded()) {
             return;
         }
@@ -219,7 +218,7 @@ public final class RedisFilterLoader {
         state.refresh();
         RedisFilterView current = state.view();
         boolean needed = current.status != SharedFilterStatus.READY && current.status != SharedFilterStatus.MISMATCHED
-                || current.storeStale != null || pending.overflowed();
+                || current.storeStale != null || dropped.overflowed();
         if (!needed) {
             lock.release();
         }
@@ -236,13 +235,10 @@ public final class RedisFilterLoader {
         if (source == null) {
             throw new IllegalStateException("Filter '" + name + "' has no key source on this instance");
         }
-        if (target.identity().counting()) {
-            LocalCountingFilter counters = LocalCountingFilter.create(target.sizing(), target.identity().seed());
-            long keys = source.feed(counters::putAll);
-            return new RedisLockedBuild.Built(counters.sizing(), counters::copyCounterWords, keys);
-        }
-        LocalBloomFilter bits = LocalBloomFilter.create(target.sizing(), target.identity().seed());
-        long keys = source.feed(bits::putAll);
-        return new RedisLockedBuild.Built(bits.sizing(), bits::copyWords, keys, target.outgrownBy(keys, bits.setBitCount()));
+        RedisFilterIdentity identity = target.identity();
+        RedisLocalWords read = identity.layout().read(source, target.sizing(), identity.seed());
+        FilterSizing outgrownTo = read.outgrownTo();
+        return new RedisLockedBuild.Built(read.sizing(), read.words(), read.keys(),
+                (outgrownTo != null) ? target.resizedTo(outgrownTo) : null);
     }
 }

@@ -4,8 +4,8 @@ import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.layout.RedisBitmapCodec;
-import io.bloomguard.redis.layout.RedisCounterCodec;
 import io.bloomguard.redis.layout.RedisCounters;
+import io.bloomguard.redis.layout.RedisLocalWords;
 import io.bloomguard.redis.layout.RedisScripts;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
@@ -53,12 +53,6 @@ final class RedisGenerations {
         this.owner = owner;
     }
 
-    /** Copies {@code count} words of built bits, from word {@code fromWord} on, into the start of {@code into}. */
-    @FunctionalInterface
-    interface WordCopier {
-        void copy(int fromWord, long[] into, int count);
-    }
-
     /**
      * Creates generation {@code target} beside the live one in every shard; adds reach both from then on.
      *
@@ -80,7 +74,7 @@ final class RedisGenerations {
      *
      * @return per shard, how many bits are set in what was uploaded, for {@link #swap} to check the upload against
      */
-    long[] upload(RedisFilterIdentity target, WordCopier bits) {
+    long[] upload(RedisFilterIdentity target, RedisLocalWords.Copier bits) {
         List<CompletableFuture<?>> inFlight = new ArrayList<>();
         long[] chunk = new long[CHUNK_WORDS];
         long[] setBits = new long[target.shards()];
@@ -99,8 +93,7 @@ final class RedisGenerations {
                 for (int i = 0; i < count; i++) {
                     setBits[shard] += Long.bitCount(chunk[i]);
                 }
-                byte[] bytes = target.counting() ? RedisCounterCodec.toRedisBytes(chunk, 0, count)
-                        : RedisBitmapCodec.toRedisBytes(chunk, 0, count);
+                byte[] bytes = target.layout().toRedisBytes(chunk, 0, count);
                 long offset = (long) done * 8;
                 inFlight.add(commands.send(port -> port.setRange(key, offset, bytes)));
                 // With each chunk, not once the shard is up: a loader that dies part way (up to 512 MiB a shard
@@ -131,8 +124,7 @@ final class RedisGenerations {
     boolean swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive,
             int previousLayers, long[] staleMarks, long[] uploadedBits) {
         long[] leftToMerge = uploadedBits;
-        if (target.counting()) {
-            // Counters are added, not ORed: merged into the next generation range by range before any swap.
+        if (target.layout().mergesUploadBeforeSwap()) {
             mergeCounters(target, uploadedBits);
             leftToMerge = new long[target.shards()]; // merged and deleted: FINISH finds no upload, and ORs nothing
         }
@@ -153,11 +145,8 @@ final class RedisGenerations {
                     : keys.bits(shard, target);
             List<String> keyNames = new ArrayList<>(List.of(keys.meta(shard), keys.next(shard, target),
                     keys.upload(shard, target, owner), keys.bits(shard, target), oldLive));
-            if (previousLive != null && previousLive.layered()) {
-                // Two past the count last read: a put may have added layers since.
-                for (int layer = 1; layer < previousLayers + 2; layer++) {
-                    keyNames.add(keys.layer(previousLive, layer));
-                }
+            if (previousLive != null) {
+                keyNames.addAll(previousLive.layout().extraKeys(keys, previousLive, previousLayers));
             }
             List<String> args = List.of(target.fingerprint(), Long.toString(target.blockCount() * BlockedBloomLayout.BLOCK_BITS),
                     Integer.toString(target.hashCount()), Integer.toString(target.seed()),
@@ -232,12 +221,7 @@ final class RedisGenerations {
                     throw new IllegalStateException("Filter '" + filterName + "': bitmap " + key
                             + " disappeared during export");
                 }
-                if (live.counting()) {
-                    RedisCounterCodec.fromRedisBytes(bytes, words, firstWord + done);
-                }
-                else {
-                    RedisBitmapCodec.fromRedisBytes(bytes, words, firstWord + done);
-                }
+                live.layout().fromRedisBytes(bytes, words, firstWord + done);
             }
         }
         return words;

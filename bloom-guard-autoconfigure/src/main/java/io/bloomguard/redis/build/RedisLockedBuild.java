@@ -3,11 +3,12 @@ package io.bloomguard.redis.build;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.BuildListener;
 import io.bloomguard.redis.RedisBackendSettings;
+import io.bloomguard.redis.layout.RedisLocalWords;
+import io.bloomguard.redis.state.DroppedAdds;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStaleMarks;
 import io.bloomguard.redis.state.RedisStoredState;
-import io.bloomguard.redis.write.PendingAdds;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -36,7 +37,7 @@ final class RedisLockedBuild {
     private final String name;
     private final RedisBackendSettings settings;
     private final RedisStoredState state;
-    private final PendingAdds pending;
+    private final DroppedAdds dropped;
     private final RedisStaleMarks marks;
     private final RedisLoadLock lock;
     private final RedisGenerations generations;
@@ -46,13 +47,13 @@ final class RedisLockedBuild {
     private final AtomicBoolean building = new AtomicBoolean();
     private volatile BuildListener buildListener = (startup, keys, startNanos, failure) -> { };
 
-    RedisLockedBuild(String name, RedisBackendSettings settings, RedisStoredState state, PendingAdds pending,
+    RedisLockedBuild(String name, RedisBackendSettings settings, RedisStoredState state, DroppedAdds dropped,
             RedisStaleMarks marks, RedisLoadLock lock, RedisGenerations generations, RedisBuildThreads backend,
             BuildBackoff backoff) {
         this.name = name;
         this.settings = settings;
         this.state = state;
-        this.pending = pending;
+        this.dropped = dropped;
         this.marks = marks;
         this.lock = lock;
         this.generations = generations;
@@ -95,7 +96,7 @@ final class RedisLockedBuild {
                 logger.info("Filter '" + name + "': building " + target.fingerprintWithoutSeed() + " in Redis ("
                         + reason + ")");
                 RedisStaleMarks.Sent markBefore = marks.lastSent();
-                long dropsBefore = pending.dropped();
+                long dropsBefore = dropped.dropped();
                 RedisFilterIdentity abandoned = state.view().next;
                 staleMarks = generations.begin(target);
                 if (abandoned != null && !abandoned.equals(target)) {
@@ -181,10 +182,10 @@ final class RedisLockedBuild {
      * chunk at a time, how many keys went into them, and, when a filter that grows by layers holds too many for
      * them, the larger generation to build instead.
      */
-    record Built(FilterSizing sizing, RedisGenerations.WordCopier words, long keys,
+    record Built(FilterSizing sizing, RedisLocalWords.Copier words, long keys,
             @Nullable RedisBuildTarget outgrown) {
 
-        Built(FilterSizing sizing, RedisGenerations.WordCopier words, long keys) {
+        Built(FilterSizing sizing, RedisLocalWords.Copier words, long keys) {
             this(sizing, words, keys, null);
         }
     }

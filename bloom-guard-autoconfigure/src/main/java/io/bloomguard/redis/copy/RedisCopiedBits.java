@@ -41,11 +41,6 @@ sealed interface RedisCopiedBits permits RedisCopiedBits.Plain, RedisCopiedBits.
                 : new Plain(LocalBloomFilter.create(view.liveSizing, live.seed()), live);
     }
 
-    /** Blocks a copy of {@code live}'s kind takes at most (16 GiB). */
-    static long maxBlocks(RedisFilterIdentity live) {
-        return live.counting() ? LocalCountingFilter.MAX_BLOCKS : LocalBloomFilter.MAX_BLOCKS;
-    }
-
     boolean mightContain(Object key);
 
     boolean[] mightContainAll(List<?> keys);

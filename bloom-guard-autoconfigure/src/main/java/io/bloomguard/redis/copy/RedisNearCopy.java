@@ -61,7 +61,7 @@ public final class RedisNearCopy {
      */
     public RedisNearCopy(boolean enabled, @Nullable RedisCopyInStep inStep, String name, RedisFilterIdentity configured,
             RedisFilterCommands commands, Executor reads, Duration refreshInterval) {
-        long maxBlocks = RedisCopiedBits.maxBlocks(configured);
+        long maxBlocks = configured.layout().maxLocalBlocks();
         if (enabled && configured.blockCount() > maxBlocks) {
             throw new IllegalArgumentException("Filter '" + name + "': a near copy is held in the heap, which takes"
                     + " at most " + maxBlocks + " blocks (16 GiB); " + configured.fingerprintWithoutSeed() + " needs "
@@ -155,12 +155,12 @@ public final class RedisNearCopy {
         RedisCopiedBuild current = copy;
         FilterSizing liveSizing = view.liveSizing;
         if (live == null || view.liveBuild == null || liveSizing == null
-                || liveSizing.blockCount() > RedisCopiedBits.maxBlocks(live)) {
+                || liveSizing.blockCount() > live.layout().maxLocalBlocks()) {
             // Nothing live, a shape this instance cannot use (MISMATCHED), or one grown past what a heap holds.
             copy = null;
             return;
         }
-        if (live.layered() && view.layers == null) {
+        if (!live.layout().checkable(view)) {
             copy = null; // layers this instance cannot read yet
             return;
         }

@@ -52,16 +52,12 @@ public final class RedisBitmapCodec {
         return true;
     }
 
-    /**
-     * Whether a block holds all {@code hashCount} of a key's positions: bits set, or a counting filter's counters
-     * above zero.
-     */
-    public static boolean blockHolds(byte[] block, Hash128 hash, int hashCount, boolean counting) {
+    /** Whether a block of bits holds all {@code hashCount} of a key's positions. */
+    public static boolean blockHolds(byte[] block, Hash128 hash, int hashCount) {
         long step = BlockedBloomLayout.step(hash.h1());
         long probe = hash.h2();
         for (int i = 0; i < hashCount; i++) {
-            int position = BlockedBloomLayout.bitInBlock(probe);
-            if (counting ? RedisCounterCodec.count(block, position) == 0 : !RedisBitmapCodec.isSet(block, position)) {
+            if (!isSet(block, BlockedBloomLayout.bitInBlock(probe))) {
                 return false;
             }
             probe = BlockedBloomLayout.nextProbe(probe, step);

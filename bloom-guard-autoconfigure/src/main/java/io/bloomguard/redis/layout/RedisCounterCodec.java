@@ -1,6 +1,8 @@
 package io.bloomguard.redis.layout;
 
+import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.CountingBlockLayout;
+import io.bloomguard.core.Hash128;
 
 /**
  * Between a counting filter's counter words ({@link CountingBlockLayout}: counter {@code p} is bits {@code 4p} to
@@ -43,6 +45,19 @@ public final class RedisCounterCodec {
     public static int count(byte[] block, int position) {
         int value = block[position >>> 1] & 0xFF;
         return ((position & 1) == 0) ? value >>> 4 : value & 0x0F;
+    }
+
+    /** Whether a block of counters holds all {@code hashCount} of a key's positions: each counter above zero. */
+    public static boolean blockHolds(byte[] block, Hash128 hash, int hashCount) {
+        long step = BlockedBloomLayout.step(hash.h1());
+        long probe = hash.h2();
+        for (int i = 0; i < hashCount; i++) {
+            if (count(block, BlockedBloomLayout.bitInBlock(probe)) == 0) {
+                return false;
+            }
+            probe = BlockedBloomLayout.nextProbe(probe, step);
+        }
+        return true;
     }
 
     private static long swapNibbles(long word) {

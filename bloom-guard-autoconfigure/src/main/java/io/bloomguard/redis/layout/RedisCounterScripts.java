@@ -1,7 +1,6 @@
 package io.bloomguard.redis.layout;
 
 import io.bloomguard.redis.LuaScript;
-import io.bloomguard.redis.state.RedisFilterView;
 
 /**
  * The Lua scripts of a counting filter in Redis ({@code type: counting}), whose positions are 4-bit counters, the
@@ -189,11 +188,4 @@ public final class RedisCounterScripts {
             end
             return counted
             """);
-
-    /** The add script for a view's generations: {@link #ADD} when one of them is counting. */
-    public static LuaScript addFor(RedisFilterView view) {
-        boolean counting = (view.liveForAdds != null && view.liveForAdds.counting())
-                || (view.next != null && view.next.counting());
-        return counting ? ADD : RedisScripts.ADD;
-    }
 }

@@ -207,7 +207,7 @@ public final class RedisLayers {
                 layerMissing.run();
                 return true;
             }
-            if (RedisBitmapCodec.blockHolds(block, hash, sizings[layer].hashCount(), false)) {
+            if (RedisBitmapCodec.blockHolds(block, hash, sizings[layer].hashCount())) {
                 return true;
             }
         }

@@ -1,6 +1,6 @@
 /**
- * How each kind of filter lays its positions out in Redis: bits, 4-bit counters, or layers; the codecs
- * between the JVM's words and Redis strings, and the Lua scripts that check, add, place and remove for each kind.
+ * One RedisLayout per kind of filter (bits, 4-bit counters, layers) with what it owns: the codecs between the
+ * JVM's words and Redis strings, a key's check, and the Lua scripts that check, add, place and remove.
  */
 @NullMarked
 package io.bloomguard.redis.layout;

@@ -5,10 +5,8 @@ import io.bloomguard.redis.LuaScript;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.copy.RedisNearCopy;
 import io.bloomguard.redis.copy.RedisOrderedCheck;
-import io.bloomguard.redis.layout.RedisCounterScripts;
-import io.bloomguard.redis.layout.RedisLayerScripts;
-import io.bloomguard.redis.layout.RedisLayers;
-import io.bloomguard.redis.layout.RedisScripts;
+import io.bloomguard.redis.layout.RedisKeyCheck;
+import io.bloomguard.redis.layout.RedisLayout;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStoredState;
@@ -21,19 +19,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
- * Checks keys against the live generation: one {@code GETRANGE} of the key's block per key (64 bytes of bits, or 256
- * of a counting filter's counters; timed, through the checks' breaker), one {@link RedisScripts#CHECK_ALL} (or
- * {@link RedisCounterScripts#CHECK_ALL}) per shard for a batch. With no live generation, or when
- * the bitmap turns out to be gone, a key "might be contained": a missing bitmap never means "absent".
+ * Checks keys against the live generation, each as its {@link RedisLayout} reads it (timed, through the checks'
+ * breaker): one {@code GETRANGE} of the key's block, or one script over every layer of a filter that grows by
+ * layers; for a batch, one script per shard, or one per key where the layout checks keys apart. With no live
+ * generation, or when the bitmap turns out to be gone, a key "might be contained": a missing bitmap never means
+ * "absent".
  *
  * <p>With a {@link RedisNearCopy}, a key the copy holds is answered at once, and only the keys it lacks are checked
  * in Redis, whose answer alone decides; what Redis answered is merged into the copy.
- *
- * <p>A filter that grows by layers ({@link RedisLayers}) is checked with one {@link RedisLayerScripts#CHECK} per key,
- * which reads every layer's block.
  *
  * <p>Usage: {@code boolean maybe = reader.mightContain(42L);}
  */
@@ -42,7 +39,7 @@ public final class RedisBitReader {
     private final RedisStoredState state;
     private final RedisFilterCommands commands;
     private final RedisNearCopy nearCopy;
-    private final Executor refresher;
+    private final RedisKeyCheck.Events events;
     private volatile CheckLatencyListener checkLatency = CheckLatencyListener.NO_OP;
 
     /** @param refresher where a view that lacks a layer a check found is read again */
@@ -51,30 +48,26 @@ public final class RedisBitReader {
         this.state = state;
         this.commands = commands;
         this.nearCopy = nearCopy;
-        this.refresher = refresher;
+        this.events = new RedisKeyCheck.Events() {
+            @Override
+            public void bitmapMissing(RedisFilterView view) {
+                state.bitmapMissing(view);
+            }
+
+            @Override
+            public void layerAdded() {
+                state.refreshSoon(refresher);
+            }
+
+            @Override
+            public void blockRead(RedisFilterView view, long block, byte[] bytes) {
+                nearCopy.learnBlock(view, block, bytes);
+            }
+        };
     }
 
     public boolean mightContain(Object key) {
         RedisFilterView current = state.view();
-        if (current.live != null && current.live.layered()) {
-            Boolean copied = fromCopy(current, key);
-            if (copied != null) {
-                return copied;
-            }
-            nearCopy.sent(1);
-            RedisLayerCheck layered = new RedisLayerCheck(current, key, state, refresher);
-            if (layered.layers == null) {
-                return true;
-            }
-            long start = System.nanoTime();
-            CompletableFuture<Object> reply = commands.sendCheck(layered::send);
-            try {
-                return layered.answer(commands.awaitCheck(reply));
-            }
-            finally {
-                checkLatency.checked(System.nanoTime() - start);
-            }
-        }
         if (current.live == null) {
             return true;
         }
@@ -82,11 +75,18 @@ public final class RedisBitReader {
         if (copied != null) {
             return copied;
         }
-        RedisBlockCheck check = RedisBlockCheck.of(current, key, state, nearCopy);
+        nearCopy.sent(1);
+        RedisLayout layout = current.live.layout();
+        if (!layout.checkable(current)) {
+            return true;
+        }
+        return inRedis(layout.check(current, key, events));
+    }
+
+    private <R> boolean inRedis(RedisKeyCheck<R> check) {
         long start = System.nanoTime();
         // Sent apart from awaited: a check the open breaker refuses never reached Redis, and is not timed.
-        CompletableFuture<byte[]> reply = commands.sendCheck(port -> port.getRange(check.bitmap, check.start,
-                check.end()));
+        CompletableFuture<R> reply = commands.sendCheck(check::send);
         try {
             return check.answer(commands.awaitCheck(reply));
         }
@@ -133,17 +133,16 @@ public final class RedisBitReader {
 
     /** The key's block (every layer's, for a filter that grows by layers) read in Redis. */
     private CompletableFuture<Boolean> readAsync(RedisFilterView current, Object key) {
-        if (current.live.layered()) {
-            nearCopy.sent(1);
-            RedisLayerCheck layered = new RedisLayerCheck(current, key, state, refresher);
-            if (layered.layers == null) {
-                return CompletableFuture.completedFuture(true);
-            }
-            return timed(commands.checkAsync(layered::send), layered::answer);
+        nearCopy.sent(1);
+        RedisLayout layout = current.live.layout();
+        if (!layout.checkable(current)) {
+            return CompletableFuture.completedFuture(true);
         }
-        RedisBlockCheck check = RedisBlockCheck.of(current, key, state, nearCopy);
-        return timed(commands.checkAsync(port -> port.getRange(check.bitmap, check.start, check.end())),
-                check::answer);
+        return inRedisAsync(layout.check(current, key, events));
+    }
+
+    private <R> CompletableFuture<Boolean> inRedisAsync(RedisKeyCheck<R> check) {
+        return timed(commands.checkAsync(check::send), check::answer);
     }
 
     private <T, R> CompletableFuture<R> timed(CompletableFuture<T> reply, Function<T, R> answer) {
@@ -165,7 +164,7 @@ public final class RedisBitReader {
         boolean[] answers = new boolean[checked.size()];
         RedisFilterView current = state.view();
         RedisFilterIdentity live = current.live;
-        if (live == null || (live.layered() && current.layers == null)) {
+        if (live == null || !live.layout().checkable(current)) {
             Arrays.fill(answers, true);
             return answers;
         }
@@ -177,8 +176,9 @@ public final class RedisBitReader {
                 return copied;
             }
         }
-        if (live.layered()) {
-            return mightContainAllLayered(current, checked, held);
+        LuaScript checkAll = live.layout().checkAll();
+        if (checkAll == null) {
+            return mightContainAllApart(current, checked, held);
         }
         Map<Integer, List<Integer>> indexesByShard = new LinkedHashMap<>();
         Map<Integer, List<String>> argsByShard = new LinkedHashMap<>();
@@ -199,7 +199,6 @@ public final class RedisBitReader {
         Map<Integer, CompletableFuture<Object>> replies = new LinkedHashMap<>();
         for (Map.Entry<Integer, List<String>> entry : argsByShard.entrySet()) {
             String bitmap = current.liveKeys[entry.getKey()];
-            LuaScript checkAll = live.counting() ? RedisCounterScripts.CHECK_ALL : RedisScripts.CHECK_ALL;
             replies.put(entry.getKey(), commands.send(port -> port.eval(checkAll, List.of(bitmap),
                     entry.getValue())));
         }
@@ -255,21 +254,29 @@ public final class RedisBitReader {
         return answers;
     }
 
-    /** One {@link RedisLayerScripts#CHECK} per key, all sent before any answer is awaited: one round trip. */
-    private boolean[] mightContainAllLayered(RedisFilterView current, List<?> checked, boolean[] held) {
-        List<RedisLayerCheck> checks = new ArrayList<>(checked.size());
-        List<CompletableFuture<Object>> replies = new ArrayList<>(checked.size());
+    /** One check per key (a filter that grows by layers), all sent before any answer is awaited: one round trip. */
+    private boolean[] mightContainAllApart(RedisFilterView current, List<?> checked, boolean[] held) {
+        RedisLayout layout = current.live.layout();
+        List<@Nullable BooleanSupplier> answered = new ArrayList<>(checked.size());
+        int sent = 0;
         for (int i = 0; i < held.length; i++) {
-            // held: answered by the copy
-            RedisLayerCheck check = held[i] ? null : new RedisLayerCheck(current, checked.get(i), state, refresher);
-            checks.add(check);
-            replies.add((check != null) ? commands.send(check::send) : null);
+            if (held[i]) {
+                answered.add(null); // answered by the copy
+                continue;
+            }
+            answered.add(sendInBatch(layout.check(current, checked.get(i), events)));
+            sent++;
         }
-        nearCopy.sent((int) checks.stream().filter(java.util.Objects::nonNull).count());
+        nearCopy.sent(sent);
         boolean[] answers = new boolean[checked.size()];
         for (int i = 0; i < answers.length; i++) {
-            answers[i] = held[i] || checks.get(i).answer(commands.await(replies.get(i)));
+            answers[i] = held[i] || answered.get(i).getAsBoolean();
         }
         return answers;
+    }
+
+    private <R> BooleanSupplier sendInBatch(RedisKeyCheck<R> check) {
+        CompletableFuture<R> reply = commands.send(check::send);
+        return () -> check.answer(commands.await(reply));
     }
 }

@@ -1,6 +1,6 @@
 /**
- * Checks of keys against the live generation: one GETRANGE of a key's block, one script a shard for a
- * batch, the near copy first when there is one; a missing bitmap answers "might contain", never "absent".
+ * Checks of keys against the live generation, the near copy first when there is one, then Redis as the filter's
+ * layout reads it, a batch in one round trip; a missing bitmap answers "might contain", never "absent".
  */
 @NullMarked
 package io.bloomguard.redis.read;

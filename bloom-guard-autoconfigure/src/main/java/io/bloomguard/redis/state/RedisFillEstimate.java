@@ -60,9 +60,7 @@ public final class RedisFillEstimate {
         long setBits = 0;
         for (int shard = 0; shard < current.liveKeys.length; shard++) {
             String bitmap = current.liveKeys[shard];
-            // A counter's bits say nothing of whether it is zero: they are counted by a script.
-            setBits += live.counting() ? Math.max(0, RedisCounters.nonZero(commands::call, bitmap,
-                    live.blocksIn(shard) * live.bytesPerBlock())) : commands.call(port -> port.bitCount(bitmap));
+            setBits += live.layout().positionsInUse(commands::call, bitmap, live.blocksIn(shard) * live.bytesPerBlock());
         }
         FilterSizing stored = (current.liveSizing != null) ? current.liveSizing : live.sizing(sizing);
         double estimate = stored.estimateKeys(setBits);

@@ -7,6 +7,7 @@ import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.redis.RedisFilterBackend;
+import io.bloomguard.redis.layout.RedisLayout;
 import org.jspecify.annotations.Nullable;
 
 import java.util.regex.Matcher;
@@ -86,11 +87,15 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
                 counting);
     }
 
+    /** How this generation keeps a key's positions: bits, counters, or bits in layers. */
+    public RedisLayout layout() {
+        return RedisLayout.of(this);
+    }
+
     /** The same bits as layer 0 of a filter that grows by layers. */
     public RedisFilterIdentity asLayered() {
         return new RedisFilterIdentity(layoutVersion, blockCount, hashCount, seed, shards, counting, true);
     }
-
 
     /** This identity's block and hash counts, with {@code configured}'s expected size and error rate. */
     public FilterSizing sizing(FilterSizing configured) {

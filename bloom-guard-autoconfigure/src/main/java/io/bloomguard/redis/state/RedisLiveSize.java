@@ -36,8 +36,10 @@ public final class RedisLiveSize {
         return (layers != null) ? layers.bitSize() : sizing().bitSize();
     }
 
+    /** Bytes of the live generation in Redis, of all its layers when it grows by layers. */
     public long byteSize() {
-        return configured.layered() ? bitSize() / Byte.SIZE : sizing().blockCount() * configured.bytesPerBlock();
+        RedisLayers layers = state.view().layers;
+        return (layers != null) ? layers.bitSize() / Byte.SIZE : sizing().blockCount() * configured.bytesPerBlock();
     }
 
     /** Bits a put sets: in the newest layer when it grows by layers. */
@@ -54,11 +56,7 @@ public final class RedisLiveSize {
 
     /** Layers of the live generation as last read: 1 unless it grows by layers, 0 before it has one. */
     public int layerCount() {
-        if (!configured.layered()) {
-            return 1;
-        }
-        RedisFilterView view = state.view();
-        return (view.layers != null) ? view.layers.count() : 0;
+        return configured.layout().layerCount(state.view());
     }
 
     /** The live generation's size (the configured one, or the one it grew to) once known; until then the configured. */

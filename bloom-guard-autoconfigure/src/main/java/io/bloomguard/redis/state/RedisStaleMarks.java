@@ -1,6 +1,5 @@
 package io.bloomguard.redis.state;
 
-import io.bloomguard.redis.write.PendingAdds;
 import io.bloomguard.redis.layout.RedisScripts;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import org.jspecify.annotations.Nullable;
@@ -12,7 +11,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * This instance's stale marks for one filter. A stale mark in the filter's metadata tells every instance not to
  * reject with the stored filter until it has been rebuilt from its key source; this instance sends one when it has
  * lost keys (adds dropped past pending-adds-limit, a key it could not compute or write), and owes it while Redis does
- * not take it. It also remembers the last mark it sent and the dropped adds ({@link PendingAdds#dropped()}) that mark
+ * not take it. It also remembers the last mark it sent and the dropped adds ({@link DroppedAdds#dropped()}) that mark
  * covers, until a rebuild that began after it has made up for them.
  *
  * <p>Usage: {@code marks.owe(reason); ... Owed owed = marks.owed(); marks.send(owed.reason()); marks.delivered(owed);}
@@ -21,7 +20,7 @@ public final class RedisStaleMarks {
 
     private final RedisFilterKeys keys;
     private final RedisFilterCommands commands;
-    private final PendingAdds pending;
+    private final DroppedAdds dropped;
     /** Why the stored filter is to be marked stale, until Redis has the mark: this instance lost a key meanwhile. */
     private final AtomicReference<@Nullable Owed> owed = new AtomicReference<>();
     /**
@@ -32,10 +31,10 @@ public final class RedisStaleMarks {
     /** Dropped adds the stale marks this instance sent so far cover. */
     private volatile long dropsMarked;
 
-    public RedisStaleMarks(RedisFilterKeys keys, RedisFilterCommands commands, PendingAdds pending) {
+    public RedisStaleMarks(RedisFilterKeys keys, RedisFilterCommands commands, DroppedAdds dropped) {
         this.keys = keys;
         this.commands = commands;
-        this.pending = pending;
+        this.dropped = dropped;
     }
 
     /** This instance lost a key: the stored filter is to be marked stale, for {@code reason}. */
@@ -58,7 +57,7 @@ public final class RedisStaleMarks {
      * source before the keys this mark is for were lost, and must not clear the mark when it swaps.
      */
     public void send(String reason) {
-        Sent mark = new Sent(pending.dropped());
+        Sent mark = new Sent(dropped.dropped());
         commands.call(port -> port.eval(RedisScripts.MARK_STALE, List.of(keys.meta(0)), List.of(reason)));
         sent.set(mark);
         dropsMarked = Math.max(dropsMarked, mark.drops());
@@ -66,12 +65,12 @@ public final class RedisStaleMarks {
 
     /** Whether adds were dropped that no stale mark sent by this instance covers yet. */
     public boolean unmarkedDrops() {
-        return pending.overflowed() && pending.dropped() > dropsMarked;
+        return dropped.overflowed() && dropped.dropped() > dropsMarked;
     }
 
     /** How many dropped adds no stale mark sent by this instance covers. */
     public long unmarkedDropCount() {
-        return pending.dropped() - dropsMarked;
+        return dropped.dropped() - dropsMarked;
     }
 
     /** The last mark this instance sent, not known to be made up for yet; {@code null} when none. */
@@ -84,7 +83,7 @@ public final class RedisStaleMarks {
      * was sent: those adds are in the filter, and the mark is made up for, unless another was sent since.
      */
     public void madeUpFor(@Nullable Sent mark, long drops) {
-        pending.recovered(drops);
+        dropped.recovered(drops);
         sent.compareAndSet(mark, null);
     }
 

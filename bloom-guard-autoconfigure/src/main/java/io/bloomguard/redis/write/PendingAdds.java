@@ -1,5 +1,7 @@
 package io.bloomguard.redis.write;
 
+import io.bloomguard.redis.state.DroppedAdds;
+
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -13,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * are counted rather than flagged so that a rebuild makes up for exactly those before it, not for one made while
  * it ran.
  */
-public final class PendingAdds {
+public final class PendingAdds implements DroppedAdds {
 
     private final int limit;
     private final ConcurrentLinkedQueue<Object> keys = new ConcurrentLinkedQueue<>();
@@ -70,17 +72,17 @@ public final class PendingAdds {
         return size.get();
     }
 
-    /** Whether keys were dropped that no rebuild has made up for yet: only a rebuild can make the filter whole. */
+    @Override
     public boolean overflowed() {
         return dropped.get() > recovered.get();
     }
 
-    /** Keys dropped so far: what a rebuild or a stale mark that starts now covers. */
+    @Override
     public long dropped() {
         return dropped.get();
     }
 
-    /** A rebuild read the key source after the first {@code drops} keys were dropped: they are in the filter. */
+    @Override
     public void recovered(long drops) {
         recovered.accumulateAndGet(drops, Math::max);
     }

@@ -3,9 +3,9 @@ package io.bloomguard.redis.write;
 import io.bloomguard.redis.LuaScript;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.copy.RedisNearCopy;
-import io.bloomguard.redis.layout.RedisCounterScripts;
 import io.bloomguard.redis.layout.RedisLayerScripts;
 import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.layout.RedisLayout;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;
@@ -18,9 +18,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Sets keys' bits in Redis: one {@link io.bloomguard.redis.layout.RedisScripts#ADD} per shard ({@link RedisCounterScripts#ADD}, which increments
- * counters, for a counting filter; {@link RedisLayerScripts#ADD}, into the newest layer, for one that grows by layers),
- * all sent before any reply is awaited, into the live generation and, while one is
+ * Sets keys' bits in Redis: one add script per shard, the one {@link RedisLayout#addFor} picks for the generations
+ * (a counting filter's increments counters, a layered one's adds into the newest layer), all sent before any reply
+ * is awaited, into the live generation and, while one is
  * being built, into the next one too, so that the swap loses none. A script that
  * finds the generations changed since this instance last looked writes nothing (a shard begun or swapped apart from
  * shard 0 is not such a change: see {@link io.bloomguard.redis.layout.RedisScripts#PLACE}); the writer reads the stored state
@@ -92,7 +92,7 @@ public final class RedisBitWriter {
             // instance's next check of the key needs no round trip.
             nearCopy.learnKeys(current, remaining);
             Map<RedisShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
-            LuaScript add = (layers != null) ? RedisLayerScripts.ADD : RedisCounterScripts.addFor(current);
+            LuaScript add = RedisLayout.addFor(current);
             for (RedisShardWrite shardWrite : writes.values()) {
                 List<String> keyNames = (layers != null) ? shardWrite.layeredKeys(current, layers)
                         : shardWrite.keys(current);
@@ -140,7 +140,7 @@ public final class RedisBitWriter {
      */
     private boolean buildAnnounced(RedisFilterView current) {
         RedisShardWrite none = shardWrite(0);
-        long answer = (Long) commands.await(commands.send(port -> port.eval(RedisCounterScripts.addFor(current),
+        long answer = (Long) commands.await(commands.send(port -> port.eval(RedisLayout.addFor(current),
                 none.keys(current), none.args(current))));
         return answer == -2;
     }

@@ -1,0 +1,116 @@
+package io.bloomguard.redis.layout;
+
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.Hash128;
+import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.ScalableSizing;
+import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.redis.LuaScript;
+import io.bloomguard.redis.state.RedisFilterIdentity;
+import io.bloomguard.redis.state.RedisFilterKeys;
+import io.bloomguard.redis.state.RedisFilterView;
+import org.jspecify.annotations.Nullable;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Bits in layers ({@code growth: scale}, see {@link RedisLayers}), all on one shard: a key is checked with one
+ * {@link RedisLayerScripts#CHECK} that reads its block in every layer, added by {@link RedisLayerScripts#ADD} into
+ * the newest, and a build whose key source outgrew layer 0 is built again with a larger one.
+ */
+public final class LayeredLayout implements RedisLayout {
+
+    public static final LayeredLayout INSTANCE = new LayeredLayout();
+
+    private LayeredLayout() {
+    }
+
+
+    /** Layer 0's identity; its layers share one hash slot. */
+    @Override
+    public RedisFilterIdentity identity(FilterSizing sizing, int seed, int shards) {
+        return RedisFilterIdentity.of(sizing, seed, shards).asLayered();
+    }
+
+    @Override
+    public byte[] toRedisBytes(long[] words, int from, int count) {
+        return RedisBitmapCodec.toRedisBytes(words, from, count);
+    }
+
+    @Override
+    public void fromRedisBytes(byte[] bytes, long[] words, int from) {
+        RedisBitmapCodec.fromRedisBytes(bytes, words, from);
+    }
+
+    /** Not before this instance has sized every layer: a key in a layer it cannot read is never rejected. */
+    @Override
+    public boolean checkable(RedisFilterView view) {
+        return view.layers != null;
+    }
+
+    @Override
+    public RedisKeyCheck<?> check(RedisFilterView view, Object key, RedisKeyCheck.Events events) {
+        return new RedisLayerCheck(view, key, events);
+    }
+
+    @Override
+    public boolean blockHolds(byte[] block, Hash128 hash, int hashCount) {
+        return RedisBitmapCodec.blockHolds(block, hash, hashCount);
+    }
+
+    /** None: a key's layers are read by one script, and the keys of a batch by one script each. */
+    @Override
+    public @Nullable LuaScript checkAll() {
+        return null;
+    }
+
+    @Override
+    public RedisLocalWords read(KeyFeed source, FilterSizing sizing, int seed) {
+        LocalBloomFilter bits = LocalBloomFilter.create(sizing, seed);
+        long keys = source.feed(bits::putAll);
+        return new RedisLocalWords(bits.sizing(), bits::copyWords, keys, outgrownBy(sizing, keys, bits.setBitCount()));
+    }
+
+    /**
+     * For a layer 0 of {@code sizing} that a key source of {@code keys} keys set {@code setBits} bits of: a layer 0 for
+     * twice the keys when they are more than this one holds and a larger one fits one Redis string; {@code null}
+     * otherwise.
+     */
+    private static @Nullable FilterSizing outgrownBy(FilterSizing sizing, long keys, long setBits) {
+        if (setBits <= ScalableSizing.fullAtSetBits(sizing)) {
+            return null;
+        }
+        FilterSizing larger = RedisLayers.oneLayerFor(Math.multiplyExact(keys, 2), sizing);
+        return (larger.expectedSize() > sizing.expectedSize()) ? larger : null;
+    }
+
+    @Override
+    public boolean mergesUploadBeforeSwap() {
+        return false;
+    }
+
+    @Override
+    public List<String> extraKeys(RedisFilterKeys keys, RedisFilterIdentity live, int layers) {
+        List<String> extra = new ArrayList<>();
+        for (int layer = 1; layer < layers + 2; layer++) {
+            extra.add(keys.layer(live, layer));
+        }
+        return extra;
+    }
+
+    @Override
+    public long positionsInUse(RedisCounters.Caller via, String bitmap, long bytes) {
+        return via.call(port -> port.bitCount(bitmap));
+    }
+
+    @Override
+    public int layerCount(RedisFilterView view) {
+        return (view.layers != null) ? view.layers.count() : 0;
+    }
+
+    @Override
+    public long maxLocalBlocks() {
+        return LocalBloomFilter.MAX_BLOCKS;
+    }
+}

@@ -1,0 +1,41 @@
+package io.bloomguard.redis.layout;
+
+import io.bloomguard.core.Hash128;
+import io.bloomguard.core.KeyCanonicalizer;
+import io.bloomguard.redis.RedisPort;
+import io.bloomguard.redis.state.RedisFilterView;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A key's blocks in every layer of a filter that grows by layers, read by one {@link RedisLayerScripts#CHECK}.
+ *
+ * <p>Usage: {@code RedisLayerCheck check = new RedisLayerCheck(view, key, events);
+ * boolean maybe = check.answer(check.send(port).join());}
+ */
+final class RedisLayerCheck implements RedisKeyCheck<Object> {
+
+    private final RedisFilterView view;
+    private final RedisLayers layers;
+    private final Hash128 hash;
+    private final Events events;
+
+    /** @param view a view whose layers are known */
+    RedisLayerCheck(RedisFilterView view, Object key, Events events) {
+        this.view = view;
+        this.layers = view.layers;
+        this.hash = KeyCanonicalizer.hash(key, view.live.seed());
+        this.events = events;
+    }
+
+    @Override
+    public CompletableFuture<Object> send(RedisPort port) {
+        return port.eval(RedisLayerScripts.CHECK, layers.checkKeys(), layers.checkArgs(hash));
+    }
+
+    @Override
+    public boolean answer(Object reply) {
+        return layers.answer((List<?>) reply, hash, () -> events.bitmapMissing(view), events::layerAdded);
+    }
+}
