@@ -63,10 +63,8 @@ public final class RedisFillEstimate {
             setBits += live.layout().positionsInUse(commands::call, bitmap, live.blocksIn(shard) * live.bytesPerBlock());
         }
         FilterSizing stored = (current.liveSizing != null) ? current.liveSizing : live.sizing(sizing);
-        double estimate = stored.estimateKeys(setBits);
-        long count = Double.isInfinite(estimate) ? Long.MAX_VALUE : Math.round(estimate);
-        double fpp = Double.isInfinite(estimate) ? 1.0 : stored.falsePositiveProbability(estimate);
-        return new FillEstimate(count, fpp, Instant.now(), false);
+        return new FillEstimate(stored.estimateKeyCount(setBits), stored.falsePositiveProbabilityAt(setBits),
+                Instant.now(), false);
     }
 
     /** The keys of every layer together, and the chance that an absent key passes any of them. */
