@@ -127,9 +127,10 @@ final class BloomAnnotationParser {
         NamedBloomFilter filter = filter(annotation.filter(), annotated);
         KeyExpression key = keys.parse(annotation.key(), false, annotated);
         Class<?> returnType = annotated.returnClass();
-        Function<@Nullable Object[], @Nullable Object> emptyValue = EmptyValues.forCall(returnType, annotated.method());
+        Function<@Nullable Object[], @Nullable Object> emptyValue = annotated.coroutine()
+                ? CoroutineSignature.emptyValue(annotated) : EmptyValues.forCall(returnType, annotated.method());
         if (emptyValue == null) {
-            throw annotated.invalid("return type " + returnType.getName()
+            throw annotated.coroutine() ? CoroutineSignature.noEmptyValue(annotated) : annotated.invalid("return type " + returnType.getName()
                     + " has no empty value to answer a rejected call with", EmptyValues.whatToReturnInstead(returnType));
         }
         ResultKind kind = ResultKind.of(returnType);

@@ -17,6 +17,7 @@ import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -44,7 +45,7 @@ final class KeyExpressionParser {
      */
     KeyExpression parse(String expression, boolean put, AnnotatedMethod annotated) {
         Method method = annotated.method();
-        int parameterCount = method.getParameterCount();
+        int parameterCount = annotated.parameterCount();
         if (expression.isBlank()) {
             if (parameterCount != 1) {
                 throw annotated.invalid(
@@ -103,7 +104,7 @@ final class KeyExpressionParser {
      */
     private Checked check(String expression, String what, boolean resultAllowed, AnnotatedMethod annotated) {
         Method method = annotated.method();
-        int parameterCount = method.getParameterCount();
+        int parameterCount = annotated.parameterCount();
         ClassLoader classLoader = (method.getDeclaringClass().getClassLoader() != null)
                 ? method.getDeclaringClass().getClassLoader() : ClassUtils.getDefaultClassLoader();
         SpelExpression parsed;
@@ -116,7 +117,7 @@ final class KeyExpressionParser {
                     "Write a SpEL expression over the parameters, e.g. " + (what.equals("condition")
                             ? "condition = \"#result.deleted\"" : "key = \"#id\""), ex);
         }
-        String[] names = parameterNames.getParameterNames(method);
+        String[] names = parameterNames(method, parameterCount);
         Map<String, Integer> parameters = KeyEvaluationContext.parameterVariables(names, parameterCount);
         List<String> variables = new ArrayList<>();
         collectVariables(parsed.getAST(), variables);
@@ -149,6 +150,15 @@ final class KeyExpressionParser {
             }
         }
         return new Checked(parsed, parameters, variables, usesResult, classLoader);
+    }
+
+    /**
+     * The names of the declared parameters: without a {@code suspend} function's {@code Continuation}, which Kotlin
+     * reflection leaves out already and plain reflection does not.
+     */
+    private String @Nullable [] parameterNames(Method method, int parameterCount) {
+        String[] names = parameterNames.getParameterNames(method);
+        return (names != null && names.length > parameterCount) ? Arrays.copyOf(names, parameterCount) : names;
     }
 
     /** A key that is a parameter as it is must have a type with a canonical form (or one that may hold it). */
