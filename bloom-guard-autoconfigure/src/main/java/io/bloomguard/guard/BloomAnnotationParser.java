@@ -161,7 +161,10 @@ final class BloomAnnotationParser {
                             + " remove the @BloomRemove and let a rebuild drop deleted keys");
         }
         if (ResultKind.of(annotated.returnClass()).deferred()) {
-            throw annotated.invalid("it returns a " + annotated.returnClass().getSimpleName() + ", which deletes"
+            String returns = annotated.coroutine() ? "is a Kotlin suspend function or returns a Flow, a "
+                    + annotated.returnClass().getSimpleName() + " behind the proxy" : "returns a "
+                    + annotated.returnClass().getSimpleName();
+            throw annotated.invalid("it " + returns + ", which deletes"
                             + " after the method returns, in a transaction bloom-guard cannot watch commit",
                     "Call the filter's remove(key) once the delete has committed (for example in"
                             + " .then(Mono.fromRunnable(...)) after the transactional operator)");

@@ -77,7 +77,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor, SmartInit
     private @Nullable Object guard(GuardOperation guard, MethodInvocation invocation) throws Throwable {
         if (guard.reactive()) {
             Object guarded = ReactiveGuard.guard(decision, guard, invocation);
-            return CoroutineSignature.isSuspending(invocation.getMethod())
+            return CoroutineCalls.suspending(invocation)
                     ? CoroutineCalls.withEmptyValue(guarded, guard, invocation.getArguments()) : guarded;
         }
         Object[] args = invocation.getArguments();

@@ -34,15 +34,30 @@ final class CoroutineCalls {
         @Nullable Object invoke(MethodInvocation invocation) throws Throwable;
     }
 
-    private static final Map<Method, Boolean> returnsFlow = new ConcurrentHashMap<>();
+    /** What a called method is, found once per method: the guard's dispatch asks on every call. */
+    private enum Kind { PLAIN, SUSPENDING, RETURNS_FLOW }
+
+    private static final Map<Method, Kind> kinds = new ConcurrentHashMap<>();
 
     private CoroutineCalls() {
     }
 
     /** Whether a call returns a {@code Flow}, which the reactive path must see as a {@code Flux}. */
     static boolean returnsFlow(MethodInvocation invocation) {
-        return CoroutineSignature.SUPPORTED && returnsFlow.computeIfAbsent(invocation.getMethod(),
-                method -> CoroutineSignature.returnsFlow(method) && !CoroutineSignature.isSuspending(method));
+        return kind(invocation) == Kind.RETURNS_FLOW;
+    }
+
+    /** Whether a call is of a {@code suspend} function, which the proxy hands down as a Reactor call already. */
+    static boolean suspending(MethodInvocation invocation) {
+        return kind(invocation) == Kind.SUSPENDING;
+    }
+
+    private static Kind kind(MethodInvocation invocation) {
+        if (!CoroutineSignature.SUPPORTED) {
+            return Kind.PLAIN;
+        }
+        return kinds.computeIfAbsent(invocation.getMethod(), method -> CoroutineSignature.isSuspending(method)
+                ? Kind.SUSPENDING : CoroutineSignature.returnsFlow(method) ? Kind.RETURNS_FLOW : Kind.PLAIN);
     }
 
     /** Runs {@code intercepted} with the call seen as returning a {@code Flux}, and gives its result back as a Flow. */

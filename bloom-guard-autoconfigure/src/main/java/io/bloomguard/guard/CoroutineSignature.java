@@ -52,7 +52,9 @@ final class CoroutineSignature {
 
     /** The parameters the Kotlin declaration has: a {@code suspend} function's {@code Continuation} is not one. */
     static int parameterCount(Method method) {
-        return method.getParameterCount() - (isSuspending(method) ? 1 : 0);
+        // Whether or not coroutines are supported here: Kotlin reflection names the declared parameters only.
+        boolean suspending = KotlinDetector.isKotlinPresent() && KotlinDetector.isSuspendingFunction(method);
+        return method.getParameterCount() - (suspending ? 1 : 0);
     }
 
     /**
