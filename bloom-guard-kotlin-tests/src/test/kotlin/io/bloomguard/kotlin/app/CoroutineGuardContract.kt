@@ -89,6 +89,16 @@ abstract class CoroutineGuardContract {
     }
 
     @Test
+    fun `users saved together as a Flow are each found right after`() = runBlocking<Unit> {
+        val saved = users.saveAll(listOf(User(name = "alonzo"), User(name = "haskell"))).toList()
+
+        assertThat(saved).hasSize(2)
+        for (user in saved) {
+            assertThat(users.findById(user.id!!)).isEqualTo(user)
+        }
+    }
+
+    @Test
     fun `a rolled back save leaves no row, and every existing id is still found`() = runBlocking<Unit> {
         var rolledBack = 0L
         assertThatThrownBy { runBlocking { accounts.registerThenFail("kurt") { rolledBack = it } } }

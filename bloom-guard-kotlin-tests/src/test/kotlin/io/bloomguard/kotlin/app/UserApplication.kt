@@ -60,6 +60,10 @@ interface UserRepository : CoroutineCrudRepository<User, Long> {
 
     @BloomPut(filter = "users", key = "#result.id")
     override suspend fun <S : User> save(entity: S): S
+
+    /** Not through save's put (only a CrudRepository's saveAll takes it): each delivered user is keyed. */
+    @BloomPut(filter = "users", key = "#result.id")
+    override fun <S : User> saveAll(entities: Iterable<S>): Flow<S>
 }
 
 /** Registers users in a reactive transaction (R2DBC), as a coroutine service does; open for its transactional proxy. */
