@@ -87,7 +87,8 @@ final class BloomAnnotationParser {
                 int modifiers = method.getModifiers();
                 String kind = Modifier.isPrivate(modifiers) ? "private"
                         : Modifier.isStatic(modifiers) ? "static" : Modifier.isFinal(modifiers) ? "final" : null;
-                if (kind == null || method.isBridge()) {
+                // Synthetic: the compiler's, such as Kotlin's static $suspendImpl of an open suspend fun.
+                if (kind == null || method.isBridge() || method.isSynthetic()) {
                     continue;
                 }
                 BloomGuarded guarded = AnnotatedElementUtils.findMergedAnnotation(method, BloomGuarded.class);
