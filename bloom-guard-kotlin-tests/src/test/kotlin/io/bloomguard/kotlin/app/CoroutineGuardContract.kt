@@ -55,6 +55,17 @@ abstract class CoroutineGuardContract {
     }
 
     @Test
+    fun `a guarded suspend method of a service answers null for an absent id without SQL, and finds an existing one`() =
+        runBlocking<Unit> {
+            val grace = users.findAll().toList().first { it.name == "grace" }
+            val before = statements.get()
+
+            assertThat(accounts.profile(ABSENT)).isNull()
+            assertThat(statements.get()).isEqualTo(before)
+            assertThat(accounts.profile(grace.id!!)).isEqualTo(grace)
+        }
+
+    @Test
     fun `an existing id returns its row`() = runBlocking<Unit> {
         val ada = users.findAll().toList().first { it.name == "ada" }
 

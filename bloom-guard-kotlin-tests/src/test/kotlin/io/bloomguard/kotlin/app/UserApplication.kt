@@ -9,6 +9,7 @@ import io.r2dbc.h2.H2ConnectionFactory
 import io.r2dbc.h2.H2ConnectionOption
 import io.r2dbc.spi.ConnectionFactory
 import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.firstOrNull
 import kotlinx.coroutines.flow.map
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
@@ -78,6 +79,10 @@ open class Accounts(private val users: UserRepository, private val filters: Bloo
         val saved = users.save(User(name = name))
         return Registered(saved, filters.get("users").mightContain(saved.id!!))
     }
+
+    /** A guarded suspend method of a class (its proxy is a subclass), with a key expression over its parameter. */
+    @BloomGuarded(filter = "users", key = "#userId")
+    open suspend fun profile(userId: Long): User? = users.findAll().firstOrNull { it.id == userId }
 
     /** Saves a user, then fails: the transaction rolls the row back. */
     @Transactional
