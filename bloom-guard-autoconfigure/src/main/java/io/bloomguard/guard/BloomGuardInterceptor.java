@@ -18,7 +18,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * thread, and hands a method that returns a Reactor {@code Mono} or {@code Flux} to {@link ReactiveGuard}, which asks
  * when it is subscribed to. Every rule of the decision (the key, when the answer decides the call, what is counted and
  * observed) is the decision's. A Kotlin {@code suspend} function or {@code Flow} result takes the reactive path too, as the
- * Reactor call it is behind the proxy ({@link CoroutineCalls}).
+ * Reactor call it is behind the proxy ({@code CoroutineCalls}).
  */
 public final class BloomGuardInterceptor implements MethodInterceptor, SmartInitializingSingleton {
 
