@@ -152,15 +152,6 @@ final class KeyExpressionParser {
         return new Checked(parsed, parameters, variables, usesResult, classLoader);
     }
 
-    /**
-     * The names of the declared parameters: without a {@code suspend} function's {@code Continuation}, which Kotlin
-     * reflection leaves out already and plain reflection does not.
-     */
-    private String @Nullable [] parameterNames(Method method, int parameterCount) {
-        String[] names = parameterNames.getParameterNames(method);
-        return (names != null && names.length > parameterCount) ? Arrays.copyOf(names, parameterCount) : names;
-    }
-
     /** A key that is a parameter as it is must have a type with a canonical form (or one that may hold it). */
     private static void checkParameterKeyType(int index, boolean put, AnnotatedMethod annotated) {
         ResolvableType parameter = annotated.parameterType(index);
@@ -239,5 +230,14 @@ final class KeyExpressionParser {
         for (int i = 0; i < node.getChildCount(); i++) {
             collectVariables(node.getChild(i), into);
         }
+    }
+
+    /**
+     * The names of the declared parameters: without a {@code suspend} function's {@code Continuation}, which Kotlin
+     * reflection leaves out already and plain reflection does not.
+     */
+    private String @Nullable [] parameterNames(Method method, int parameterCount) {
+        String[] names = parameterNames.getParameterNames(method);
+        return (names != null && names.length > parameterCount) ? Arrays.copyOf(names, parameterCount) : names;
     }
 }
