@@ -22,7 +22,8 @@ final class BloomGuardRuntimeHints implements RuntimeHintsRegistrar {
             "org.springframework.data.repository.Repository", "org.springframework.data.repository.CrudRepository",
             "reactor.core.publisher.Mono", "reactor.core.publisher.Flux", "org.reactivestreams.Publisher",
             "org.springframework.transaction.support.TransactionSynchronizationManager",
-            "org.springframework.data.domain.Persistable", "io.lettuce.core.AbstractRedisClient");
+            "org.springframework.data.domain.Persistable", "io.lettuce.core.AbstractRedisClient",
+            "kotlinx.coroutines.reactor.MonoKt", "kotlinx.coroutines.flow.Flow");
 
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {

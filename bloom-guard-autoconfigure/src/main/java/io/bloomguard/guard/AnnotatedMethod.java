@@ -18,9 +18,13 @@ record AnnotatedMethod(String annotation, Method method, @Nullable Class<?> targ
 
     /**
      * The return type as declared for the bean: {@code V} of a generic base class is {@code Optional<User>} in the
-     * subclass that says so.
+     * subclass that says so. A Kotlin {@code suspend} function, or one returning a {@code Flow}, returns the
+     * {@code Mono} or {@code Flux} its calls run as behind the proxy ({@link CoroutineSignature}).
      */
     ResolvableType returnType() {
+        if (coroutine()) {
+            return CoroutineSignature.reactorReturnType(method, targetClass);
+        }
         return (targetClass != null)
                 ? ResolvableType.forMethodReturnType(method, targetClass)
                 : ResolvableType.forMethodReturnType(method);
@@ -29,6 +33,16 @@ record AnnotatedMethod(String annotation, Method method, @Nullable Class<?> targ
     /** {@link #returnType()} as a class. */
     Class<?> returnClass() {
         return returnType().resolve(method.getReturnType());
+    }
+
+    /** Whether the method is a Kotlin {@code suspend} function, or returns a {@code Flow}. */
+    boolean coroutine() {
+        return CoroutineSignature.isCoroutine(method);
+    }
+
+    /** The parameters as declared: a {@code suspend} function's {@code Continuation} is none of them. */
+    int parameterCount() {
+        return CoroutineSignature.parameterCount(method);
     }
 
     /** A parameter's type as declared for the bean. */

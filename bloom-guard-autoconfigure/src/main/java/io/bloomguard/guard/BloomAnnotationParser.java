@@ -87,7 +87,8 @@ final class BloomAnnotationParser {
                 int modifiers = method.getModifiers();
                 String kind = Modifier.isPrivate(modifiers) ? "private"
                         : Modifier.isStatic(modifiers) ? "static" : Modifier.isFinal(modifiers) ? "final" : null;
-                if (kind == null || method.isBridge()) {
+                // Synthetic: the compiler's, such as Kotlin's static $suspendImpl of an open suspend fun.
+                if (kind == null || method.isBridge() || method.isSynthetic()) {
                     continue;
                 }
                 BloomGuarded guarded = AnnotatedElementUtils.findMergedAnnotation(method, BloomGuarded.class);
@@ -130,9 +131,10 @@ final class BloomAnnotationParser {
         KeyExpression key = (batch != null) ? KeyExpression.argument(batch.parameter())
                 : keys.parse(annotation.key(), false, annotated);
         Class<?> returnType = annotated.returnClass();
-        Function<@Nullable Object[], @Nullable Object> emptyValue = EmptyValues.forCall(returnType, annotated.method());
+        Function<@Nullable Object[], @Nullable Object> emptyValue = annotated.coroutine()
+                ? CoroutineSignature.emptyValue(annotated) : EmptyValues.forCall(returnType, annotated.method());
         if (emptyValue == null) {
-            throw annotated.invalid("return type " + returnType.getName()
+            throw annotated.coroutine() ? CoroutineSignature.noEmptyValue(annotated) : annotated.invalid("return type " + returnType.getName()
                     + " has no empty value to answer a rejected call with", EmptyValues.whatToReturnInstead(returnType));
         }
         ResultKind kind = ResultKind.of(returnType);
@@ -163,7 +165,10 @@ final class BloomAnnotationParser {
                             + " remove the @BloomRemove and let a rebuild drop deleted keys");
         }
         if (ResultKind.of(annotated.returnClass()).deferred()) {
-            throw annotated.invalid("it returns a " + annotated.returnClass().getSimpleName() + ", which deletes"
+            String returns = annotated.coroutine() ? "is a Kotlin suspend function or returns a Flow, a "
+                    + annotated.returnClass().getSimpleName() + " behind the proxy" : "returns a "
+                    + annotated.returnClass().getSimpleName();
+            throw annotated.invalid("it " + returns + ", which deletes"
                             + " after the method returns, in a transaction bloom-guard cannot watch commit",
                     "Call the filter's remove(key) once the delete has committed (for example in"
                             + " .then(Mono.fromRunnable(...)) after the transactional operator)");

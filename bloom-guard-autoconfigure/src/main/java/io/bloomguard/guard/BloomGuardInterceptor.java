@@ -17,7 +17,8 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * <p>The blocking adapter of the guard's one decision ({@link GuardDecision}): it asks the filter on the calling
  * thread, and hands a method that returns a Reactor {@code Mono} or {@code Flux} to {@link ReactiveGuard}, which asks
  * when it is subscribed to. Every rule of the decision (the key, when the answer decides the call, what is counted and
- * observed) is the decision's.
+ * observed) is the decision's. A Kotlin {@code suspend} function or {@code Flow} result takes the reactive path too, as the
+ * Reactor call it is behind the proxy ({@code CoroutineCalls}).
  */
 public final class BloomGuardInterceptor implements MethodInterceptor, SmartInitializingSingleton {
 
@@ -49,7 +50,11 @@ public final class BloomGuardInterceptor implements MethodInterceptor, SmartInit
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         GuardOperation guard = source.operationsFor(invocation.getMethod(), targetClass(invocation)).guard();
-        return (guard != null) ? guard(guard, invocation) : invocation.proceed();
+        if (guard == null) {
+            return invocation.proceed();
+        }
+        return CoroutineCalls.returnsFlow(invocation)
+                ? CoroutineCalls.asFlow(invocation, asFlux -> guard(guard, asFlux)) : guard(guard, invocation);
     }
 
     /**
@@ -71,7 +76,9 @@ public final class BloomGuardInterceptor implements MethodInterceptor, SmartInit
 
     private @Nullable Object guard(GuardOperation guard, MethodInvocation invocation) throws Throwable {
         if (guard.reactive()) {
-            return ReactiveGuard.guard(decision, guard, invocation);
+            Object guarded = ReactiveGuard.guard(decision, guard, invocation);
+            return CoroutineCalls.suspending(invocation)
+                    ? CoroutineCalls.withEmptyValue(guarded, guard, invocation.getArguments()) : guarded;
         }
         if (guard.batch() != null) {
             return PrunedLookup.guard(decision, guard, invocation);

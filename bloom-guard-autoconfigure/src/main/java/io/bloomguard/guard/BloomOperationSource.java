@@ -123,6 +123,11 @@ public final class BloomOperationSource {
         // A call through a generic interface arrives at the compiler's bridge method, whose return type is the
         // erasure (Object for Optional<T>) and whose parameters have no names: read the method it bridges to.
         Method method = BridgeMethodResolver.findBridgedMethod(invoked);
+        if (method.isSynthetic() && !method.isBridge()) {
+            // The compiler's, such as the static $suspendImpl that carries an open suspend fun's annotations and
+            // body: no proxy sees its calls, and the method it serves is guarded itself.
+            return MethodOperations.NONE;
+        }
         MethodOperations annotated = parser.parse(method, targetClass);
         if (annotated != null) {
             return annotated;

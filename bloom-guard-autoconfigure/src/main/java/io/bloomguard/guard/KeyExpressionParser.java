@@ -17,6 +17,7 @@ import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -47,7 +48,7 @@ final class KeyExpressionParser {
      */
     KeyExpression parse(String expression, boolean put, AnnotatedMethod annotated) {
         Method method = annotated.method();
-        int parameterCount = method.getParameterCount();
+        int parameterCount = annotated.parameterCount();
         if (expression.isBlank()) {
             if (parameterCount != 1) {
                 throw annotated.invalid(
@@ -161,7 +162,7 @@ final class KeyExpressionParser {
     private Checked check(String expression, String what, boolean resultAllowed, boolean withElement,
             AnnotatedMethod annotated) {
         Method method = annotated.method();
-        int parameterCount = method.getParameterCount();
+        int parameterCount = annotated.parameterCount();
         ClassLoader classLoader = (method.getDeclaringClass().getClassLoader() != null)
                 ? method.getDeclaringClass().getClassLoader() : ClassUtils.getDefaultClassLoader();
         SpelExpression parsed;
@@ -174,7 +175,7 @@ final class KeyExpressionParser {
                     "Write a SpEL expression over the parameters, e.g. " + (what.equals("condition")
                             ? "condition = \"#result.deleted\"" : "key = \"#id\""), ex);
         }
-        String[] names = parameterNames.getParameterNames(method);
+        String[] names = parameterNames(method, parameterCount);
         Map<String, Integer> parameters = KeyEvaluationContext.parameterVariables(names, parameterCount);
         if (withElement) {
             Map<String, Integer> withE = new java.util.HashMap<>(parameters);
@@ -296,5 +297,14 @@ final class KeyExpressionParser {
         for (int i = 0; i < node.getChildCount(); i++) {
             collectVariables(node.getChild(i), into);
         }
+    }
+
+    /**
+     * The names of the declared parameters: without a {@code suspend} function's {@code Continuation}, which Kotlin
+     * reflection leaves out already and plain reflection does not.
+     */
+    private String @Nullable [] parameterNames(Method method, int parameterCount) {
+        String[] names = parameterNames.getParameterNames(method);
+        return (names != null && names.length > parameterCount) ? Arrays.copyOf(names, parameterCount) : names;
     }
 }

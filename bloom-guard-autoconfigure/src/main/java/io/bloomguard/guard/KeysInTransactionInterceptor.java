@@ -65,6 +65,13 @@ public final class KeysInTransactionInterceptor implements MethodInterceptor {
         if (put == null) {
             return invocation.proceed();
         }
+        if (CoroutineCalls.returnsFlow(invocation)) { // keyed as the Flux it is seen as, like a suspend call's Mono
+            return CoroutineCalls.asFlow(invocation, asFlux -> keyed(put, asFlux));
+        }
+        return keyed(put, invocation);
+    }
+
+    private @Nullable Object keyed(PutOperation put, MethodInvocation invocation) throws Throwable {
         KeyedWrite write = new KeyedWrite(put, invocation.getArguments(), warnings);
         if (write.putKeysKnownBeforeCall()) {
             return invocation.proceed();
