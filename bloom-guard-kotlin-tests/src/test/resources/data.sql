@@ -1,1 +1,2 @@
-INSERT INTO users (name) VALUES ('ada'), ('grace'), ('edsger');
+INSERT INTO users (name) VALUES ('ada'), ('grace'), ('edsger'), ('niklaus'), ('donald'), ('tony'), ('leslie'),
+    ('frances'), ('margaret'), ('radia');

@@ -24,21 +24,25 @@ final class KeyBatch {
     private final int parameter;
     private final Class<?> parameterClass;
     private final @Nullable KeyExpression elementKey;
+    private final int elementIndex;
 
-    private KeyBatch(int parameter, Class<?> parameterClass, @Nullable KeyExpression elementKey) {
+    private KeyBatch(int parameter, Class<?> parameterClass, @Nullable KeyExpression elementKey, int elementIndex) {
         this.parameter = parameter;
         this.parameterClass = parameterClass;
         this.elementKey = elementKey;
+        this.elementIndex = elementIndex;
     }
 
     /**
      * @param parameter      the index of the parameter holding the keys
      * @param parameterClass its declared type: an {@code Iterable} or an array
-     * @param elementKey     each element's key, over the arguments and the element one past them ({@code #e}), or
-     *                       {@code null} when the element is its key
+     * @param elementKey     each element's key, over the arguments and the element at {@code elementIndex}
+     *                       ({@code #e}), or {@code null} when the element is its key
+     * @param elementIndex   one past the declared parameters (a Kotlin {@code suspend} function's {@code Continuation}
+     *                       is not one)
      * @throws InvalidBloomAnnotationException when a collection of fewer elements cannot be made for that type
      */
-    static KeyBatch of(int parameter, Class<?> parameterClass, @Nullable KeyExpression elementKey,
+    static KeyBatch of(int parameter, Class<?> parameterClass, @Nullable KeyExpression elementKey, int elementIndex,
             AnnotatedMethod annotated) {
         if (!parameterClass.isArray() && parameterClass != Iterable.class) {
             try {
@@ -50,7 +54,7 @@ final class KeyBatch {
                         "Declare the parameter as Iterable, Collection, List, Set or an array", ex);
             }
         }
-        return new KeyBatch(parameter, parameterClass, elementKey);
+        return new KeyBatch(parameter, parameterClass, elementKey, elementIndex);
     }
 
     /** The call's elements, in order, or {@code null} when the argument itself is {@code null}. */
@@ -80,9 +84,9 @@ final class KeyBatch {
         if (elementKey == null) {
             return elements.toArray(keys);
         }
-        Object[] withElement = Arrays.copyOf(args, args.length + 1); // #e is the argument one past the last
+        Object[] withElement = Arrays.copyOf(args, elementIndex + 1); // #e is one past the declared parameters
         for (int i = 0; i < keys.length; i++) {
-            withElement[args.length] = elements.get(i);
+            withElement[elementIndex] = elements.get(i);
             try {
                 keys[i] = elementKey.evaluate(withElement, null);
             }

@@ -105,10 +105,9 @@ final class KeyExpressionParser {
         }
         if (elementKey.isBlank()) {
             checkParameterKeyType(index, true, annotated);
-            return KeyBatch.of(index, type, null, annotated);
+            return KeyBatch.of(index, type, null, -1, annotated);
         }
         Checked checked = check(elementKey, "element key expression", false, true, annotated);
-        int parameterCount = annotated.method().getParameterCount();
         // null means no key, for the element as for a parameter: the element is kept and the query decides
         int[] nullMeansNoKey = checked.variables().stream().filter(checked.parameters()::containsKey)
                 .mapToInt(checked.parameters()::get).distinct().toArray();
@@ -118,13 +117,13 @@ final class KeyExpressionParser {
         }
         KeyExpression perElement = KeyExpression.spel(checked.parsed(), checked.parameters(),
                 KeyEvaluationContext.tools(checked.classLoader()), false, nullMeansNoKey);
-        return KeyBatch.of(index, type, perElement, annotated);
+        return KeyBatch.of(index, type, perElement, annotated.parameterCount(), annotated);
     }
 
     /** The index of the parameter a key expression is as it is ({@code ""}: a single parameter), or -1. */
     private int parameterItIs(String expression, AnnotatedMethod annotated) {
         if (expression.isBlank()) {
-            return (annotated.method().getParameterCount() == 1) ? 0 : -1;
+            return (annotated.parameterCount() == 1) ? 0 : -1;
         }
         Checked checked = check(expression, "key expression", false, annotated);
         boolean oneVariable = checked.parsed().getAST() instanceof VariableReference && checked.variables().size() == 1;

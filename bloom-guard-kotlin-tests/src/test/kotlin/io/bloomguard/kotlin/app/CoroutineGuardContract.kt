@@ -3,6 +3,7 @@ package io.bloomguard.kotlin.app
 import io.bloomguard.registry.BloomFilterRegistry
 import io.bloomguard.registry.FilterState
 import kotlinx.coroutines.flow.toList
+import kotlinx.coroutines.reactive.awaitSingle
 import kotlinx.coroutines.runBlocking
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatThrownBy
@@ -122,6 +123,54 @@ abstract class CoroutineGuardContract {
         }
         val next = accounts.register("john")
         assertThat(users.findById(next.user.id!!)).isEqualTo(next.user)
+    }
+
+    /**
+     * 1,000 ids of which the 10 users' exist: one query, binding the ids the filter says might exist. With 10 keys in
+     * a filter sized for 10,000 at 1 %, an absent id passes with a probability near 1e-15, and the hashes' seed is
+     * fixed; the test still compares with the filter's own answers.
+     */
+    @Test
+    fun `a thousand ids of which ten exist make one query with the ids that might exist, as a Flow and as a Flux`() =
+        runBlocking<Unit> {
+            val existing = users.findAll().toList().map { it.id!! }
+            assertThat(existing).hasSize(10)
+            val asked = (0 until 1000).map { if (it % 100 == 0) existing[it / 100] else 5_000_000L + it }
+            val answers = filter().mightContainAll(asked)
+            val mightExist = asked.filterIndexed { i, _ -> answers[i] }
+            assertThat(mightExist).containsAll(existing).hasSizeLessThanOrEqualTo(existing.size + 1)
+            val reactiveUsers = app.getBean(ReactiveUserRepository::class.java)
+
+            for (lookup in listOf<suspend () -> List<User>>(
+                { users.findAllById(asked).toList() },
+                { reactiveUsers.findAllById(asked).collectList().awaitSingle() })) {
+                val before = statements.get()
+                val bindsBefore = statements.binds()
+
+                assertThat(lookup().map { it.id }).containsExactlyInAnyOrderElementsOf(existing)
+                assertThat(statements.get() - before).`as`("queries").isEqualTo(1)
+                assertThat(statements.binds() - bindsBefore).`as`("bound ids").isEqualTo(mightExist.size.toLong())
+            }
+        }
+
+    @Test
+    fun `a suspend lookup of many keys runs with only those that might exist, each keyed by its element key`() =
+        runBlocking<Unit> {
+            val ada = users.findAll().toList().first { it.name == "ada" }.id!!
+
+            assertThat(accounts.idsCalledWith(100, listOf(ABSENT + 100, ada + 100))).containsExactly(ada)
+            assertThat(accounts.idsCalledWith(100, listOf(ABSENT + 100))).`as`("none left: not run").isEmpty()
+        }
+
+    @Test
+    fun `ids that all do not exist make no query`() = runBlocking<Unit> {
+        val asked = (1..1000).map { 6_000_000L + it }
+        assertThat(filter().mightContainAll(asked).toList()).containsOnly(false)
+        val before = statements.get()
+
+        assertThat(users.findAllById(asked).toList()).isEmpty()
+        assertThat(app.getBean(ReactiveUserRepository::class.java).findAllById(asked).collectList().awaitSingle()).isEmpty()
+        assertThat(statements.get()).isEqualTo(before)
     }
 
     private fun filter() = app.getBean(BloomFilterRegistry::class.java).get("users")

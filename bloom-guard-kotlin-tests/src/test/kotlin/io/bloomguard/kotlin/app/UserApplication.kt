@@ -18,6 +18,8 @@ import org.springframework.context.annotation.Bean
 import org.springframework.data.annotation.Id
 import org.springframework.data.relational.core.mapping.Table
 import org.springframework.data.repository.kotlin.CoroutineCrudRepository
+import org.springframework.data.repository.reactive.ReactiveCrudRepository
+import reactor.core.publisher.Flux
 import org.springframework.stereotype.Service
 import org.springframework.transaction.annotation.Transactional
 import java.util.UUID
@@ -55,6 +57,10 @@ interface UserRepository : CoroutineCrudRepository<User, Long> {
     @BloomGuarded(filter = "users")
     override suspend fun existsById(id: Long): Boolean
 
+    /** Many ids: the query runs with only those that might exist, or not at all. */
+    @BloomGuarded(filter = "users")
+    override fun findAllById(ids: Iterable<Long>): Flow<User>
+
     /** A derived query whose result is a Flow, guarded by the same key. */
     @BloomGuarded(filter = "users", key = "#id")
     fun streamById(id: Long): Flow<User>
@@ -65,6 +71,13 @@ interface UserRepository : CoroutineCrudRepository<User, Long> {
     /** Not through save's put (only a CrudRepository's saveAll takes it): each delivered user is keyed. */
     @BloomPut(filter = "users", key = "#result.id")
     override fun <S : User> saveAll(entities: Iterable<S>): Flow<S>
+}
+
+/** The same users through a Reactor repository, as a Java service would use them. */
+interface ReactiveUserRepository : ReactiveCrudRepository<User, Long> {
+
+    @BloomGuarded(filter = "users")
+    override fun findAllById(ids: Iterable<Long>): Flux<User>
 }
 
 /** Registers users in a reactive transaction (R2DBC), as a coroutine service does; open for its transactional proxy. */
@@ -83,6 +96,13 @@ open class Accounts(private val users: UserRepository, private val filters: Bloo
     /** A guarded suspend method of a class (its proxy is a subclass), with a key expression over its parameter. */
     @BloomGuarded(filter = "users", key = "#userId")
     open suspend fun profile(userId: Long): User? = users.findAll().firstOrNull { it.id == userId }
+
+    /**
+     * A suspend lookup of many ids whose keys are computed per element (`#e`, with another parameter): it answers
+     * the ids it was called with.
+     */
+    @BloomGuarded(filter = "users", key = "#ids", elementKey = "#e - #offset")
+    open suspend fun idsCalledWith(offset: Long, ids: List<Long>): List<Long> = ids.map { it - offset }
 
     /** Saves a user, then fails: the transaction rolls the row back. */
     @Transactional
