@@ -7,9 +7,7 @@ import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.ResolvableType;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelCompilerMode;
-import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.SpelParserConfiguration;
-import org.springframework.expression.spel.ast.BeanReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -182,8 +180,8 @@ final class KeyExpressionParser {
             parameters = Map.copyOf(withE);
         }
         List<String> variables = new ArrayList<>();
-        collectVariables(parsed.getAST(), variables);
-        if (containsBeanReference(parsed.getAST())) {
+        SpelTree.collectVariables(parsed.getAST(), variables);
+        if (SpelTree.containsBeanReference(parsed.getAST())) {
             // Spring's cache annotations resolve @name; these expressions have no bean resolver, so every call
             // would fail to compute its key.
             throw annotated.invalid(
@@ -275,27 +273,6 @@ final class KeyExpressionParser {
     /** An expression that parsed, and the variables it names. */
     private record Checked(SpelExpression parsed, Map<String, Integer> parameters, List<String> variables,
             boolean usesResult, ClassLoader classLoader) {
-    }
-
-    private static boolean containsBeanReference(SpelNode node) {
-        if (node instanceof BeanReference) {
-            return true;
-        }
-        for (int i = 0; i < node.getChildCount(); i++) {
-            if (containsBeanReference(node.getChild(i))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static void collectVariables(SpelNode node, List<String> into) {
-        if (node instanceof VariableReference) {
-            into.add(node.toStringAST().substring(1));
-        }
-        for (int i = 0; i < node.getChildCount(); i++) {
-            collectVariables(node.getChild(i), into);
-        }
     }
 
     /**
