@@ -6,23 +6,18 @@ import io.bloomguard.core.KeyFeed;
 import io.bloomguard.local.LocalCountingFilter;
 import io.bloomguard.redis.LuaScript;
 import io.bloomguard.redis.state.RedisFilterIdentity;
-import io.bloomguard.redis.state.RedisFilterKeys;
-import io.bloomguard.redis.state.RedisFilterView;
-
-import java.util.List;
 
 /**
  * A 4-bit counter a position ({@code type: counting}), so that keys can be removed: a key is checked with one
  * {@code GETRANGE} of its 256-byte block, added by {@code RedisCounterScripts.ADD}; a build's counters are added to
  * the generation being built by {@link RedisCounters#merge}, and the fill counts the counters above zero.
  */
-public final class CountingLayout implements RedisLayout {
+public final class CountingLayout extends UnlayeredLayout {
 
     public static final CountingLayout INSTANCE = new CountingLayout();
 
     private CountingLayout() {
     }
-
 
     @Override
     public RedisFilterIdentity identity(FilterSizing sizing, int seed, int shards) {
@@ -37,16 +32,6 @@ public final class CountingLayout implements RedisLayout {
     @Override
     public void fromRedisBytes(byte[] bytes, long[] words, int from) {
         RedisCounterCodec.fromRedisBytes(bytes, words, from);
-    }
-
-    @Override
-    public boolean checkable(RedisFilterView view) {
-        return true;
-    }
-
-    @Override
-    public RedisKeyCheck<?> check(RedisFilterView view, Object key, RedisKeyCheck.Events events) {
-        return RedisBlockCheck.of(this, view, key, events);
     }
 
     @Override
@@ -71,20 +56,10 @@ public final class CountingLayout implements RedisLayout {
         return true;
     }
 
-    @Override
-    public List<String> extraKeys(RedisFilterKeys keys, RedisFilterIdentity live, int layers) {
-        return List.of();
-    }
-
     /** A counter's bits say nothing of whether it is zero: they are counted by a script. */
     @Override
     public long positionsInUse(RedisCounters.Caller via, String bitmap, long bytes) {
         return Math.max(0, RedisCounters.nonZero(via, bitmap, bytes));
-    }
-
-    @Override
-    public int layerCount(RedisFilterView view) {
-        return 1;
     }
 
     @Override

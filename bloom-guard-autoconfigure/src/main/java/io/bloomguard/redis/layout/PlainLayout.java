@@ -6,22 +6,17 @@ import io.bloomguard.core.KeyFeed;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.redis.LuaScript;
 import io.bloomguard.redis.state.RedisFilterIdentity;
-import io.bloomguard.redis.state.RedisFilterKeys;
-import io.bloomguard.redis.state.RedisFilterView;
-
-import java.util.List;
 
 /**
  * A bit a position ({@code type: bloom}), blocks split over shards: a key is checked with one {@code GETRANGE} of its
  * 64-byte block, added by {@code RedisScripts.ADD}, and a build's bits are ORed into the generation being built.
  */
-public final class PlainLayout implements RedisLayout {
+public final class PlainLayout extends UnlayeredLayout {
 
     public static final PlainLayout INSTANCE = new PlainLayout();
 
     private PlainLayout() {
     }
-
 
     @Override
     public RedisFilterIdentity identity(FilterSizing sizing, int seed, int shards) {
@@ -36,16 +31,6 @@ public final class PlainLayout implements RedisLayout {
     @Override
     public void fromRedisBytes(byte[] bytes, long[] words, int from) {
         RedisBitmapCodec.fromRedisBytes(bytes, words, from);
-    }
-
-    @Override
-    public boolean checkable(RedisFilterView view) {
-        return true;
-    }
-
-    @Override
-    public RedisKeyCheck<?> check(RedisFilterView view, Object key, RedisKeyCheck.Events events) {
-        return RedisBlockCheck.of(this, view, key, events);
     }
 
     @Override
@@ -71,18 +56,8 @@ public final class PlainLayout implements RedisLayout {
     }
 
     @Override
-    public List<String> extraKeys(RedisFilterKeys keys, RedisFilterIdentity live, int layers) {
-        return List.of();
-    }
-
-    @Override
     public long positionsInUse(RedisCounters.Caller via, String bitmap, long bytes) {
         return via.call(port -> port.bitCount(bitmap));
-    }
-
-    @Override
-    public int layerCount(RedisFilterView view) {
-        return 1;
     }
 
     @Override

@@ -19,7 +19,7 @@ import java.util.List;
  *
  * <p>Usage: {@code RedisLayout layout = view.live.layout(); byte[] bytes = layout.toRedisBytes(words, 0, count);}
  */
-public sealed interface RedisLayout permits PlainLayout, CountingLayout, LayeredLayout {
+public sealed interface RedisLayout permits UnlayeredLayout, LayeredLayout {
 
     /** The layout of a generation stored under {@code identity}. */
     static RedisLayout of(RedisFilterIdentity identity) {
