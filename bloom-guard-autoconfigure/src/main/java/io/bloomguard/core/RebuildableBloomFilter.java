@@ -39,4 +39,25 @@ public interface RebuildableBloomFilter extends BloomFilter {
     default long rebuild(long expectedSize) {
         throw new UnsupportedOperationException(this + " cannot be rebuilt at another size");
     }
+
+    /**
+     * The filter's build epoch as this instance last saw it: a value that changes whenever a rebuild begins (before
+     * it reads its key source) and when one swaps in or is given up. Cheap: read before every put.
+     *
+     * <p>A key put at one epoch whose row commits at another may be missing from the generation now live: the
+     * rebuild's read of the key source could not see the uncommitted row, and the put reached only the generation it
+     * replaced. Whoever put it puts it again once the row has committed ({@link #rebuiltSince}).
+     */
+    default long buildEpoch() {
+        return 0L;
+    }
+
+    /**
+     * Whether the filter's epoch is no longer {@code epoch}, asked of the store (one round trip for a shared filter,
+     * whose rebuilds other instances may run): a key put at {@code epoch} must then be put again. A store that cannot
+     * be asked answers {@code true}.
+     */
+    default boolean rebuiltSince(long epoch) {
+        return buildEpoch() != epoch;
+    }
 }

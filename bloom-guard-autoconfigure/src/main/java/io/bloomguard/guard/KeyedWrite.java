@@ -52,6 +52,9 @@ final class KeyedWrite {
     /** Whether the write stays unkeyed until its transaction ends, which then ends it. */
     private boolean keyedAtCommit;
     private volatile boolean keyedBeforeCommit;
+    /** Keys the arguments held before the call, put then, and the filter's build epoch before that put. */
+    private @Nullable Object keysBeforeCall;
+    private long epochBeforeCall;
 
     KeyedWrite(PutOperation put, Object[] args, WriteWarnings warnings) {
         this.put = put;
@@ -80,7 +83,9 @@ final class KeyedWrite {
         if (known == null || LateKeys.anyNull(known)) {
             return false;
         }
+        epochBeforeCall = put.buildEpoch();
         put.putKeys(known);
+        keysBeforeCall = known;
         return true;
     }
 
@@ -133,6 +138,18 @@ final class KeyedWrite {
         }
         ActiveTransactions.unlessRolledBack(
                 () -> committedWithoutKey("it threw " + failure.getClass().getName() + " before it gave its key"));
+    }
+
+    /**
+     * A call whose keys were put before it has returned. With no transaction its statements have committed by now:
+     * the keys are put again if a rebuild began since their put, whose read of the key source may have come before
+     * the rows (in a transaction, its commit does that: {@link KeysPutInTransaction}).
+     */
+    void returnedWithKeysPutBefore() {
+        Object before = keysBeforeCall;
+        if (before != null && !ActiveTransactions.active() && put.rebuiltSince(epochBeforeCall)) {
+            put.putKeys(before);
+        }
     }
 
     /** The call is over: the write is no longer unkeyed, unless its transaction's end says so. */

@@ -74,7 +74,9 @@ public final class KeysInTransactionInterceptor implements MethodInterceptor {
     private @Nullable Object keyed(PutOperation put, MethodInvocation invocation) throws Throwable {
         KeyedWrite write = new KeyedWrite(put, invocation.getArguments(), warnings);
         if (write.putKeysKnownBeforeCall()) {
-            return invocation.proceed();
+            Object result = invocation.proceed();
+            write.returnedWithKeysPutBefore();
+            return result;
         }
         write.begin();
         try {

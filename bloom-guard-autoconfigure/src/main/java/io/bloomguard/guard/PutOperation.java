@@ -1,5 +1,6 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.core.RebuildableBloomFilter;
 import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.registry.BackendFailurePolicy;
@@ -35,6 +36,19 @@ record PutOperation(NamedBloomFilter filter, KeyExpression key, String descripti
     /** Whether other instances read the filter too, so that only a put before the commit keeps them right. */
     boolean sharedFilter() {
         return filter.backend() instanceof SharedBloomFilter;
+    }
+
+    /** The filter's build epoch as this instance last saw it, read before a put: see {@link #rebuiltSince}. */
+    long buildEpoch() {
+        return (filter.backend() instanceof RebuildableBloomFilter rebuildable) ? rebuildable.buildEpoch() : 0L;
+    }
+
+    /**
+     * Whether a rebuild began (or swapped in) since {@code epoch}: a key put then, whose row committed only after, may
+     * be missing from the generation now live, and is put again.
+     */
+    boolean rebuiltSince(long epoch) {
+        return filter.backend() instanceof RebuildableBloomFilter rebuildable && rebuildable.rebuiltSince(epoch);
     }
 
     /** The key(s) a write that returned {@code result} wrote, or {@code null} if the key expression fails. */
@@ -88,11 +102,17 @@ record PutOperation(NamedBloomFilter filter, KeyExpression key, String descripti
             return;
         }
         try {
-            if (keys instanceof Iterable<?> || keys.getClass().isArray()) {
-                filter.putAll(nonNullKeys(keys));
+            long epoch = buildEpoch();
+            List<Object> batch = (keys instanceof Iterable<?> || keys.getClass().isArray()) ? nonNullKeys(keys)
+                    : List.of(keys);
+            if (batch.size() == 1) {
+                filter.put(batch.get(0));
             }
             else {
-                filter.put(keys);
+                filter.putAll(batch);
+            }
+            if (ActiveTransactions.springTxPresent()) {
+                KeysPutInTransaction.add(filter, batch, epoch); // put again at the commit if a rebuild began since
             }
         }
         catch (RuntimeException ex) {

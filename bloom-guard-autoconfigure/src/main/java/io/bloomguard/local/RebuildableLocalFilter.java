@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -16,9 +17,10 @@ import java.util.function.Function;
  * ones and swapped in with one write. Checks read the live filter throughout; every put made from the moment the
  * rebuild begins reaches both, so the swap loses none.
  *
- * <p>A put made just before the rebuild began reaches only the old bits; its row is committed a moment later and
- * so is read from the key source, which the rebuild reads only after {@code grace} (writes whose transactions
- * outlast it may be missed, as on Redis).
+ * <p>A put made before the rebuild began reaches only the old bits, and the key source cannot show a row that is
+ * not committed yet: the {@linkplain #buildEpoch() build epoch} changes as the rebuild begins and as it swaps, so that
+ * whoever put such a key puts it again once its row has committed. The rebuild reads only after {@code grace}, which
+ * covers a write that puts its key and commits at once with no one to put it again.
  *
  * <p>The bits are a {@link LocalBloomFilter}, or whatever local filter the factory it is given makes: a
  * {@link LocalCountingFilter}, a {@link ScalableLocalFilter}. A remove reaches the live filter only, never the one
@@ -37,6 +39,8 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
     /** The filter being built, while a rebuild runs: puts reach it too. */
     private volatile @Nullable BloomFilter next;
     private volatile @Nullable KeyFeed feed;
+    /** Moves once a rebuild's puts reach {@link #next}, and once it swaps in or is given up. */
+    private final AtomicLong epoch = new AtomicLong();
 
     /** A plain Bloom filter ({@link LocalBloomFilter}). */
     public RebuildableLocalFilter(FilterSizing sizing, Duration grace) {
@@ -97,6 +101,7 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
         try {
             BloomFilter building = factory.apply(sizing);
             next = building; // every put from now on reaches it
+            epoch.incrementAndGet(); // after: a put that read the epoch before this either reached next or is put again
             try {
                 pause(grace);
                 long keys = source.feed(building::putAll);
@@ -105,11 +110,17 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
             }
             finally {
                 next = null;
+                epoch.incrementAndGet();
             }
         }
         finally {
             rebuilding.unlock();
         }
+    }
+
+    @Override
+    public long buildEpoch() {
+        return epoch.get();
     }
 
     @Override

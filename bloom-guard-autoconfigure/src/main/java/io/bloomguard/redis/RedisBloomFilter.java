@@ -136,6 +136,27 @@ public final class RedisBloomFilter extends RedisSizedFilter {
         return parts.loader.rebuild(expectedSize);
     }
 
+    /** The epoch this instance last read from Redis; see {@link #rebuiltSince}. */
+    @Override
+    public long buildEpoch() {
+        return parts.state.view().epoch;
+    }
+
+    /**
+     * Asks Redis (one round trip): a rebuild that another instance began is seen here only at the next refresh, too
+     * late for a key put before it whose transaction commits now. A Redis that does not answer answers {@code true}:
+     * the key is put again, and buffered as any put then is.
+     */
+    @Override
+    public boolean rebuiltSince(long epoch) {
+        try {
+            return parts.state.storedEpoch() != epoch;
+        }
+        catch (RuntimeException ex) {
+            return true;
+        }
+    }
+
     @Override
     public void onBuilt(BuildListener listener) {
         parts.loader.onBuilt(listener);

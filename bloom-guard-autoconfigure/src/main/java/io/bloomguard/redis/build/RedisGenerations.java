@@ -59,12 +59,13 @@ final class RedisGenerations {
      * @return per shard, the stale marks counted so far, for {@link #swap}
      */
     long[] begin(RedisFilterIdentity target) {
+        String epoch = newEpoch();
         long[] staleMarks = new long[target.shards()];
         for (int shard = 0; shard < target.shards(); shard++) {
             long lastBit = target.blocksIn(shard) * target.bytesPerBlock() * Byte.SIZE - 1;
             List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target));
             staleMarks[shard] = (Long) commands.call(port -> port.eval(RedisScripts.BEGIN, keyNames,
-                    List.of(target.fingerprint(), Long.toString(lastBit))), timeout);
+                    List.of(target.fingerprint(), Long.toString(lastBit), epoch)), timeout);
         }
         return staleMarks;
     }
@@ -139,6 +140,7 @@ final class RedisGenerations {
             }
         }
         String loadedAt = Instant.now().toString();
+        String epoch = newEpoch();
         boolean stillStale = false;
         for (int shard = target.shards() - 1; shard >= 0; shard--) {
             String oldLive = (previousLive != null && shard < previousLive.shards()) ? keys.bits(shard, previousLive)
@@ -153,7 +155,7 @@ final class RedisGenerations {
                     Integer.toString(target.layoutVersion()), Integer.toString(target.shards()),
                     Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt,
                     Long.toString(staleMarks[shard]), Long.toString(leftToMerge[shard]), target.type(),
-                    target.layered() ? "1" : "0", keys.adds(shard));
+                    target.layered() ? "1" : "0", keys.adds(shard), epoch);
             long swapped = (Long) commands.call(port -> port.eval(RedisScripts.FINISH, keyNames, args), timeout);
             if (swapped == -1) {
                 throw uploadLost(shard, uploadedBits[shard], -1);
@@ -173,6 +175,19 @@ final class RedisGenerations {
             }
         }
         return stillStale;
+    }
+
+    /**
+     * A build epoch no build of this filter has used: random, so that a filter stored anew (after a {@code FLUSHALL})
+     * does not count up to an epoch an instance still holds for a key it put before.
+     */
+    private static String newEpoch() {
+        long epoch;
+        do {
+            epoch = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        }
+        while (epoch == 0); // what a filter stored before epochs were recorded reads as
+        return Long.toString(epoch);
     }
 
     /** Deletes the bitmaps of a generation that was begun and will not be swapped in: a build replaced it. */

@@ -175,8 +175,12 @@ public final class RedisScripts {
      * fingerprint exists already: its bits are adds that arrived since, and are kept) and records it in the
      * metadata, from which moment every add also reaches it.
      *
-     * <p>KEYS: meta, next bitmap. ARGV: next fingerprint, last bit offset of the shard. Returns how many stale
-     * marks the shard's metadata has counted so far ({@link #MARK_STALE}), which the loader hands to
+     * <p>It sets the shard's build epoch to ARGV[3], a value of the loader's that no earlier build used: an instance
+     * that put a key at another epoch, in a transaction still open, puts it again once its row has committed, since
+     * this build's read of the key source may not show it.
+     *
+     * <p>KEYS: meta, next bitmap. ARGV: next fingerprint, last bit offset of the shard, the new epoch. Returns how
+     * many stale marks the shard's metadata has counted so far ({@link #MARK_STALE}), which the loader hands to
      * {@link #FINISH}: a mark made after this moment may be for a key its read of the key source misses.
      */
     public static final LuaScript BEGIN = LuaScript.of("begin", LuaScript.Result.INTEGER, """
@@ -185,6 +189,7 @@ public final class RedisScripts {
               redis.call('SETBIT', KEYS[2], ARGV[2], 0)
               redis.call('HSET', KEYS[1], 'next', ARGV[1])
             end
+            redis.call('HSET', KEYS[1], 'epoch', ARGV[3])
             if not redis.call('HGET', KEYS[1], 'live') then redis.call('HSET', KEYS[1], 'state', 'loading') end
             return tonumber(redis.call('HGET', KEYS[1], 'stale-marks') or '0')
             """);
@@ -208,7 +213,7 @@ public final class RedisScripts {
      * {@code counting}, whose counters the loader has merged already: {@link RedisCounterScripts#MERGE}), then
      * {@code 1} when the filter grows by layers, then the shard's channel, on which a swap is published as {@code "-"}
      * once an instance asked for publishing ({@link #PUBLISH_ADDS}): near copies of the old generation stop answering
-     * absent keys. Returns 1 when swapped, 2 when swapped
+     * absent keys, then the new build epoch (see {@link #BEGIN}). Returns 1 when swapped, 2 when swapped
      * but still marked stale, 0 when the next generation is no longer this build's (another loader took over and
      * finished first), or -1, swapping nothing, when the upload holds fewer bits than were uploaded: evicted (it is
      * the one large key with an expiry, so a {@code volatile-*} policy takes it first), partly evicted and recreated
@@ -245,6 +250,7 @@ public final class RedisScripts {
               redis.call('HDEL', KEYS[1], 'layers', 'layer-bits')
             end
             redis.call('HINCRBY', KEYS[1], 'generation', 1)
+            redis.call('HSET', KEYS[1], 'epoch', ARGV[15])
             local announced = ARGV[14] and redis.call('HGET', KEYS[1], 'publish')
             if announced then redis.pcall(announced, ARGV[14], '-') end
             return result

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 public final class RedisFilterView {
 
     public static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, null, 1,
-            null, null, null, null, null);
+            null, null, null, null, 0L, null);
 
     public final SharedFilterStatus status;
     public final @Nullable RedisFilterIdentity live;
@@ -38,6 +38,11 @@ public final class RedisFilterView {
      * keeps the bitmap's name (and seed), so the name alone does not tell one build's bits from the next one's.
      */
     public final @Nullable String liveBuild;
+    /**
+     * The build epoch shard 0's metadata held (0 when it held none): a build sets a new one as it begins and as it
+     * swaps in. See {@link io.bloomguard.core.RebuildableBloomFilter#buildEpoch()}.
+     */
+    public final long epoch;
     /** Names of the live bitmaps, one per shard: computed once rather than per check. */
     public final String[] liveKeys;
     /** The live generation's layers when it grows by layers ({@code growth: scale}) and this instance can use it. */
@@ -49,8 +54,9 @@ public final class RedisFilterView {
     RedisFilterView(SharedFilterStatus status, @Nullable RedisFilterIdentity live,
             @Nullable RedisFilterIdentity liveNamed, @Nullable FilterSizing liveSizing, int layerCount,
             @Nullable RedisLayers layers, @Nullable RedisFilterIdentity next, @Nullable String storeStale,
-            @Nullable String liveBuild, @Nullable RedisFilterKeys keys) {
+            @Nullable String liveBuild, long epoch, @Nullable RedisFilterKeys keys) {
         this.status = status;
+        this.epoch = epoch;
         this.live = live;
         this.liveForAdds = (live != null) ? live : (liveNamed != null && !liveNamed.layered()) ? liveNamed : null;
         this.liveSizing = (live != null) ? liveSizing : null;
@@ -68,6 +74,6 @@ public final class RedisFilterView {
     /** The same view with another status. */
     RedisFilterView withStatus(SharedFilterStatus changed, RedisFilterKeys keys) {
         return new RedisFilterView(changed, live, liveForAdds, liveSizing, layerCount, layers, next, storeStale,
-                liveBuild, keys);
+                liveBuild, epoch, keys);
     }
 }

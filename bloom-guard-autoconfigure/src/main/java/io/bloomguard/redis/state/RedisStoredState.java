@@ -106,7 +106,7 @@ public final class RedisStoredState {
         }
         String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
         RedisFilterView updated = new RedisFilterView(status, live, liveNamed, liveSizing, layerCount, layers, next,
-                stale, liveBuild, keys);
+                stale, liveBuild, epochOf(meta), keys);
         RedisFilterView previous;
         synchronized (this) {
             if (begun < viewRefresh) {
@@ -119,6 +119,25 @@ public final class RedisStoredState {
             view = updated;
         }
         reportChange(previous, updated, meta);
+    }
+
+    /**
+     * The build epoch stored now in shard 0's metadata, read at once (one round trip), not from the last view.
+     *
+     * @throws io.bloomguard.redis.RedisUnavailableException when Redis does not answer
+     */
+    public long storedEpoch() {
+        return epochOf(commands.call(port -> port.hashGetAll(keys.meta(0))));
+    }
+
+    private static long epochOf(Map<String, String> meta) {
+        String epoch = meta.get("epoch");
+        try {
+            return (epoch != null) ? Long.parseLong(epoch) : 0L;
+        }
+        catch (NumberFormatException ex) {
+            return 0L;
+        }
     }
 
     /**
