@@ -60,4 +60,16 @@ public interface RebuildableBloomFilter extends BloomFilter {
     default boolean rebuiltSince(long epoch) {
         return buildEpoch() != epoch;
     }
+
+    /**
+     * {@link #remove} for a row deleted by a transaction that began at {@code epoch}, if the epoch has not moved
+     * since: a generation whose build began after that may never have counted the key (its read of the key source
+     * came after the delete, or could not see it yet), and a remove from it would take counts that belong to other
+     * keys. When the epoch moved the key is left in, a false positive until the next rebuild.
+     *
+     * @return whether the key's counts were taken back
+     */
+    default boolean removeAt(Object key, long epoch) {
+        return !rebuiltSince(epoch) && remove(key);
+    }
 }

@@ -53,10 +53,11 @@ public final class KeysInTransactionInterceptor implements MethodInterceptor {
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         MethodOperations operations = source.operationsFor(invocation.getMethod(), targetClass.apply(invocation));
-        Object result = put(operations.put(), invocation); // a delete that throws removes nothing: its row may be there
         RemoveOperation remove = operations.remove();
+        long epoch = (remove != null) ? remove.epochBeforeDelete() : 0L;
+        Object result = put(operations.put(), invocation); // a delete that throws removes nothing: its row may be there
         if (remove != null) {
-            remove.removeOnceCommitted(invocation.getArguments(), result);
+            remove.removeOnceCommitted(invocation.getArguments(), result, epoch);
         }
         return result;
     }

@@ -1,5 +1,6 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.core.RebuildableBloomFilter;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -50,12 +51,12 @@ final class RemoveOperation {
      * committed, unless a savepoint taken before the delete is rolled back to; at once when there is no transaction
      * (each statement committed as it ran); never when the transaction cannot be watched.
      */
-    void removeOnceCommitted(Object[] args, @Nullable Object result) {
+    void removeOnceCommitted(Object[] args, @Nullable Object result, long epoch) {
         List<Object> keys = provenKeys(args, result);
         if (!keys.isEmpty()) {
             switch (ActiveTransactions.scope()) {
-                case NONE -> removeKeys(keys);
-                case SYNCHRONIZED -> ActiveTransactions.afterCommitUnlessUndone(() -> removeKeys(keys));
+                case NONE -> removeKeys(keys, epoch);
+                case SYNCHRONIZED -> ActiveTransactions.afterCommitUnlessUndone(() -> removeKeys(keys, epoch));
                 case UNSYNCHRONIZED -> leftInUnwatchedTransaction();
             }
         }
@@ -113,11 +114,19 @@ final class RemoveOperation {
                 + " @TransactionalEventListener, give the delete a transaction of its own (REQUIRES_NEW).");
     }
 
-    /** Removes each of {@code keys}. */
-    private void removeKeys(List<Object> keys) {
+    /**
+     * The filter's build epoch before the delete runs: its keys are removed only from a generation that was live
+     * then ({@link NamedBloomFilter#remove(Object, long)}).
+     */
+    long epochBeforeDelete() {
+        return (filter.backend() instanceof RebuildableBloomFilter rebuildable) ? rebuildable.buildEpoch() : 0L;
+    }
+
+    /** Removes each of {@code keys} from the generation live when the delete began, if it still is. */
+    private void removeKeys(List<Object> keys, long epoch) {
         for (Object deleted : keys) {
             try {
-                filter.remove(deleted);
+                filter.remove(deleted, epoch);
             }
             catch (RuntimeException ex) {
                 logger.warn(description + ": could not remove a deleted key from filter '" + filter.name() + "' ("

@@ -105,6 +105,7 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
             try {
                 pause(grace);
                 long keys = source.feed(building::putAll);
+                epoch.incrementAndGet(); // before: a remove that finds this live finds the epoch moved (removeAt)
                 live = building; // before next is cleared: a put that reads no next then reads this live
                 return keys;
             }
@@ -160,6 +161,13 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
     @Override
     public boolean remove(Object key) {
         return live.remove(key);
+    }
+
+    /** The live filter read before the epoch: one swapped in after that read moved the epoch before it was live. */
+    @Override
+    public boolean removeAt(Object key, long epoch) {
+        BloomFilter target = live;
+        return this.epoch.get() == epoch && target.remove(key);
     }
 
     @Override

@@ -264,6 +264,15 @@ public final class RedisBloomFilter extends RedisSizedFilter {
         return parts.removal.remove(key);
     }
 
+    /** As {@link #remove}, atomically with a check of the shard's build epoch in Redis. */
+    @Override
+    public boolean removeAt(Object key, long epoch) {
+        if (!parts.configured.counting()) {
+            return super.remove(key);
+        }
+        return parts.removal.removeAt(key, epoch);
+    }
+
     /** Adds waiting for replay. */
     public int pendingAdds() {
         return parts.outage.pendingAdds();

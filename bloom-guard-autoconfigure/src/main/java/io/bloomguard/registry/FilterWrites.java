@@ -2,6 +2,8 @@ package io.bloomguard.registry;
 
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.KeyCanonicalizer;
+import io.bloomguard.core.RebuildableBloomFilter;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -60,6 +62,11 @@ final class FilterWrites {
     }
 
     boolean remove(Object key) {
+        return remove(key, null);
+    }
+
+    /** {@link #remove(Object)}, or with {@code epoch} only if the filter's build epoch is still that one. */
+    boolean remove(Object key, @Nullable Long epoch) {
         if (spec.sizing().type() != FilterType.COUNTING) {
             throw new UnsupportedOperationException("Filter '" + spec.name() + "' cannot remove keys: it is a plain"
                     + " Bloom filter, whose bits do not record how many keys set them; declare it with"
@@ -69,6 +76,9 @@ final class FilterWrites {
         if (now == FilterState.LOADING || now == FilterState.DISABLED) {
             KeyCanonicalizer.hash(key, 0); // refused in every state, as by mightContain
             return false;
+        }
+        if (epoch != null && backend instanceof RebuildableBloomFilter rebuildable) {
+            return rebuildable.removeAt(key, epoch);
         }
         return backend.remove(key);
     }

@@ -2,6 +2,7 @@ package io.bloomguard.registry;
 
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.RebuildableBloomFilter;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
@@ -260,6 +261,15 @@ public final class NamedBloomFilter extends BackedBloomFilter {
     @Override
     public boolean remove(Object key) {
         return writes.remove(key);
+    }
+
+    /**
+     * {@link #remove(Object)} for a row whose delete began when the backend's build epoch was {@code epoch}
+     * ({@link RebuildableBloomFilter#buildEpoch()}): the key is left in, a false positive, if a rebuild began or swapped
+     * in since, whose generation may never have counted it.
+     */
+    public boolean remove(Object key, long epoch) {
+        return writes.remove(key, epoch);
     }
 
     /**

@@ -75,15 +75,22 @@ public final class RedisCounterScripts {
      * <p>A remove is published as {@code "r <bitmap> <position> ..."} once an instance asked for it
      * ({@link RedisScripts#PUBLISH_ADDS}), before the counters are lowered: a near copy in step lowers its own.
      *
-     * <p>KEYS: meta, live bitmap, the shard's channel. ARGV: the live fingerprint the caller computed offsets for,
-     * then the key's k counter offsets. Returns 1 when removed, 0 when a counter was zero, -1 when the bitmap does not
-     * exist, -2 when the live generation is no longer the caller's (refresh, retry).
+     * <p>A remove for a delete that began at a build epoch (ARGV[2], '' for none) changes nothing once the shard's
+     * epoch is another: a build that began since may never have counted the key. Each remove carries an id of its own
+     * (KEYS[4], kept ten minutes): one sent again, after a reconnect say, changes nothing the second time.
+     *
+     * <p>KEYS: meta, live bitmap, the shard's channel, the remove's id. ARGV: the live fingerprint the caller computed
+     * offsets for, the epoch, then the key's k counter offsets. Returns 1 when removed, 0 when a counter was zero,
+     * -1 when the bitmap does not exist, -2 when the live generation is no longer the caller's (refresh, retry), -3
+     * when the epoch moved or the remove was done already.
      */
     public static final LuaScript REMOVE = LuaScript.of("remove", LuaScript.Result.INTEGER, """
             if (redis.call('HGET', KEYS[1], 'live') or '') ~= ARGV[1] then return -2 end
             if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+            if ARGV[2] ~= '' and (redis.call('HGET', KEYS[1], 'epoch') or '0') ~= ARGV[2] then return -3 end
+            if not redis.call('SET', KEYS[4], '1', 'NX', 'PX', 600000) then return -3 end
             local reads = {KEYS[2]}
-            for i = 2, #ARGV do
+            for i = 3, #ARGV do
               reads[#reads + 1] = 'GET'
               reads[#reads + 1] = 'u4'
               reads[#reads + 1] = '#' .. ARGV[i]
@@ -94,14 +101,14 @@ public final class RedisCounterScripts {
             end
             local publish = KEYS[3] and redis.call('HGET', KEYS[1], 'publish')
             if publish then
-              redis.call(publish, KEYS[3], 'r ' .. KEYS[2] .. ' ' .. table.concat(ARGV, ' ', 2))
+              redis.call(publish, KEYS[3], 'r ' .. KEYS[2] .. ' ' .. table.concat(ARGV, ' ', 3))
             end
             local writes = {KEYS[2], 'OVERFLOW', 'SAT'}
             for i, count in ipairs(counts) do
               if count < 15 then
                 writes[#writes + 1] = 'INCRBY'
                 writes[#writes + 1] = 'u4'
-                writes[#writes + 1] = '#' .. ARGV[i + 1]
+                writes[#writes + 1] = '#' .. ARGV[i + 2]
                 writes[#writes + 1] = -1
               end
             end

@@ -11,6 +11,7 @@ package io.bloomguard.redis.state;
  * bloom-guard:{users}:bits:...:layer1            layer 1 of a filter that grows by layers (growth: scale)
  * bloom-guard:{users}:next:...                    a generation being built
  * bloom-guard:{users}:lock                        held by the instance loading the filter
+ * bloom-guard:{users}:removed:...                 a remove done (for ten minutes): one sent again is not done twice
  * bloom-guard:{users}:adds                        a channel: the adds, for near copies that read in order
  * bloom-guard:{users}:access-check:1              scratch keys of the access check, deleted at once
  * </pre>
@@ -63,6 +64,11 @@ public final class RedisFilterKeys {
      */
     public String adds(int shard) {
         return base(shard) + ":adds";
+    }
+
+    /** Marks one remove as done, for ten minutes: a remove sent again changes nothing the second time. */
+    public String removal(int shard, String id) {
+        return base(shard) + ":removed:" + id;
     }
 
     public String lock() {

@@ -9,6 +9,7 @@ import io.bloomguard.redis.state.RedisStoredState;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * Takes keys back from a counting filter in Redis: one {@link RedisCounterScripts#REMOVE} per key, on the live
@@ -42,6 +43,19 @@ public final class RedisCounterRemoval {
      * @throws io.bloomguard.redis.RedisUnavailableException when Redis does not answer
      */
     public boolean remove(Object key) {
+        return remove(key, "");
+    }
+
+    /**
+     * {@link #remove(Object)} for a row whose delete began at build epoch {@code epoch}: nothing changes once Redis
+     * holds another (see {@link RedisCounterScripts#REMOVE}).
+     */
+    public boolean removeAt(Object key, long epoch) {
+        return remove(key, Long.toString(epoch));
+    }
+
+    private boolean remove(Object key, String epoch) {
+        String id = UUID.randomUUID().toString(); // one per remove, sent again with each attempt
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             RedisFilterView current = state.view();
             RedisFilterIdentity live = current.live;
@@ -49,13 +63,14 @@ public final class RedisCounterRemoval {
                 return false;
             }
             RedisFilterIdentity.KeyBits located = live.locate(key);
-            List<String> args = new ArrayList<>(1 + located.offsets().length);
+            List<String> args = new ArrayList<>(2 + located.offsets().length);
             args.add(live.fingerprint());
+            args.add(epoch);
             for (long offset : located.offsets()) {
                 args.add(Long.toString(offset));
             }
             List<String> names = List.of(keys.meta(located.shard()), current.liveKeys[located.shard()],
-                    keys.adds(located.shard()));
+                    keys.adds(located.shard()), keys.removal(located.shard(), id));
             long answer = (Long) commands.call(port -> port.eval(RedisCounterScripts.REMOVE, names, args));
             if (answer == -1) {
                 state.bitmapMissing(current);
