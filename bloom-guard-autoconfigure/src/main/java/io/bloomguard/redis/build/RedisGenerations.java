@@ -58,14 +58,17 @@ final class RedisGenerations {
      *
      * @return per shard, the stale marks counted so far, for {@link #swap}
      */
-    long[] begin(RedisFilterIdentity target) {
+    long[] begin(RedisFilterIdentity target, long fence) {
         String epoch = newEpoch();
         long[] staleMarks = new long[target.shards()];
         for (int shard = 0; shard < target.shards(); shard++) {
             long lastBit = target.blocksIn(shard) * target.bytesPerBlock() * Byte.SIZE - 1;
             List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target));
             staleMarks[shard] = (Long) commands.call(port -> port.eval(RedisScripts.BEGIN, keyNames,
-                    List.of(target.fingerprint(), Long.toString(lastBit), epoch)), timeout);
+                    List.of(target.fingerprint(), Long.toString(lastBit), epoch, Long.toString(fence))), timeout);
+            if (staleMarks[shard] < 0) {
+                throw fencedOut(shard);
+            }
         }
         return staleMarks;
     }
@@ -123,7 +126,7 @@ final class RedisGenerations {
      * build failed, and the live generation is left as it was
      */
     boolean swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive,
-            int previousLayers, long[] staleMarks, long[] uploadedBits) {
+            int previousLayers, long[] staleMarks, long[] uploadedBits, long fence) {
         long[] leftToMerge = uploadedBits;
         if (target.layout().mergesUploadBeforeSwap()) {
             mergeCounters(target, uploadedBits);
@@ -155,10 +158,13 @@ final class RedisGenerations {
                     Integer.toString(target.layoutVersion()), Integer.toString(target.shards()),
                     Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt,
                     Long.toString(staleMarks[shard]), Long.toString(leftToMerge[shard]), target.type(),
-                    target.layered() ? "1" : "0", keys.adds(shard), epoch);
+                    target.layered() ? "1" : "0", keys.adds(shard), epoch, Long.toString(fence));
             long swapped = (Long) commands.call(port -> port.eval(RedisScripts.FINISH, keyNames, args), timeout);
             if (swapped == -1) {
                 throw uploadLost(shard, uploadedBits[shard], -1);
+            }
+            if (swapped == -3) {
+                throw fencedOut(shard);
             }
             stillStale |= swapped == 2;
             if (swapped == 0) {
@@ -213,6 +219,12 @@ final class RedisGenerations {
                 throw uploadLost(shard, uploadedBits[shard], merged);
             }
         }
+    }
+
+    private IllegalStateException fencedOut(int shard) {
+        return new IllegalStateException("Filter '" + filterName + "': this instance's load lock expired during the"
+                + " build and another instance has begun building shard " + shard + " since; this build was not"
+                + " swapped in (raise bloom-guard.redis.lock-ttl if builds pause that long)");
     }
 
     private IllegalStateException uploadLost(int shard, long uploaded, long found) {

@@ -26,10 +26,15 @@ final class RedisLoadLock {
     private final RedisCommands commands;
     private final RedisBackendSettings settings;
     private final String owner = UUID.randomUUID().toString();
+    private final String fenceKey;
+    private final String metaKey;
+    private volatile long fence;
 
     RedisLoadLock(String filterName, RedisFilterKeys keys, RedisCommands commands, RedisBackendSettings settings) {
         this.filterName = filterName;
         this.key = keys.lock();
+        this.fenceKey = keys.fence();
+        this.metaKey = keys.meta(0);
         this.commands = commands;
         this.settings = settings;
     }
@@ -39,10 +44,22 @@ final class RedisLoadLock {
         return owner;
     }
 
-    /** Takes the lock if no instance holds it. */
+    /**
+     * Takes the lock if no instance holds it. Each taking has its own fencing token ({@link #fence()}), which the
+     * build's writes carry: a holder whose lock expired swaps nothing in once a later one has begun.
+     */
     boolean tryLock() {
-        return Long.valueOf(1).equals(commands.call(port -> port.eval(RedisScripts.LOCK, List.of(key), ownerAndTtl()),
-                settings.commandTimeout()));
+        long token = (Long) commands.call(port -> port.eval(RedisScripts.LOCK, List.of(key, fenceKey, metaKey),
+                ownerAndTtl()), settings.commandTimeout());
+        if (token > 0) {
+            fence = token;
+        }
+        return token > 0;
+    }
+
+    /** The fencing token of this instance's last taking of the lock. */
+    long fence() {
+        return fence;
     }
 
     /** Extends the lock's time to live; a failure is logged, not thrown (the build goes on). */

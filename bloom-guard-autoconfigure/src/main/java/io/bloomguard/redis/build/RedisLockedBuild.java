@@ -98,7 +98,7 @@ final class RedisLockedBuild {
                 RedisStaleMarks.Sent markBefore = marks.lastSent();
                 long dropsBefore = dropped.dropped();
                 RedisFilterIdentity abandoned = state.view().next;
-                staleMarks = generations.begin(target);
+                staleMarks = generations.begin(target, lock.fence());
                 if (abandoned != null && !abandoned.equals(target)) {
                     generations.discardNext(abandoned); // a build of another size that this one replaces
                 }
@@ -132,7 +132,7 @@ final class RedisLockedBuild {
                 break;
             }
             boolean stillStale = generations.swap(target, built.sizing, previousLive, before.layerCount, staleMarks,
-                    uploadedBits);
+                    uploadedBits, lock.fence());
             state.refresh();
             logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
                     + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprintWithoutSeed()

@@ -179,11 +179,14 @@ public final class RedisScripts {
      * that put a key at another epoch, in a transaction still open, puts it again once its row has committed, since
      * this build's read of the key source may not show it.
      *
-     * <p>KEYS: meta, next bitmap. ARGV: next fingerprint, last bit offset of the shard, the new epoch. Returns how
-     * many stale marks the shard's metadata has counted so far ({@link #MARK_STALE}), which the loader hands to
-     * {@link #FINISH}: a mark made after this moment may be for a key its read of the key source misses.
+     * <p>KEYS: meta, next bitmap. ARGV: next fingerprint, last bit offset of the shard, the new epoch, the loader's
+     * fencing token ({@link #LOCK}). Returns how many stale marks the shard's metadata has counted so far
+     * ({@link #MARK_STALE}), which the loader hands to {@link #FINISH}: a mark made after this moment may be for a key
+     * its read of the key source misses; or -1, changing nothing, when a loader with a later token has begun it.
      */
     public static final LuaScript BEGIN = LuaScript.of("begin", LuaScript.Result.INTEGER, """
+            if tonumber(redis.call('HGET', KEYS[1], 'fence') or '0') > tonumber(ARGV[4]) then return -1 end
+            redis.call('HSET', KEYS[1], 'fence', ARGV[4])
             if redis.call('HGET', KEYS[1], 'next') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 0 then
               redis.call('DEL', KEYS[2])
               redis.call('SETBIT', KEYS[2], ARGV[2], 0)
@@ -213,13 +216,18 @@ public final class RedisScripts {
      * {@code counting}, whose counters the loader has merged already: {@link RedisCounterScripts#MERGE}), then
      * {@code 1} when the filter grows by layers, then the shard's channel, on which a swap is published as {@code "-"}
      * once an instance asked for publishing ({@link #PUBLISH_ADDS}): near copies of the old generation stop answering
-     * absent keys, then the new build epoch (see {@link #BEGIN}). Returns 1 when swapped, 2 when swapped
+     * absent keys, then the new build epoch (see {@link #BEGIN}), then the loader's fencing token. Returns -3, swapping
+     * nothing, when a loader with another token has begun the shard since (this one's lock expired), else 1 when swapped, 2 when swapped
      * but still marked stale, 0 when the next generation is no longer this build's (another loader took over and
      * finished first), or -1, swapping nothing, when the upload holds fewer bits than were uploaded: evicted (it is
      * the one large key with an expiry, so a {@code volatile-*} policy takes it first), partly evicted and recreated
      * zero-filled by a later chunk, or lost in a failover.
      */
     public static final LuaScript FINISH = LuaScript.of("finish", LuaScript.Result.INTEGER, """
+            if (redis.call('HGET', KEYS[1], 'fence') or '0') ~= ARGV[16] then
+              redis.call('DEL', KEYS[3])
+              return -3
+            end
             if redis.call('HGET', KEYS[1], 'next') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 0 then
               redis.call('DEL', KEYS[3])
               return 0
@@ -256,10 +264,22 @@ public final class RedisScripts {
             return result
             """);
 
-    /** KEYS: lock. ARGV: owner, ttl in ms. Returns 1 if taken. */
+    /**
+     * Takes the load lock. KEYS: lock, fence counter (a hash: no command beyond those the backend sends), shard 0's
+     * metadata. ARGV: owner, ttl in ms. Returns the lock's fencing token when taken (1 and up, higher with each
+     * taking, and above the last one a build recorded, should the counter alone be lost), 0 when another instance
+     * holds it. A build hands its token to {@link #BEGIN} and {@link #FINISH}: once a later holder has begun a shard,
+     * an earlier one whose lock expired meanwhile swaps nothing into it.
+     */
     public static final LuaScript LOCK = LuaScript.of("lock", LuaScript.Result.INTEGER, """
-            if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-            return 0
+            if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+            local token = redis.call('HINCRBY', KEYS[2], 'taken', 1)
+            local recorded = tonumber(redis.call('HGET', KEYS[3], 'fence') or '0')
+            if token <= recorded then
+              token = recorded + 1
+              redis.call('HSET', KEYS[2], 'taken', token)
+            end
+            return token
             """);
 
     /** KEYS: lock. ARGV: owner, ttl in ms. Extends the lock if the owner still holds it; returns 1 if so. */

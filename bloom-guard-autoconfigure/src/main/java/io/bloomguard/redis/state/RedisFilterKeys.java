@@ -11,6 +11,7 @@ package io.bloomguard.redis.state;
  * bloom-guard:{users}:bits:...:layer1            layer 1 of a filter that grows by layers (growth: scale)
  * bloom-guard:{users}:next:...                    a generation being built
  * bloom-guard:{users}:lock                        held by the instance loading the filter
+ * bloom-guard:{users}:fence                       hash: how often the lock was taken, each holder's fencing token
  * bloom-guard:{users}:removed:...                 a remove done (for ten minutes): one sent again is not done twice
  * bloom-guard:{users}:adds                        a channel: the adds, for near copies that read in order
  * bloom-guard:{users}:access-check:1              scratch keys of the access check, deleted at once
@@ -73,6 +74,11 @@ public final class RedisFilterKeys {
 
     public String lock() {
         return base(0) + ":lock";
+    }
+
+    /** Counts the takings of the {@link #lock()}: each gets the next number, its fencing token. */
+    public String fence() {
+        return base(0) + ":fence";
     }
 
     private String base(int shard) {
