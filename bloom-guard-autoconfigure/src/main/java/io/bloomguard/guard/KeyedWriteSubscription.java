@@ -8,6 +8,8 @@ import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -33,10 +35,24 @@ final class KeyedWriteSubscription {
     private final AtomicBoolean over = new AtomicBoolean();
     private final AtomicInteger deliveredWithoutKey = new AtomicInteger();
     private volatile @Nullable String endedWithoutKey;
+    /** The filter's build epoch when the subscription began, before any of its puts. */
+    private final long epoch;
+    /** The keys put in its transaction: put again once it commits if a rebuild began since ({@link #epoch}). */
+    private final List<Object> keysPut = new ArrayList<>();
 
     KeyedWriteSubscription(KeyedWrite write, String publisher) {
         this.write = write;
         this.publisher = publisher;
+        this.epoch = write.put().buildEpoch();
+    }
+
+    /** Keys (a key, or a collection or array of them) put from what the write delivered. */
+    void put(@Nullable Object keys) {
+        if (keys != null && inTransaction) {
+            synchronized (keysPut) {
+                keysPut.add(keys);
+            }
+        }
     }
 
     /** Whether a pipeline with this context runs inside a {@code @BloomPut} write to {@code filter}. */
@@ -96,8 +112,18 @@ final class KeyedWriteSubscription {
         }
     }
 
-    /** The transaction the write ran in has ended. */
+    /**
+     * The transaction the write ran in has ended. Once committed, the keys it put are put again if a rebuild began
+     * since: its read of the key source could not see the rows, and the puts reached only the generation it replaced.
+     */
     void transactionEnded(boolean committed) {
+        if (committed && write.put().rebuiltSince(epoch)) {
+            List<Object> again;
+            synchronized (keysPut) {
+                again = List.copyOf(keysPut);
+            }
+            again.forEach(write.put()::putKeys);
+        }
         String what = endedWithoutKey;
         if (committed && what != null) {
             write.committedWithoutKey(what);

@@ -63,7 +63,7 @@ final class ReactiveKeyedWrite {
                     })
                     .doOnError(failure -> watch.failed())
                     .doOnCancel(watch::cancelled)
-                    .doOnSuccess(value -> put.putFromResult(args, value))));
+                    .doOnSuccess(value -> watch.put(put.putFromResult(args, value)))));
         }
         Flux<Object> flux = asFlux(result);
         return subscribed("Flux").flatMapMany(watch -> {
@@ -73,11 +73,13 @@ final class ReactiveKeyedWrite {
                     .doOnCancel(watch::cancelled);
             return watch.track(put.key().usesResult()
                     ? watchedFlux.doOnNext(value -> {
-                        if (put.putFromResult(args, value) == null && put.yieldsNull(args, value)) {
+                        Object keys = put.putFromResult(args, value);
+                        watch.put(keys);
+                        if (keys == null && put.yieldsNull(args, value)) {
                             watch.deliveredWithoutKey(); // nothing re-reads a delivered element at the commit
                         }
                     })
-                    : watchedFlux.doOnComplete(() -> put.putFromResult(args, null)));
+                    : watchedFlux.doOnComplete(() -> watch.put(put.putFromResult(args, null))));
         });
     }
 
