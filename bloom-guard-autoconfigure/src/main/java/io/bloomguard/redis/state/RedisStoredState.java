@@ -34,9 +34,12 @@ public final class RedisStoredState {
     /** The metadata field that records when an instance found the filter wiped from the store. */
     private static final String LOST_AT = "lost-at";
 
-    /** KEYS: meta of shard 0. ARGV: when. Records the loss unless the metadata names a live generation or one. */
+    /**
+     * KEYS: meta of shard 0. ARGV: when. Records the loss unless the metadata names a live generation or records one
+     * already. Only commands of {@code RedisAcl.COMMANDS}: a script refused one would make the filter ACCESS_DENIED.
+     */
     private static final LuaScript RECORD_LOSS = LuaScript.of("record-loss", LuaScript.Result.INTEGER, """
-            if redis.call('HEXISTS', KEYS[1], 'live') == 1 or redis.call('HEXISTS', KEYS[1], 'lost-at') == 1 then
+            if redis.call('HGET', KEYS[1], 'live') or redis.call('HGET', KEYS[1], 'lost-at') then
               return 0
             end
             redis.call('HSET', KEYS[1], 'lost-at', ARGV[1])
