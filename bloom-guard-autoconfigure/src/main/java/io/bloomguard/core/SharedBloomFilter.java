@@ -82,6 +82,16 @@ public interface SharedBloomFilter extends RebuildableBloomFilter, AutoCloseable
     @Override
     long rebuild();
 
+    /**
+     * Whether anything of this filter was ever stored, as far as this instance can tell: the store still shows it (its
+     * bits may be gone), records that it was lost, or this instance saw it live. A filter filled by puts alone is
+     * created empty only while this is {@code false}; once it was stored, creating it empty again waits for an
+     * operator's confirmation. A store wiped whole before any instance that saw the filter looked again cannot say.
+     */
+    default boolean storedBefore() {
+        return false;
+    }
+
     /** Whether this instance was handed a key source when it started (it may only follow, else). */
     @Override
     default boolean hasKeySource() {

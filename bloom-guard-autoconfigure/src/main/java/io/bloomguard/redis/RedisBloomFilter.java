@@ -114,6 +114,11 @@ public final class RedisBloomFilter extends RedisSizedFilter {
     }
 
     @Override
+    public boolean storedBefore() {
+        return parts.state.storedBefore();
+    }
+
+    @Override
     public boolean hasKeySource() {
         return parts.loader.hasKeySource();
     }

@@ -70,6 +70,11 @@ sealed interface BackendLifecycle permits LocalBackendLifecycle, SharedBackendLi
     /** {@code counted}, with when a shared filter's estimates were last read and whether they are stale. */
     FilterStats stats(FilterStats counted);
 
+    /** Whether anything of it was ever stored: see {@link SharedBloomFilter#storedBefore()}; never for a local one. */
+    default boolean storedBefore() {
+        return false;
+    }
+
     /** Keys the live filter holds, counted now (a shared one, in its store); empty when it has no live filter. */
     OptionalLong countedKeys();
 

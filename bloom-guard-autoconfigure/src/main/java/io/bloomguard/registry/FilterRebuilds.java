@@ -31,7 +31,7 @@ final class FilterRebuilds {
         this.spec = spec;
         this.lifecycle = lifecycle;
         this.states = states;
-        this.rebuildGate = new RebuildGate(spec, lifecycle::countedKeys, Clock.systemUTC());
+        this.rebuildGate = new RebuildGate(spec, lifecycle::countedKeys, lifecycle::storedBefore, Clock.systemUTC());
         RebuildableBloomFilter rebuiltHere = lifecycle.rebuiltHere();
         this.recovery = (rebuiltHere != null) ? new FailedFilterRecovery(filter, rebuiltHere, background) : null;
         this.growth = (spec.sizing().growth() == GrowthPolicy.REBUILD)

@@ -142,7 +142,10 @@ public final class NamedBloomFilter extends BackedBloomFilter {
      * {@linkplain #heldRebuild() held-back} rebuild's key source is right (the rows were deleted).
      *
      * @return keys read from the key source
-     * @throws io.bloomguard.core.RebuildRefusedException for a filter filled by puts alone
+     * <p>For a filter filled by puts alone whose stored bits are gone, it creates it again empty: the operator accepts
+     * that the keys put so far are lost ({@link #heldRebuild()} says it waits for this).
+     *
+     * @throws io.bloomguard.core.RebuildRefusedException for a filter filled by puts alone that does not wait for it
      */
     public long confirmRebuild() {
         return rebuilds.confirmRebuild();

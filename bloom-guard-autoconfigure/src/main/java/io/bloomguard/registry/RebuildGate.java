@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -19,7 +20,10 @@ import java.util.function.Supplier;
  * proven complete throws before the backend swaps anything in:
  * <ul>
  * <li>A filter filled by puts alone ({@code puts-only}) has no key source: a rebuild would empty it. It is refused,
- * except the one read that creates a shared filter empty at startup when nothing is stored yet.</li>
+ * except the one read that creates a shared filter empty at startup when nothing of it was stored yet. Once anything
+ * was ({@link io.bloomguard.core.SharedBloomFilter#storedBefore()}), a store that lost its bits (whole or a part) has
+ * the filter wait, not ready, and {@linkplain #held() held}, until an operator {@linkplain #confirmNext() confirms}
+ * creating it again empty.</li>
  * <li>A read of far fewer keys than the live filter holds (below {@code rebuild.hold-below} of its estimate: an empty
  * table after a failed migration, a wrong schema or profile) is held back, reported once, and swapped in only once an
  * operator {@linkplain #confirmNext() confirms} it; a real mass delete stays possible that way. Where the live keys
@@ -39,6 +43,8 @@ final class RebuildGate {
      * filter to count (a shared filter's store lost it).
      */
     private final Supplier<OptionalLong> liveKeys;
+    /** Whether anything of the filter was ever stored (a shared filter's store, as far as this instance can tell). */
+    private final BooleanSupplier storedBefore;
     private final Clock clock;
     private final AtomicBoolean confirmed = new AtomicBoolean();
     private final AtomicLong reads = new AtomicLong();
@@ -50,11 +56,12 @@ final class RebuildGate {
     private volatile @Nullable HeldRebuild held;
     private final AtomicBoolean refusalLogged = new AtomicBoolean();
 
-    RebuildGate(FilterSpec spec, Supplier<OptionalLong> liveKeys, Clock clock) {
+    RebuildGate(FilterSpec spec, Supplier<OptionalLong> liveKeys, BooleanSupplier storedBefore, Clock clock) {
         this.filter = spec.name();
         this.putsOnly = spec.writes().putsOnly();
         this.holdBelow = spec.lifecycle().rebuildHoldBelow();
         this.liveKeys = liveKeys;
+        this.storedBefore = storedBefore;
         this.clock = clock;
     }
 
@@ -64,7 +71,7 @@ final class RebuildGate {
      * @throws RebuildRefusedException naming the reason
      */
     void checkMayRebuild() {
-        if (putsOnly) {
+        if (putsOnly && !confirmed.get()) {
             throw new RebuildRefusedException("Filter '" + filter + "' is filled by puts alone (puts-only: true): it"
                     + " has no key source, and a rebuild would empty it. It grows by layers instead; a deleted key"
                     + " stays in as a false positive");
@@ -76,9 +83,16 @@ final class RebuildGate {
         keys.ifPresent(lastCounted::set);
     }
 
-    /** The next rebuild is swapped in however few keys it reads: an operator has checked the key source. */
+    /**
+     * The next rebuild is swapped in however few keys it reads: an operator has checked the key source. For a filter
+     * filled by puts alone, only while it waits to be created again empty ({@link #held()}): the operator accepts that
+     * the keys put so far are lost.
+     */
     void confirmNext() {
-        checkMayRebuild();
+        HeldRebuild waiting = held;
+        if (putsOnly && (waiting == null || !waiting.putsOnly())) {
+            checkMayRebuild();
+        }
         confirmed.set(true);
     }
 
@@ -95,8 +109,20 @@ final class RebuildGate {
             counted(counted);
             long live = lastCounted.get();
             if (putsOnly) {
-                if (first && live == 0) {
-                    return 0; // creates a shared filter, empty, at startup: nothing of it was stored
+                if (confirmed.getAndSet(false) || first && live == 0 && !storedBefore.getAsBoolean()) {
+                    // Created empty: at startup when nothing of it was stored, or again once an operator confirmed.
+                    held = null;
+                    refusalLogged.set(false);
+                    return 0;
+                }
+                if (counted.isEmpty()) { // no live filter to count: the store lost its bits, whole or a part
+                    HeldRebuild before = held;
+                    HeldRebuild now = HeldRebuild.putsOnlyLost(live, clock.instant());
+                    held = now;
+                    if (before == null || !before.putsOnly()) {
+                        logger.warn("Filter '" + filter + "': " + now.describe(filter));
+                    }
+                    throw new RebuildRefusedException("Filter '" + filter + "': " + now.describe(filter));
                 }
                 RebuildRefusedException refused = new RebuildRefusedException("Filter '" + filter + "' is filled by"
                         + " puts alone (puts-only: true) and cannot be built again without losing its keys: it stays"

@@ -104,6 +104,11 @@ final class SharedBackendLifecycle implements BackendLifecycle {
     }
 
     @Override
+    public boolean storedBefore() {
+        return shared.storedBefore();
+    }
+
+    @Override
     public OptionalLong countedKeys() {
         return live(shared.approximateElementCount());
     }

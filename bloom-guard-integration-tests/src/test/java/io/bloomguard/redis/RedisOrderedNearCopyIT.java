@@ -6,6 +6,7 @@ import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterDetails;
+import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import org.junit.jupiter.api.BeforeAll;
@@ -98,6 +99,39 @@ class RedisOrderedNearCopyIT {
                 case 8 -> walk.grow();
                 default -> null;
             });
+        }
+    }
+
+    /**
+     * A {@code FLUSHALL} that drops no connection publishes nothing, and another instance then loads the filter afresh
+     * with a key the old build never held: the copy of the old build, still in step as far as its feed can tell, must
+     * not answer that key "absent". The lookup's probe finds the build it mirrors gone, and the key goes to Redis.
+     */
+    @Test
+    void afterAFlushallACopyInStepStopsAnsweringAbsentKeys() {
+        RedisBackendSettings hourly = RedisBackendSettingsBuilder.from(TestRedisBackend.FAST)
+                .refreshInterval(Duration.ofHours(1)).build();
+        try (TestRedisBackend a = TestRedisBackend.on(server, hourly);
+                TestRedisBackend b = TestRedisBackend.on(server, hourly)) {
+            assertThat(ordered(a, "flushed").start(feed(longs(0, 1000)))).isEqualTo(StartOutcome.LOADED_HERE);
+            RedisBloomFilter reading = ordered(b, "flushed");
+            assertThat(reading.start(feed(longs(0, 1000)))).isEqualTo(StartOutcome.ALREADY_LOADED);
+            awaitInStep(reading);
+            long added = ABSENT;
+            while (reading.mightContain(added)) {
+                added++; // a key the old build does not hold, answered "absent" by the copy
+            }
+            server.command("FLUSHALL");
+            List<Object> afresh = longs(0, 1000);
+            afresh.add(added);
+            try (TestRedisBackend c = TestRedisBackend.on(server, hourly)) {
+                assertThat(ordered(c, "flushed").start(feed(afresh))).as("loaded afresh after the FLUSHALL")
+                        .isEqualTo(StartOutcome.LOADED_HERE);
+                assertThat(reading.mightContain(added)).as("a key of the new build, looked up on the old copy")
+                        .isTrue();
+                assertThat(reading.mightContainAll(List.of(added))).as("in a batch").containsOnly(true);
+                assertThat(reading.mightContainAsync(added).join()).as("asynchronously").isTrue();
+            }
         }
     }
 

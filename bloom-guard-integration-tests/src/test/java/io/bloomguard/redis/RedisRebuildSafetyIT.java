@@ -36,6 +36,9 @@ class RedisRebuildSafetyIT {
 
     private static final int KEYS = 6_000;
 
+    /** Keys put before the store loses a filter filled by puts alone. */
+    private static final long LOST = 500;
+
     private static RedisServerProcess redis;
 
     private GuardedApplications apps;
@@ -85,6 +88,67 @@ class RedisRebuildSafetyIT {
             assertThat(rejected(seen)).isZero();
             assertThat(LongStream.range(0, KEYS).filter(key -> !seen.backendMightContain(key)).count())
                     .as("keys gone from the stored bits").isZero();
+        }
+    }
+
+    /**
+     * A filter filled by puts alone whose bits were deleted from Redis, its metadata kept: an instance started then
+     * must not create it again empty (both instances would reject every key put so far). It waits, not ready, says
+     * why, and is created again empty only once an operator confirms.
+     */
+    @Test
+    void aFilterFilledByPutsAloneWhoseBitsAreGoneIsCreatedAgainEmptyOnlyOnceConfirmed() {
+        Map<String, String> putsOnly = Map.of("bloom-guard.filters.seen.puts-only", "true");
+        NamedBloomFilter first = seen(start(true, putsOnly));
+        LongStream.range(0, LOST).forEach(first::put);
+        String bitmaps = redis.command("KEYS", apps.keyPrefix() + "{seen}:bits:*");
+        for (String bitmap : bitmaps.split("\n")) {
+            redis.command("DEL", bitmap);
+        }
+
+        NamedBloomFilter second = seen(start(false, putsOnly));
+        awaitWaitingForAConfirmation(List.of(first, second));
+
+        second.confirmRebuild();
+        await("created again empty, on both instances").atMost(Duration.ofSeconds(10))
+                .until(() -> first.state() == FilterState.READY && second.state() == FilterState.READY);
+        assertThat(second.heldRebuild()).isNull();
+        second.put(LOST + 1);
+        assertThat(first.mightContain(LOST + 1)).as("a key put since").isTrue();
+    }
+
+    /**
+     * The same after a {@code FLUSHALL}, which wipes the metadata too: the instance that saw the filter notices the
+     * loss (it does not read the missing bits as zeros), records it in Redis, and an instance started then waits for
+     * the confirmation too.
+     */
+    @Test
+    void aFilterFilledByPutsAloneIsNotCreatedAgainEmptyByAnInstanceStartedAfterAFlushall() {
+        Map<String, String> putsOnly = Map.of("bloom-guard.filters.seen.puts-only", "true");
+        NamedBloomFilter first = seen(start(true, putsOnly));
+        LongStream.range(0, LOST).forEach(first::put);
+        redis.command("FLUSHALL");
+        assertThat(rejected(first, LOST)).as("keys rejected by the instance that saw it").isZero();
+        await("the loss recorded in Redis").atMost(Duration.ofSeconds(5))
+                .until(() -> "1".equals(redis.command("EXISTS", apps.keyPrefix() + "{seen}:meta")));
+
+        NamedBloomFilter second = seen(start(false, putsOnly));
+        awaitWaitingForAConfirmation(List.of(first, second));
+
+        first.confirmRebuild();
+        await("created again empty, on both instances").atMost(Duration.ofSeconds(10))
+                .until(() -> first.state() == FilterState.READY && second.state() == FilterState.READY);
+    }
+
+    /** Neither instance trusts the filter or rejects a key put before the loss, and each says what to do. */
+    private static void awaitWaitingForAConfirmation(List<NamedBloomFilter> instances) {
+        await("neither instance creates it again empty").during(Duration.ofMillis(2_500))
+                .atMost(Duration.ofSeconds(10)).until(() -> instances.stream()
+                        .allMatch(seen -> seen.state() != FilterState.READY && rejected(seen, LOST) == 0));
+        await("each says why it waits").atMost(Duration.ofSeconds(5))
+                .until(() -> instances.stream().allMatch(seen -> seen.heldRebuild() != null));
+        for (NamedBloomFilter seen : instances) {
+            assertThat(seen.heldRebuild().describe("seen")).contains("puts alone", "confirm-rebuild");
         }
     }
 
@@ -145,7 +209,11 @@ class RedisRebuildSafetyIT {
     }
 
     private static long rejected(NamedBloomFilter seen) {
-        return LongStream.range(0, KEYS).filter(key -> !seen.mightContain(key)).count();
+        return rejected(seen, KEYS);
+    }
+
+    private static long rejected(NamedBloomFilter seen, long keys) {
+        return LongStream.range(0, keys).filter(key -> !seen.mightContain(key)).count();
     }
 
     private ConfigurableApplicationContext start(boolean initializeDatabase, Map<String, String> overrides) {

@@ -290,6 +290,40 @@ class RedisScalableFilterIT {
         }
     }
 
+    /**
+     * The newest layer deleted, then more puts before any check: a put must not create the layer afresh, short and
+     * zero-filled (checks would then read zeros for every key it held, with the filter ready). The put finds it gone,
+     * the filter is not ready, and it is rebuilt from its key source.
+     */
+    @Test
+    void aPutAfterTheNewestLayerWasDeletedDoesNotCreateItEmpty() {
+        RedisClient rawClient = RedisClient.create(server.redisUri());
+        try (TestRedisBackend a = TestRedisBackend.on(server, HOURLY);
+                StatefulRedisConnection<String, String> raw = rawClient.connect()) {
+            RedisBloomFilter filter = a.backend.createScalable("layer-put", FIRST_LAYER, 7, AddFailurePolicy.BUFFER);
+            rows.commit(N / 2);
+            filter.start(RecordingKeyFeed.reading(rows::now));
+            putNew(filter, 2 * N);
+            assertThat(filter.layerCount()).isEqualTo(2);
+            String layer1 = raw.sync().keys("bloom-guard:{layer-put}:bits:*:layer1").get(0);
+            raw.sync().del(layer1);
+
+            putNew(filter, 200);
+            assertThat(raw.sync().exists(layer1)).as("the put did not create the layer afresh").isZero();
+            assertThat(filter.trustedToReject()).as("the put found the layer gone").isFalse();
+            assertThat(filter.mightContainAll(rows.now())).as("every row, while it is gone").containsOnly(true);
+            filter.refresh();
+            assertThat(filter.status()).isNotEqualTo(SharedFilterStatus.READY);
+
+            filter.rebuild();
+            assertThat(filter.layerCount()).as("rebuilt into one layer").isEqualTo(1);
+            assertThat(filter.mightContainAll(rows.now())).as("every row, rebuilt").containsOnly(true);
+        }
+        finally {
+            rawClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
     /** A key source that holds more keys than layer 0 is loaded into one layer 0 for twice as many, not past ε. */
     @Test
     void aKeySourceLargerThanItsFirstLayerIsLoadedIntoOneLargerLayer() {

@@ -85,7 +85,11 @@ public final class RedisFilterLoader {
         return joined && feed != null;
     }
 
-    /** At startup, with a key source and no usable stored filter: loads it here unless another instance does. */
+    /**
+     * At startup, with a key source and no usable stored filter: loads it here unless another instance does. A load
+     * its key source refuses (a filter filled by puts alone, stored before, is not created empty again without an
+     * operator's confirmation: the refusal is logged where it is made) leaves it waiting, as for a loader.
+     */
     StartOutcome loadAtStart() {
         if (!tryLockStillNeeded()) {
             if (state.view().status == SharedFilterStatus.READY) {
@@ -98,7 +102,12 @@ public final class RedisFilterLoader {
                     + " ready");
             return StartOutcome.LOADING_ELSEWHERE;
         }
-        locked.build(RedisLockedBuild.STARTUP, rebuildTarget(state.view()), this::readKeySource);
+        try {
+            locked.build(RedisLockedBuild.STARTUP, rebuildTarget(state.view()), this::readKeySource);
+        }
+        catch (RebuildRefusedException ex) {
+            return StartOutcome.WAITING_FOR_A_LOADER;
+        }
         return StartOutcome.LOADED_HERE;
     }
 

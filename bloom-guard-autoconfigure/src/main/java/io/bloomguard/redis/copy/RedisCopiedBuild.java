@@ -2,6 +2,7 @@ package io.bloomguard.redis.copy;
 
 import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.state.RedisFilterIdentity;
+import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;
 import org.jspecify.annotations.Nullable;
 
@@ -34,6 +35,8 @@ final class RedisCopiedBuild {
     /** The Redis key of each part (see {@link RedisCopiedBits}): a shard's bitmap, or a layer's. */
     private final String[] bitmaps;
     private final int layerCount;
+    /** Asks whether this build is still live in Redis; made by the first lookup that answers from it. */
+    private volatile @Nullable RedisLiveProbe probe;
     /** While a whole read is under way: the adds that arrived, applied again after it (see RedisCopiedBits). */
     private volatile @Nullable Queue<Runnable> reading;
 
@@ -58,6 +61,21 @@ final class RedisCopiedBuild {
     /** Whether it is a copy of the build {@code view} shows live, with as many layers. */
     boolean follows(RedisFilterView view) {
         return build.equals(view.liveBuild) && identity.equals(view.live) && layerCount == view.layerCount;
+    }
+
+    /** Asks whether this build is still live in Redis ({@link RedisOrderedCheck}), with the filter's {@code keys}. */
+    RedisLiveProbe probe(RedisFilterKeys keys) {
+        RedisLiveProbe made = probe;
+        if (made == null) {
+            synchronized (this) {
+                made = probe;
+                if (made == null) {
+                    made = new RedisLiveProbe(this, keys);
+                    probe = made;
+                }
+            }
+        }
+        return made;
     }
 
     /** Parts it is read in: shards, or layers. */

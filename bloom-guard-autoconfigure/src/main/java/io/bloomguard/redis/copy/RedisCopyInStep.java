@@ -67,8 +67,15 @@ public final class RedisCopyInStep {
         if (copy.syncedEpoch != epoch) {
             return null;
         }
+        RedisLiveProbe probe = copy.probe(keys);
         return new RedisOrderedCheck(feed, copy.identity, keys, epoch,
-                () -> current.get() == copy && copy.syncedEpoch == epoch, copy.bits, rejectedHere, answeredHere);
+                () -> current.get() == copy && copy.syncedEpoch == epoch, copy.bits, rejectedHere, answeredHere,
+                port -> probe.stillLive(port).thenApply(live -> {
+                    if (!live) {
+                        outOfStep(copy, "the build it copies is gone from Redis (flushed, evicted or deleted)");
+                    }
+                    return live;
+                }));
     }
 
     /**

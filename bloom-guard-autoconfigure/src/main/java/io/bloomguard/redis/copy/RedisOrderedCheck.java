@@ -1,5 +1,6 @@
 package io.bloomguard.redis.copy;
 
+import io.bloomguard.redis.RedisPort;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import org.jspecify.annotations.Nullable;
@@ -8,13 +9,15 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 /**
  * One check of keys a near copy in step with Redis lacks ({@link RedisNearCopy#ordered}): after a barrier sent once the
  * check began ({@code RedisAddFeed.barrier}), the copy holds every add Redis processed before the check began, so
- * its answer is Redis's, unless it fell out of step meanwhile (a drop, a swap), in which case the keys go to Redis.
+ * its answer is Redis's, unless it fell out of step meanwhile (a drop, a swap) or the build it mirrors is no longer
+ * live ({@link RedisLiveProbe}: a {@code FLUSHALL} that dropped no connection), in which case the keys go to Redis.
  *
- * <p>Usage: {@code Boolean answer = check.answer(key, check.barrier(key).get()); if (answer == null) ... Redis ...}
+ * <p>Usage: {@code Boolean answer = check.answer(key, check.barrier(port, key).get()); if (answer == null) ... Redis ...}
  */
 public final class RedisOrderedCheck {
 
@@ -26,9 +29,12 @@ public final class RedisOrderedCheck {
     private final RedisCopiedBits bits;
     private final LongAdder rejected;
     private final LongAdder answered;
+    /** Whether the build the copy mirrors is still live, asked after the check began ({@link RedisLiveProbe}). */
+    private final Function<RedisPort, CompletableFuture<Boolean>> stillLive;
 
     RedisOrderedCheck(RedisAddFeed feed, RedisFilterIdentity identity, RedisFilterKeys keys, long epoch,
-            BooleanSupplier inStep, RedisCopiedBits bits, LongAdder rejected, LongAdder answered) {
+            BooleanSupplier inStep, RedisCopiedBits bits, LongAdder rejected, LongAdder answered,
+            Function<RedisPort, CompletableFuture<Boolean>> stillLive) {
         this.feed = feed;
         this.identity = identity;
         this.keys = keys;
@@ -37,15 +43,17 @@ public final class RedisOrderedCheck {
         this.bits = bits;
         this.rejected = rejected;
         this.answered = answered;
+        this.stillLive = stillLive;
     }
 
     /**
-     * Barriers sent after this call on the connections that carry the shards of {@code checked}: {@code true} once
-     * they all came back, {@code false} when a subscriber connection dropped first.
+     * Barriers sent after this call on the connections that carry the shards of {@code checked}, and a probe on
+     * {@code port} that the copy's build is still live: {@code true} once they all came back and it is, {@code false}
+     * when a subscriber connection dropped first, or the build is gone (a {@code FLUSHALL} publishes nothing).
      */
-    public CompletableFuture<Boolean> barrier(List<?> checked) {
+    public CompletableFuture<Boolean> barrier(RedisPort port, List<?> checked) {
         if (identity.shards() == 1) {
-            return feed.barrier(keys.adds(0));
+            return withProbe(port, feed.barrier(keys.adds(0)));
         }
         java.util.Set<Integer> shards = new java.util.TreeSet<>();
         for (Object key : checked) {
@@ -53,14 +61,18 @@ public final class RedisOrderedCheck {
         }
         List<CompletableFuture<Boolean>> barriers = shards.stream().map(shard -> feed.barrier(keys.adds(shard)))
                 .toList();
-        return CompletableFuture.allOf(barriers.toArray(CompletableFuture[]::new))
-                .thenApply(done -> barriers.stream().allMatch(CompletableFuture::join));
+        return withProbe(port, CompletableFuture.allOf(barriers.toArray(CompletableFuture[]::new))
+                .thenApply(done -> barriers.stream().allMatch(CompletableFuture::join)));
     }
 
-    /** {@link #barrier(List)} for one key. */
-    public CompletableFuture<Boolean> barrier(Object key) {
-        return (identity.shards() == 1) ? feed.barrier(keys.adds(0))
-                : feed.barrier(keys.adds(identity.locate(key).shard()));
+    /** {@link #barrier(RedisPort, List)} for one key. */
+    public CompletableFuture<Boolean> barrier(RedisPort port, Object key) {
+        return withProbe(port, (identity.shards() == 1) ? feed.barrier(keys.adds(0))
+                : feed.barrier(keys.adds(identity.locate(key).shard())));
+    }
+
+    private CompletableFuture<Boolean> withProbe(RedisPort port, CompletableFuture<Boolean> barrier) {
+        return barrier.thenCombine(stillLive.apply(port), (passed, live) -> passed && live);
     }
 
     /**

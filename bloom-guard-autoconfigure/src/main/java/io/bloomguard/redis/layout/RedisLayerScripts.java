@@ -48,9 +48,14 @@ public final class RedisLayerScripts {
      * count for the next generation, k of each live layer; then per key, its offsets in each live layer; then the
      * offsets for the next generation.
      *
+     * <p>Every live layer must exist: SETBIT would create a missing one afresh, short and zero-filled, and checks
+     * would then read zeros for the keys it held. A layer gone leaves the live generation untouched, as a missing
+     * layer 0 does, and is reported as missing (-1), unless the next generation took the keys.
+     *
      * <p>Returns as {@link RedisScripts#ADD} does: keys that changed the newest layer (or the next generation while
-     * there is no live one), -1 when neither exists, -2 when the caller's view of the generations or of the layers is
-     * out of date; plus {@link #LAYER_ADDED} when it added a layer, so that the caller reads its view again at once.
+     * there is no whole live one), -1 when neither exists, -2 when the caller's view of the generations or of the
+     * layers is out of date; plus {@link #LAYER_ADDED} when it added a layer, so that the caller reads its view again
+     * at once.
      */
     public static final LuaScript ADD = LuaScript.of("add-layers", LuaScript.Result.INTEGER, """
             local live = redis.call('HGET', KEYS[1], 'live') or ''
@@ -69,7 +74,11 @@ public final class RedisLayerScripts {
             local channel = KEYS[4 + layers]
             local publish = channel and redis.call('HGET', KEYS[1], 'publish')
             local result = -1
-            if live ~= '' and redis.call('EXISTS', KEYS[2]) == 1 then
+            local whole = live ~= ''
+            for i = 1, layers do
+              if whole and redis.call('EXISTS', KEYS[1 + i]) == 0 then whole = false end
+            end
+            if whole then
               if publish and count > 0 then
                 local skip, newest = perKey - ks[layers], {KEYS[1 + layers]}
                 local p = pos

@@ -108,7 +108,7 @@ public final class RedisBitReader {
             return null;
         }
         long start = System.nanoTime();
-        CompletableFuture<Boolean> barrier = commands.sendCheck(port -> ordered.barrier(key));
+        CompletableFuture<Boolean> barrier = commands.sendCheck(port -> ordered.barrier(port, key));
         try {
             return ordered.answer(key, commands.awaitCheck(barrier));
         }
@@ -126,7 +126,7 @@ public final class RedisBitReader {
         if (ordered == null) {
             return readAsync(current, key);
         }
-        return timed(commands.checkAsync(port -> ordered.barrier(key)), passed -> ordered.answer(key, passed))
+        return timed(commands.checkAsync(port -> ordered.barrier(port, key)), passed -> ordered.answer(key, passed))
                 .thenCompose(answer -> (answer != null) ? CompletableFuture.completedFuture(answer)
                         : readAsync(current, key));
     }
@@ -237,7 +237,8 @@ public final class RedisBitReader {
         long start = System.nanoTime();
         boolean[] copied;
         try {
-            copied = ordered.answers(lacking, commands.awaitCheck(commands.sendCheck(port -> ordered.barrier(lacking))));
+            copied = ordered.answers(lacking,
+                    commands.awaitCheck(commands.sendCheck(port -> ordered.barrier(port, lacking))));
         }
         finally {
             checkLatency.checked(System.nanoTime() - start);

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 public final class RedisFilterView {
 
     public static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, null, 1,
-            null, null, null, null, 0L, null);
+            null, null, null, null, 0L, false, null);
 
     public final SharedFilterStatus status;
     public final @Nullable RedisFilterIdentity live;
@@ -49,14 +49,20 @@ public final class RedisFilterView {
     public final @Nullable RedisLayers layers;
     /** The metadata's count of layers (1 unless the filter grows by layers): what {@link #layers} was built for. */
     public final int layerCount;
+    /**
+     * Whether the metadata shows the filter was stored once: it names a live generation (whose bitmaps may be gone),
+     * counts a swap, or records that an instance found it lost ({@code lost-at}).
+     */
+    public final boolean stored;
 
     /** @param liveNamed the live generation shard 0's metadata names, whether or not its bitmaps all exist */
     RedisFilterView(SharedFilterStatus status, @Nullable RedisFilterIdentity live,
             @Nullable RedisFilterIdentity liveNamed, @Nullable FilterSizing liveSizing, int layerCount,
             @Nullable RedisLayers layers, @Nullable RedisFilterIdentity next, @Nullable String storeStale,
-            @Nullable String liveBuild, long epoch, @Nullable RedisFilterKeys keys) {
+            @Nullable String liveBuild, long epoch, boolean stored, @Nullable RedisFilterKeys keys) {
         this.status = status;
         this.epoch = epoch;
+        this.stored = stored;
         this.live = live;
         this.liveForAdds = (live != null) ? live : (liveNamed != null && !liveNamed.layered()) ? liveNamed : null;
         this.liveSizing = (live != null) ? liveSizing : null;
@@ -74,6 +80,6 @@ public final class RedisFilterView {
     /** The same view with another status. */
     RedisFilterView withStatus(SharedFilterStatus changed, RedisFilterKeys keys) {
         return new RedisFilterView(changed, live, liveForAdds, liveSizing, layerCount, layers, next, storeStale,
-                liveBuild, epoch, keys);
+                liveBuild, epoch, stored, keys);
     }
 }

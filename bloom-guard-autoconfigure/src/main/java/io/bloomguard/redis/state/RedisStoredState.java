@@ -3,12 +3,14 @@ package io.bloomguard.redis.state;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.redis.LuaScript;
 import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +31,21 @@ public final class RedisStoredState {
 
     private static final Log logger = LogFactory.getLog(RedisStoredState.class);
 
+    /** The metadata field that records when an instance found the filter wiped from the store. */
+    private static final String LOST_AT = "lost-at";
+
+    /**
+     * KEYS: meta of shard 0. ARGV: when. Records the loss unless the metadata names a live generation or records one
+     * already. Only commands of {@code RedisAcl.COMMANDS}: a script refused one would make the filter ACCESS_DENIED.
+     */
+    private static final LuaScript RECORD_LOSS = LuaScript.of("record-loss", LuaScript.Result.INTEGER, """
+            if redis.call('HGET', KEYS[1], 'live') or redis.call('HGET', KEYS[1], 'lost-at') then
+              return 0
+            end
+            redis.call('HSET', KEYS[1], 'lost-at', ARGV[1])
+            return 1
+            """);
+
     private final String name;
     private final FilterSizing sizing;
     private final RedisFilterIdentity configured;
@@ -41,6 +58,8 @@ public final class RedisStoredState {
     private final AtomicLong refreshesBegun = new AtomicLong();
     /** Which refresh the view is from (guarded by this; changed with {@link #view}, never across a round trip). */
     private long viewRefresh;
+    /** Set once this instance has seen a live generation whose bitmaps all existed. */
+    private volatile boolean seenLive;
     /** The last size a grown filter was found to have: worked out once, not at every refresh. */
     private volatile @Nullable FilterSizing lastGrown;
 
@@ -105,8 +124,10 @@ public final class RedisStoredState {
             status = SharedFilterStatus.READY;
         }
         String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
+        boolean stored = liveNamed != null || meta.containsKey("live") || meta.containsKey("generation")
+                || meta.containsKey(LOST_AT);
         RedisFilterView updated = new RedisFilterView(status, live, liveNamed, liveSizing, layerCount, layers, next,
-                stale, liveBuild, epochOf(meta), keys);
+                stale, liveBuild, epochOf(meta), stored, keys);
         RedisFilterView previous;
         synchronized (this) {
             if (begun < viewRefresh) {
@@ -119,6 +140,35 @@ public final class RedisStoredState {
             view = updated;
         }
         reportChange(previous, updated, meta);
+        if (live != null) {
+            seenLive = true;
+        }
+        else if (!stored && seenLive) {
+            recordLoss();
+        }
+    }
+
+    /**
+     * Whether anything of the filter was ever stored, as far as this instance can tell: the metadata shows it, or this
+     * instance saw it live. See {@link io.bloomguard.core.SharedBloomFilter#storedBefore()}.
+     */
+    public boolean storedBefore() {
+        return seenLive || view.stored;
+    }
+
+    /**
+     * The store was wiped (a {@code FLUSHALL}, a restart without persistence) after this instance saw the filter live:
+     * the metadata records the loss, so that an instance started later knows the filter was stored, and does not
+     * create a filter filled by puts alone empty again without an operator's confirmation.
+     */
+    private void recordLoss() {
+        try {
+            commands.call(port -> port.eval(RECORD_LOSS, List.of(keys.meta(0)), List.of(Instant.now().toString())));
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Filter '" + name + "': recording that its store was wiped failed; the next refresh tries"
+                    + " again", ex);
+        }
     }
 
     /**
