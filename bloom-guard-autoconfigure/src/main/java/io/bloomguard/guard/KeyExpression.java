@@ -50,6 +50,34 @@ abstract sealed class KeyExpression {
         return new EachElementOfResult(perEntity);
     }
 
+    /**
+     * For a method that saves many entities and delivers each as it is saved (a reactive repository's
+     * {@code saveAll}, whose {@code Flux} is keyed element by element): the key of the one delivered, computed by
+     * {@code perEntity} as if it had been saved on its own.
+     */
+    static KeyExpression asSavedAlone(KeyExpression perEntity) {
+        return new SavedAlone(perEntity);
+    }
+
+    private static final class SavedAlone extends KeyExpression {
+
+        private final KeyExpression perEntity;
+
+        SavedAlone(KeyExpression perEntity) {
+            this.perEntity = perEntity;
+        }
+
+        @Override
+        @Nullable Object evaluate(Object[] args, @Nullable Object result) {
+            return (result != null) ? perEntity.evaluate(new Object[] { result }, result) : null;
+        }
+
+        @Override
+        boolean usesResult() {
+            return true;
+        }
+    }
+
     private static final class EachElementOfResult extends KeyExpression {
 
         private final KeyExpression perEntity;

@@ -2,6 +2,7 @@ package io.bloomguard.kotlin.app
 
 import io.bloomguard.registry.BloomFilterRegistry
 import io.bloomguard.registry.FilterState
+import kotlinx.coroutines.flow.asFlow
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.reactive.awaitSingle
 import kotlinx.coroutines.runBlocking
@@ -101,11 +102,23 @@ abstract class CoroutineGuardContract {
     }
 
     @Test
-    fun `users saved together as a Flow are each found right after`() = runBlocking<Unit> {
-        val saved = users.saveAll(listOf(User(name = "alonzo"), User(name = "haskell"))).toList()
+    fun `users saved together, from a list or a Flow, are each found right after`() = runBlocking<Unit> {
+        val fromList = users.saveAll((1..50).map { User(name = "list-$it") }).toList()
+        val fromFlow = users.saveAll((1..50).map { User(name = "flow-$it") }.asFlow()).toList()
 
-        assertThat(saved).hasSize(2)
-        for (user in saved) {
+        assertThat(fromList + fromFlow).hasSize(100)
+        assertThat(filter().trustedToReject()).`as`("no key lost: the filter still rejects").isTrue()
+        for (user in fromList + fromFlow) {
+            assertThat(users.findById(user.id!!)).`as`("user %s", user.name).isEqualTo(user)
+        }
+    }
+
+    @Test
+    fun `users saved together in a coroutine transaction are each keyed before the commit`() = runBlocking<Unit> {
+        val saved = accounts.registerAll(listOf("alonzo", "haskell", "barbara"))
+
+        assertThat(saved).hasSize(3).allSatisfy { (_, keyedBeforeCommit) -> assertThat(keyedBeforeCommit).isTrue() }
+        for ((user) in saved) {
             assertThat(users.findById(user.id!!)).isEqualTo(user)
         }
     }

@@ -9,6 +9,7 @@ import io.r2dbc.h2.H2ConnectionFactory
 import io.r2dbc.h2.H2ConnectionOption
 import io.r2dbc.spi.ConnectionFactory
 import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.asFlow
 import kotlinx.coroutines.flow.firstOrNull
 import kotlinx.coroutines.flow.map
 import kotlinx.coroutines.flow.toList
@@ -65,12 +66,9 @@ interface UserRepository : CoroutineCrudRepository<User, Long> {
     @BloomGuarded(filter = "users", key = "#id")
     fun streamById(id: Long): Flow<User>
 
+    /** Also the put of the inherited saveAll (of an Iterable or a Flow), keyed as each saved user is delivered. */
     @BloomPut(filter = "users", key = "#result.id")
     override suspend fun <S : User> save(entity: S): S
-
-    /** Not through save's put (only a CrudRepository's saveAll takes it): each delivered user is keyed. */
-    @BloomPut(filter = "users", key = "#result.id")
-    override fun <S : User> saveAll(entities: Iterable<S>): Flow<S>
 }
 
 /** The same users through a Reactor repository, as a Java service would use them. */
@@ -92,6 +90,12 @@ open class Accounts(private val users: UserRepository, private val filters: Bloo
         val saved = users.save(User(name = name))
         return Registered(saved, filters.get("users").mightContain(saved.id!!))
     }
+
+    /** Users saved together through the repository's inherited saveAll, each with whether it was keyed before the commit. */
+    @Transactional
+    open suspend fun registerAll(names: List<String>): List<Registered> =
+        users.saveAll(names.asFlow().map { User(name = it) })
+            .map { Registered(it, filters.get("users").mightContain(it.id!!)) }.toList()
 
     /** A guarded suspend method of a class (its proxy is a subclass), with a key expression over its parameter. */
     @BloomGuarded(filter = "users", key = "#userId")
