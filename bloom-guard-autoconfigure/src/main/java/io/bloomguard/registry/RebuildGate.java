@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -21,8 +22,8 @@ import java.util.function.Supplier;
  * <li>A filter filled by puts alone ({@code puts-only}) has no key source: a rebuild would empty it. It is refused,
  * except the one read that creates a shared filter empty at startup when nothing is stored yet.</li>
  * <li>A read of far fewer keys than the live filter holds (below {@code rebuild.hold-below} of its estimate: an empty
- * table after a failed migration, a wrong schema or profile) is held back, reported once, and swapped in only once an
- * operator {@linkplain #confirmNext() confirms} it; a real mass delete stays possible that way. Where the live keys
+ * table after a failed migration, a wrong schema or profile) is held back, reported once, and swapped in only by a
+ * rebuild an operator {@linkplain #confirmed runs as confirmed}; a real mass delete stays possible that way. Where the live keys
  * cannot be counted (a shared filter whose store lost its bits), the most this instance has seen it hold since its
  * last rebuild stands in for them.</li>
  * </ul>
@@ -40,7 +41,13 @@ final class RebuildGate {
      */
     private final Supplier<OptionalLong> liveKeys;
     private final Clock clock;
-    private final AtomicBoolean confirmed = new AtomicBoolean();
+    /**
+     * Set on the thread of a confirmed rebuild while it runs: its reads, and no other rebuild's, skip the hold-below
+     * check. A confirmation whose rebuild is refused before it reads (another is under way) ends with its call, so
+     * it never lets a later rebuild through. (Both backends read a rebuild's keys on the thread that asked for it;
+     * one read elsewhere would be held, never swapped in unchecked.)
+     */
+    private final ThreadLocal<Boolean> confirming = new ThreadLocal<>();
     private final AtomicLong reads = new AtomicLong();
     /**
      * The keys the filter held when last counted, or read by the last rebuild swapped in: what a rebuild is held to
@@ -76,10 +83,19 @@ final class RebuildGate {
         keys.ifPresent(lastCounted::set);
     }
 
-    /** The next rebuild is swapped in however few keys it reads: an operator has checked the key source. */
-    void confirmNext() {
+    /**
+     * Runs {@code rebuild}, whose reads are swapped in however few keys they read: an operator has checked the key
+     * source. The confirmation holds for that rebuild alone, and ends with it, whether it ran or was refused.
+     */
+    long confirmed(LongSupplier rebuild) {
         checkMayRebuild();
-        confirmed.set(true);
+        confirming.set(Boolean.TRUE);
+        try {
+            return rebuild.getAsLong();
+        }
+        finally {
+            confirming.remove();
+        }
     }
 
     /** The last rebuild held back, until a rebuild is swapped in; {@code null} when none is. */
@@ -106,7 +122,7 @@ final class RebuildGate {
                 }
                 throw refused;
             }
-            boolean confirmedNow = confirmed.getAndSet(false);
+            boolean confirmedNow = confirming.get() != null;
             long read = source.feed(batches);
             if (!confirmedNow && holdBelow > 0 && read < holdBelow * live) {
                 HeldRebuild now = new HeldRebuild(read, live, holdBelow, clock.instant());
