@@ -4,6 +4,7 @@ import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.annotation.BloomRemove;
 import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterType;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.registry.UnknownFilterException;
@@ -21,7 +22,8 @@ import java.util.function.Function;
 
 /**
  * Reads {@code @BloomGuarded}, {@code @BloomPut} and {@code @BloomRemove} off a method and resolves them into operations, refusing
- * what cannot work: an unknown filter, a method guarded by the filter it puts into, a return type with no empty
+ * what cannot work: an unknown filter, a method guarded by the filter it puts into, a guard on a local filter filled
+ * by puts alone (empty after every restart), a return type with no empty
  * value, a method no proxy can intercept, a delete whose result cannot prove that it deleted ({@link DeleteProof});
  * the key expressions are {@link KeyExpressionParser}'s to check.
  */
@@ -126,6 +128,18 @@ final class BloomAnnotationParser {
 
     private GuardOperation guardOperation(BloomGuarded annotation, AnnotatedMethod annotated) {
         NamedBloomFilter filter = filter(annotation.filter(), annotated);
+        if (filter.spec().writes().putsOnly() && filter.spec().backend() instanceof FilterSpec.Local) {
+            // Its bits live in this JVM and it has no key source: after a restart it is empty and READY, and would
+            // reject every record written before.
+            throw annotated.invalid("filter '" + filter.name() + "' is a local filter filled by puts alone"
+                            + " (puts-only: true): it starts empty at every restart, with no key source to read the"
+                            + " records written before, and would reject all of them",
+                    "Give filter '" + filter.name() + "' a key source (remove puts-only and set bloom-guard.filters."
+                            + filter.name() + ".preload.sql or declare a BloomKeySource bean), or keep it in Redis"
+                            + " (bloom-guard.filters." + filter.name() + ".backend: redis), whose bits outlive a"
+                            + " restart; to deduplicate, call the filter's put() and act on its answer, without"
+                            + " @BloomGuarded");
+        }
         KeyBatch batch = keys.parseBatch(annotation.key(), annotation.elementKey(), annotated);
         // A batch's key is the parameter holding the keys, which only the batch reads.
         KeyExpression key = (batch != null) ? KeyExpression.argument(batch.parameter())

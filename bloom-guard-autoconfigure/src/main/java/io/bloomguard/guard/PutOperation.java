@@ -148,7 +148,7 @@ record PutOperation(NamedBloomFilter filter, KeyExpression key, String descripti
     private void keyLost(String why, String fix, @Nullable RuntimeException ex) {
         String missing = "Filter '" + filter.name() + "' is missing a key written by " + description + ": "
                 + why + (ex != null ? " (" + ex.getMessage() + ")." : ".");
-        boolean recovers = filter.markIncomplete(missing);
+        boolean recovers = markIncomplete(missing);
         long unreported = lostKeyReports.reportNow(description);
         if (unreported < 0) {
             logger.debug(missing, ex);
@@ -160,6 +160,22 @@ record PutOperation(NamedBloomFilter filter, KeyExpression key, String descripti
                 : " It lets every call through from now on, until the application restarts (it has no key source to"
                         + " rebuild from).")
                 + (fix.isEmpty() ? "" : " " + fix), ex);
+    }
+
+    /**
+     * Marks the filter at once, so that it stops rejecting; inside a transaction whose end can be watched, it also
+     * holds it until the end and marks it again then: a rebuild that reads before the commit cannot see the row.
+     */
+    private boolean markIncomplete(String missing) {
+        if (ActiveTransactions.scope() != ActiveTransactions.Scope.SYNCHRONIZED) {
+            return filter.markIncomplete(missing);
+        }
+        Runnable ended = filter.holdIncomplete(missing);
+        boolean recovers = filter.markIncomplete(missing);
+        if (!ActiveTransactions.atCommit(() -> { }, () -> { }, ended)) {
+            ended.run();
+        }
+        return recovers;
     }
 
     /** The keys of a collection or array result, nulls left out: one batch for the filter. */

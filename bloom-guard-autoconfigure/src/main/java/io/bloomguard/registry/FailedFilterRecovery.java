@@ -7,11 +7,14 @@ import org.apache.commons.logging.LogFactory;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * Brings a {@code FAILED} local filter back without a restart: rebuilds it from its key source in the background,
  * retrying with a pause that doubles after each failure (1 s up to 10 min). A filter that lost a key while a
  * rebuild ran stays {@code FAILED} and is rebuilt again: that rebuild may have read its key source before the row.
+ * While a write that lost a key is still in an open transaction it does not rebuild at all: its read could not see
+ * the row; the transaction's end marks the filter again and starts it.
  */
 final class FailedFilterRecovery {
 
@@ -27,10 +30,18 @@ final class FailedFilterRecovery {
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final BackgroundRebuilds background;
 
-    FailedFilterRecovery(NamedBloomFilter filter, RebuildableBloomFilter backend, BackgroundRebuilds background) {
+    /**
+     * Whether a write that lost a key is still in an open transaction: a rebuild now could not read its row, and
+     * the end of that transaction starts the recovery again.
+     */
+    private final BooleanSupplier lossesOpen;
+
+    FailedFilterRecovery(NamedBloomFilter filter, RebuildableBloomFilter backend, BackgroundRebuilds background,
+            BooleanSupplier lossesOpen) {
         this.filter = filter;
         this.backend = backend;
         this.background = background;
+        this.lossesOpen = lossesOpen;
     }
 
     /** A key the filter should hold is missing. */
@@ -65,6 +76,13 @@ final class FailedFilterRecovery {
     }
 
     private void attempt(Duration pause) {
+        if (lossesOpen.getAsBoolean()) {
+            scheduled.set(false); // the transaction's end starts it again
+            if (!lossesOpen.getAsBoolean()) {
+                start(); // it ended meanwhile, maybe while this was still scheduled
+            }
+            return;
+        }
         try {
             long keys = filter.rebuild();
             if (filter.state() == FilterState.FAILED) {

@@ -6,6 +6,7 @@ import io.bloomguard.core.RebuildableBloomFilter;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Clock;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Every rebuild of a {@link NamedBloomFilter}, whoever starts it (an operator, a schedule, growth, self-recovery, a
@@ -33,7 +34,8 @@ final class FilterRebuilds {
         this.states = states;
         this.rebuildGate = new RebuildGate(spec, lifecycle::countedKeys, lifecycle::storedBefore, Clock.systemUTC());
         RebuildableBloomFilter rebuiltHere = lifecycle.rebuiltHere();
-        this.recovery = (rebuiltHere != null) ? new FailedFilterRecovery(filter, rebuiltHere, background) : null;
+        this.recovery = (rebuiltHere != null)
+                ? new FailedFilterRecovery(filter, rebuiltHere, background, states::lossesOpen) : null;
         this.growth = (spec.sizing().growth() == GrowthPolicy.REBUILD)
                 ? new GrowthRebuilds(filter, lifecycle.rebuildable(), background) : null;
         FilterHistory history = states.history();
@@ -73,10 +75,12 @@ final class FilterRebuilds {
         return rebuildGate.held();
     }
 
-    /** Rebuilds it, swapped in however few keys it reads: an operator has checked the key source. */
+    /**
+     * Rebuilds it, swapped in however few keys it reads: an operator has checked the key source. The confirmation is
+     * this rebuild's alone: refused (another is under way), it confirms nothing later.
+     */
     long confirmRebuild() {
-        rebuildGate.confirmNext();
-        return rebuild(0);
+        return rebuildGate.confirmed(() -> rebuild(0));
     }
 
     /** Starts rebuilding a {@code FAILED} local filter in the background; whether it will recover by itself. */
@@ -99,6 +103,26 @@ final class FilterRebuilds {
         }
         states.transitionTo(FilterState.FAILED);
         return recovery != null && recovery.start();
+    }
+
+    /**
+     * Holds a filter that a write whose transaction is still open is about to {@linkplain #markIncomplete mark}: the
+     * write's row is not committed, so no rebuild can read it yet. Until the returned end runs (once the transaction
+     * has ended, however it ended) the filter is not trusted here, nor made {@code READY} by a rebuild. The end
+     * marks it again, so that the rebuild that makes it whole (here, or for a shared filter on any instance) begins
+     * after the commit and reads the row.
+     *
+     * @return what to run once the transaction has ended; it acts once, however often it runs
+     */
+    Runnable holdIncomplete(String reason) {
+        states.lossOpened();
+        AtomicBoolean ended = new AtomicBoolean();
+        return () -> {
+            if (ended.compareAndSet(false, true)) {
+                states.lossEnded(); // before the mark: the recovery it starts must find the hold gone
+                markIncomplete(reason);
+            }
+        };
     }
 
     /** @param expectedSize keys to size it for, or 0 to keep its size */

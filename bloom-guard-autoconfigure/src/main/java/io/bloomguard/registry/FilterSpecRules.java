@@ -1,7 +1,9 @@
 package io.bloomguard.registry;
 
 import io.bloomguard.core.FilterSizing;
+import org.jspecify.annotations.Nullable;
 
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -12,6 +14,14 @@ import java.util.regex.Pattern;
 final class FilterSpecRules {
 
     private static final Pattern NAME = Pattern.compile("[a-z0-9-]+");
+
+    /** String literals, quoted names and comments of a query: words inside them are no SQL. */
+    private static final Pattern NOT_SQL = Pattern.compile("'(?:[^']|'')*'|\"[^\"]*\"|--[^\n]*|/\\*.*?\\*/",
+            Pattern.DOTALL);
+
+    /** What makes a query yield a key once for many rows. */
+    private static final Pattern DEDUPLICATES = Pattern.compile("\\b(DISTINCT|GROUP\\s+BY|UNION(?!\\s+ALL\\b))\\b",
+            Pattern.CASE_INSENSITIVE);
 
     /** Most shards of one filter: one per Redis Cluster hash slot. */
     private static final int MAX_SHARDS = 16384;
@@ -47,6 +57,15 @@ final class FilterSpecRules {
         checkLifecycle(spec);
     }
 
+    /**
+     * What in {@code sql} yields a key once for rows that share it ({@code DISTINCT}, {@code GROUP BY},
+     * {@code UNION} without {@code ALL}), as written; {@code null} for none.
+     */
+    static @Nullable String deduplication(String sql) {
+        Matcher matcher = DEDUPLICATES.matcher(NOT_SQL.matcher(sql).replaceAll(" "));
+        return matcher.find() ? matcher.group(1).replaceAll("\\s+", " ") : null;
+    }
+
     private static FilterSizing size(FilterSpec spec) {
         long expectedSize = spec.sizing().expectedSize();
         double errorRate = spec.sizing().errorRate();
@@ -72,6 +91,16 @@ final class FilterSpecRules {
         if (sql != null && sql.isBlank()) {
             throw new InvalidFilterSpecException(spec.name(), "preload.sql", "",
                     "a query whose first column yields the keys, e.g. SELECT id FROM users; or leave it out");
+        }
+        if (sql != null && spec.sizing().type() == FilterType.COUNTING) {
+            String dedup = deduplication(sql);
+            if (dedup != null) {
+                throw new InvalidFilterSpecException(spec.name(), "preload.sql", sql, "a query that yields one key per"
+                        + " row, duplicates included, without " + dedup + ": filter '" + spec.name() + "' is a"
+                        + " counting filter, which counts a key once per row read, and one delete of a row whose key"
+                        + " other rows share would take the key out for all of them (e.g. SELECT customer_id FROM"
+                        + " orders, not SELECT DISTINCT customer_id FROM orders)");
+            }
         }
         double share = lifecycle.rebuildHoldBelow();
         if (!(share >= 0 && share <= 1)) {

@@ -4,6 +4,7 @@ import org.jspecify.annotations.Nullable;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -17,6 +18,11 @@ final class FilterStateMachine {
     private final FilterHistory history = new FilterHistory(Clock.systemUTC());
     /** What a shared store says of a filter that is {@code READY} here. */
     private final BackendLifecycle lifecycle;
+    /**
+     * Lost keys whose writes' transactions are still open: no rebuild can have read their rows, so until they end the
+     * filter is not trusted here and does not turn {@code READY} again.
+     */
+    private final AtomicInteger openLosses = new AtomicInteger();
 
     FilterStateMachine(FilterState initialState, BackendLifecycle lifecycle) {
         this.lifecycle = lifecycle;
@@ -59,13 +65,30 @@ final class FilterStateMachine {
 
     /** {@code FAILED} becomes {@code READY}: a rebuild begun after its last lost key went through. */
     void recovered() {
+        if (lossesOpen()) {
+            return; // its rebuild could not read the rows of writes still open
+        }
         state.compareAndSet(FilterState.FAILED, FilterState.READY); // it holds every key now
         history.since(state());
     }
 
     /** Whether a "no" may be acted on: it is ready (and, shared, complete in its store). */
     boolean trustedToReject() {
-        return state.get() == FilterState.READY && lifecycle.storeTrusted();
+        return state.get() == FilterState.READY && lifecycle.storeTrusted() && !lossesOpen();
+    }
+
+    /** A write lost a key in a transaction that is still open; {@link #lossEnded()} once it has ended. */
+    void lossOpened() {
+        openLosses.incrementAndGet();
+    }
+
+    void lossEnded() {
+        openLosses.decrementAndGet();
+    }
+
+    /** Whether a write that lost a key is still in an open transaction. */
+    boolean lossesOpen() {
+        return openLosses.get() > 0;
     }
 
     FilterHistory history() {

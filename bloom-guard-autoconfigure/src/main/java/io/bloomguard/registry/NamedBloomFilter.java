@@ -115,6 +115,19 @@ public final class NamedBloomFilter extends BackedBloomFilter {
     }
 
     /**
+     * For a write that lost its key inside a transaction still open, before it calls {@link #markIncomplete}: the
+     * write's row is not committed, so a rebuild begun now cannot read it. Until the returned end runs, once the
+     * transaction has ended (however it ended), this instance does not trust the filter, and no rebuild makes it
+     * {@code READY}; the end marks it incomplete again, so that the rebuild that makes it whole reads after the
+     * commit.
+     *
+     * @return what to run once the transaction has ended (it acts once)
+     */
+    public Runnable holdIncomplete(String reason) {
+        return rebuilds.holdIncomplete(reason);
+    }
+
+    /**
      * The keys a rebuild of a local filter reads (a shared filter is handed its own when it starts).
      */
     public void keySource(KeyFeed feed) {
@@ -139,7 +152,9 @@ public final class NamedBloomFilter extends BackedBloomFilter {
 
     /**
      * Rebuilds the filter and swaps the new keys in however few they are: for an operator who has checked that a
-     * {@linkplain #heldRebuild() held-back} rebuild's key source is right (the rows were deleted).
+     * {@linkplain #heldRebuild() held-back} rebuild's key source is right (the rows were deleted). The confirmation
+     * is this rebuild's alone: refused before it reads (another rebuild is under way), it confirms no later rebuild,
+     * which is held to {@code rebuild.hold-below} as ever.
      *
      * @return keys read from the key source
      * <p>For a filter filled by puts alone whose stored bits are gone, it creates it again empty: the operator accepts

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.OptionalLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -22,11 +23,11 @@ import java.util.function.Supplier;
  * <li>A filter filled by puts alone ({@code puts-only}) has no key source: a rebuild would empty it. It is refused,
  * except the one read that creates a shared filter empty at startup when nothing of it was stored yet. Once anything
  * was ({@link io.bloomguard.core.SharedBloomFilter#storedBefore()}), a store that lost its bits (whole or a part) has
- * the filter wait, not ready, and {@linkplain #held() held}, until an operator {@linkplain #confirmNext() confirms}
+ * the filter wait, not ready, and {@linkplain #held() held}, until an operator {@linkplain #confirmed confirms}
  * creating it again empty.</li>
  * <li>A read of far fewer keys than the live filter holds (below {@code rebuild.hold-below} of its estimate: an empty
- * table after a failed migration, a wrong schema or profile) is held back, reported once, and swapped in only once an
- * operator {@linkplain #confirmNext() confirms} it; a real mass delete stays possible that way. Where the live keys
+ * table after a failed migration, a wrong schema or profile) is held back, reported once, and swapped in only by a
+ * rebuild an operator {@linkplain #confirmed runs as confirmed}; a real mass delete stays possible that way. Where the live keys
  * cannot be counted (a shared filter whose store lost its bits), the most this instance has seen it hold since its
  * last rebuild stands in for them.</li>
  * </ul>
@@ -46,7 +47,13 @@ final class RebuildGate {
     /** Whether anything of the filter was ever stored (a shared filter's store, as far as this instance can tell). */
     private final BooleanSupplier storedBefore;
     private final Clock clock;
-    private final AtomicBoolean confirmed = new AtomicBoolean();
+    /**
+     * Set on the thread of a confirmed rebuild while it runs: its reads, and no other rebuild's, skip the hold-below
+     * check. A confirmation whose rebuild is refused before it reads (another is under way) ends with its call, so
+     * it never lets a later rebuild through. (Both backends read a rebuild's keys on the thread that asked for it;
+     * one read elsewhere would be held, never swapped in unchecked.)
+     */
+    private final ThreadLocal<Boolean> confirming = new ThreadLocal<>();
     private final AtomicLong reads = new AtomicLong();
     /**
      * The keys the filter held when last counted, or read by the last rebuild swapped in: what a rebuild is held to
@@ -71,7 +78,7 @@ final class RebuildGate {
      * @throws RebuildRefusedException naming the reason
      */
     void checkMayRebuild() {
-        if (putsOnly && !confirmed.get()) {
+        if (putsOnly && confirming.get() == null) {
             throw new RebuildRefusedException("Filter '" + filter + "' is filled by puts alone (puts-only: true): it"
                     + " has no key source, and a rebuild would empty it. It grows by layers instead; a deleted key"
                     + " stays in as a false positive");
@@ -84,16 +91,23 @@ final class RebuildGate {
     }
 
     /**
-     * The next rebuild is swapped in however few keys it reads: an operator has checked the key source. For a filter
-     * filled by puts alone, only while it waits to be created again empty ({@link #held()}): the operator accepts that
-     * the keys put so far are lost.
+     * Runs {@code rebuild}, whose reads are swapped in however few keys they read: an operator has checked the key
+     * source. The confirmation holds for that rebuild alone, and ends with it, whether it ran or was refused. For a
+     * filter filled by puts alone, only while it waits to be created again empty ({@link #held()}): the operator
+     * accepts that the keys put so far are lost.
      */
-    void confirmNext() {
+    long confirmed(LongSupplier rebuild) {
         HeldRebuild waiting = held;
         if (putsOnly && (waiting == null || !waiting.putsOnly())) {
             checkMayRebuild();
         }
-        confirmed.set(true);
+        confirming.set(Boolean.TRUE);
+        try {
+            return rebuild.getAsLong();
+        }
+        finally {
+            confirming.remove();
+        }
     }
 
     /** The last rebuild held back, until a rebuild is swapped in; {@code null} when none is. */
@@ -109,7 +123,7 @@ final class RebuildGate {
             counted(counted);
             long live = lastCounted.get();
             if (putsOnly) {
-                if (confirmed.getAndSet(false) || first && live == 0 && !storedBefore.getAsBoolean()) {
+                if (confirming.get() != null || first && live == 0 && !storedBefore.getAsBoolean()) {
                     // Created empty: at startup when nothing of it was stored, or again once an operator confirmed.
                     held = null;
                     refusalLogged.set(false);
@@ -132,7 +146,7 @@ final class RebuildGate {
                 }
                 throw refused;
             }
-            boolean confirmedNow = confirmed.getAndSet(false);
+            boolean confirmedNow = confirming.get() != null;
             long read = source.feed(batches);
             if (!confirmedNow && holdBelow > 0 && read < holdBelow * live) {
                 HeldRebuild now = new HeldRebuild(read, live, holdBelow, clock.instant());

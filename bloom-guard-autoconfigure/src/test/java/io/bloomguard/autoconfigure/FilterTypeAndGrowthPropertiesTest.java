@@ -98,6 +98,15 @@ class FilterTypeAndGrowthPropertiesTest {
                 });
     }
 
+    /** A counting filter counts a key once per row read: one delete must not take out a key other rows share. */
+    @Test
+    void aCountingFilterWhoseQueryDeduplicatesKeysFailsStartupNamingTheProperty() {
+        assertInvalid("bloom-guard.filters.customers.preload.sql", "SELECT DISTINCT customer_id FROM orders",
+                "a query that yields one key per row, duplicates included, without DISTINCT",
+                "bloom-guard.filters.customers.expected-size=1000", "bloom-guard.filters.customers.type=counting",
+                "bloom-guard.filters.customers.preload.sql=SELECT DISTINCT customer_id FROM orders");
+    }
+
     private void assertInvalid(String property, String value, String allowed, String... properties) {
         runner.withPropertyValues(properties).run(context -> {
             assertThat(context).hasFailed();

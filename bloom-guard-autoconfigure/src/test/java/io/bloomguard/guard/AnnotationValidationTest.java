@@ -5,7 +5,9 @@ import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
 import io.bloomguard.autoconfigure.BloomGuardFailureAnalyses;
 import io.bloomguard.preload.FilterPreloader;
+import io.bloomguard.registry.NamedBloomFilter;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -52,6 +54,32 @@ class AnnotationValidationTest {
             service.markEach(10L, 11L);
             assertThat(List.of(8L, 9L, 10L, 11L)).allSatisfy(id -> assertThat(service.find(id)).contains("user " + id));
         });
+    }
+
+    /**
+     * A local filter filled by puts alone is empty after every restart: guarding with it would reject every record
+     * written before. Startup refuses it, naming the filter and what to add; putting into it to deduplicate works.
+     */
+    @Test
+    void aGuardOnALocalFilterFilledByPutsAloneIsRefused() {
+        runner.withPropertyValues("bloom-guard.filters.seen.puts-only=true", "bloom-guard.filters.seen.expected-size=100")
+                .withBean(GuardedBySeen.class).run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
+                    assertThat(analysis).as("failure analysis").isNotNull();
+                    assertThat(analysis.getDescription()).contains("@BloomGuarded(filter = \"seen\") on"
+                            + " GuardedBySeen.find: filter 'seen' is a local filter filled by puts alone");
+                    assertThat(analysis.getAction()).contains("bloom-guard.filters.seen.preload.sql")
+                            .contains("BloomKeySource").contains("backend: redis");
+                });
+        runner.withPropertyValues("bloom-guard.filters.seen.puts-only=true", "bloom-guard.filters.seen.expected-size=100")
+                .withBean(DeduplicatingBySeen.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    context.getBean(FilterPreloader.class).preloadAll();
+                    DeduplicatingBySeen service = context.getBean(DeduplicatingBySeen.class);
+                    assertThat(service.record("a")).as("new").isTrue();
+                    assertThat(service.record("a")).as("seen before").isFalse();
+                });
     }
 
     @Test
@@ -395,6 +423,28 @@ class AnnotationValidationTest {
         @BloomGuarded(filter = "skus", key = "#tenant + ':' + #sku")
         public Optional<String> find(String tenant, String sku) {
             return Optional.of(tenant + ":" + sku);
+        }
+    }
+
+    static class GuardedBySeen {
+
+        @BloomGuarded(filter = "seen")
+        public Optional<String> find(String url) {
+            return Optional.of(url);
+        }
+    }
+
+    /** Puts into the filter and acts on its answer: the use a filter filled by puts alone is for. */
+    static class DeduplicatingBySeen {
+
+        private final NamedBloomFilter seen;
+
+        DeduplicatingBySeen(@Qualifier("seen") NamedBloomFilter seen) {
+            this.seen = seen;
+        }
+
+        public boolean record(String url) {
+            return seen.put(url);
         }
     }
 

@@ -12,6 +12,7 @@ import io.bloomguard.registry.NamedBloomFilter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.SpringApplication;
@@ -26,6 +27,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -149,6 +153,41 @@ class RebuildSafetyTest {
         }
     }
 
+    /**
+     * A confirmation binds to the rebuild it runs: refused because another rebuild was under way, it confirms
+     * nothing, and a later rebuild that reads too few keys (a broken key source, every row still there) is held
+     * back as ever.
+     */
+    @Test
+    void aConfirmationRefusedWhileARebuildRunsConfirmsNoLaterRebuild() throws Exception {
+        Rows.ids.clear();
+        LongStream.range(0, 2_000).forEach(Rows.ids::add);
+        try (ConfigurableApplicationContext context = run(RowsSource.class,
+                "--bloom-guard.filters.rows.expected-size=10000")) {
+            NamedBloomFilter rows = filter(context, "rows");
+            assertThat(rows.state()).isEqualTo(FilterState.READY);
+            CountDownLatch release = new CountDownLatch(1);
+            Rows.blockReads(release);
+            CompletableFuture<Long> running = CompletableFuture.supplyAsync(rows::rebuild);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(Rows::blocked);
+
+            assertThatThrownBy(rows::confirmRebuild).as("refused: a rebuild is under way")
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("under way");
+            release.countDown();
+            assertThat(running.get(30, TimeUnit.SECONDS)).isEqualTo(2_000);
+
+            Rows.readOnly(500); // the key source breaks: a quarter of the rows, though every row is still there
+            assertThatThrownBy(rows::rebuild).as("held back, not swapped in").isInstanceOf(
+                    RebuildRefusedException.class).hasMessageContaining("confirm-rebuild");
+            assertThat(LongStream.range(0, 2_000).filter(key -> !rows.mightContain(key)).count()).as("rejected")
+                    .isZero();
+            assertThat(rows.heldRebuild()).isNotNull();
+        }
+        finally {
+            Rows.readAll();
+        }
+    }
+
     /** {@code rebuild.hold-below: 0} swaps in whatever a rebuild reads, as before. */
     @Test
     void holdBelowZeroSwapsInEveryRebuild() {
@@ -194,10 +233,49 @@ class RebuildSafetyTest {
                 .toArray(String[]::new));
     }
 
-    /** The "database" of {@link RowsSource}. */
+    /** The "database" of {@link RowsSource}, and a key source that can be made to stall or to read short. */
     static final class Rows {
 
         static final Set<Long> ids = ConcurrentHashMap.newKeySet();
+
+        private static volatile @Nullable CountDownLatch stall;
+        private static volatile boolean blocked;
+        private static volatile long limit = Long.MAX_VALUE;
+
+        /** The next read waits for {@code release}. */
+        static void blockReads(CountDownLatch release) {
+            blocked = false;
+            stall = release;
+        }
+
+        static boolean blocked() {
+            return blocked;
+        }
+
+        static void readOnly(long rows) {
+            limit = rows;
+        }
+
+        static void readAll() {
+            limit = Long.MAX_VALUE;
+            stall = null;
+        }
+
+        static Stream<Long> read() {
+            CountDownLatch release = stall;
+            if (release != null) {
+                stall = null;
+                blocked = true;
+                try {
+                    release.await();
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(ex);
+                }
+            }
+            return List.copyOf(ids).stream().limit(limit);
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -221,7 +299,7 @@ class RebuildSafetyTest {
 
         @Bean
         BloomKeySource rowKeys() {
-            return BloomKeySource.of("rows", () -> List.copyOf(Rows.ids).stream());
+            return BloomKeySource.of("rows", Rows::read);
         }
     }
 }
