@@ -22,8 +22,9 @@ import java.util.concurrent.CompletionStage;
  * <p>Where its row may be visible before its key is in — no transaction, a transaction suspended for another that
  * commits first, a key known only after the commit, a promise whose work commits elsewhere — the write counts as
  * {@linkplain UnkeyedWrites unkeyed} until the put. A call that ends before it gives its key (it throws, its
- * promise fails) puts a key its arguments hold by now; otherwise, if its transaction commits all the same, the row may
- * lack its key and the filter is marked as missing one ({@link PutOperation#keyUnknown}).
+ * promise fails) puts a key its arguments hold by now; otherwise, if its transaction commits all the same, or what it
+ * wrote committed apart from it (no transaction, or one suspended for another), the row may lack its key and the filter
+ * is marked as missing one ({@link PutOperation#keyUnknown}); so it is for a key still {@code null} once written.
  */
 final class KeyedWrite {
 
@@ -44,6 +45,10 @@ final class KeyedWrite {
     private static final String FIX = "Let the failure roll the transaction back, or compute the @BloomPut key from"
             + " values known before the call";
 
+    private static final String NULL_KEY_FIX = "Key the @BloomPut on what holds the key once written (#result.id"
+            + " rather than an argument the write does not fill in, the saved entity rather than a copy); if the key"
+            + " may be missing (an optional attribute), say so: key = \"#user.email != null ? {#user.email} : {}\"";
+
     private final PutOperation put;
     private final Object[] args;
     private final WriteWarnings warnings;
@@ -55,6 +60,8 @@ final class KeyedWrite {
     /** Keys the arguments held before the call, put then, and the filter's build epoch before that put. */
     private @Nullable Object keysBeforeCall;
     private long epochBeforeCall;
+    /** Whether its transaction was suspended for another during the call, which may have committed rows of its own. */
+    private volatile boolean suspended;
 
     KeyedWrite(PutOperation put, Object[] args, WriteWarnings warnings) {
         this.put = put;
@@ -93,7 +100,10 @@ final class KeyedWrite {
     void begin() {
         UnkeyedWrites.Write write = put.filter().unkeyedWrites().begin();
         unkeyed = write;
-        boolean inTransaction = ActiveTransactions.onSuspend(write::visible);
+        boolean inTransaction = ActiveTransactions.onSuspend(() -> {
+            suspended = true;
+            write.visible();
+        });
         phase = inTransaction ? Phase.IN_TRANSACTION : Phase.NO_TRANSACTION;
         if (!inTransaction || put.kind().deferred()) {
             // Each statement commits at once; or the work runs elsewhere (a future's, a Mono.just of a save), in a
@@ -136,8 +146,17 @@ final class KeyedWrite {
         if (putKeyFromArguments()) {
             return;
         }
-        ActiveTransactions.unlessRolledBack(
-                () -> committedWithoutKey("it threw " + failure.getClass().getName() + " before it gave its key"));
+        String what = "it threw " + failure.getClass().getName() + " before it gave its key";
+        if (suspended || phase == Phase.NO_TRANSACTION && !put.kind().reactive()) {
+            // What it wrote committed already, whatever becomes of its own transaction (a reactive one wrote nothing:
+            // its publisher was never returned, so never subscribed to).
+            put.keyUnknown(what + (suspended ? ", after running work in a transaction of its own (REQUIRES_NEW,"
+                    + " NOT_SUPPORTED) that may have committed rows" : ", with no transaction to roll back what it may"
+                    + " have written"), "Make the method @Transactional and let nothing in it commit on its own, or"
+                    + " compute the @BloomPut key from values known before the call");
+            return;
+        }
+        ActiveTransactions.unlessRolledBack(() -> committedWithoutKey(what));
     }
 
     /**
@@ -236,18 +255,19 @@ final class KeyedWrite {
     }
 
     /**
-     * A single key from the result still null is no key (an optional attribute); one from the arguments may be a
-     * record keyed where the expression does not read, which is worth a warning. Elements of a returned collection
-     * still without theirs are records whose keys never reach the filter: nothing will give them one after this
-     * phase, the method's return with no transaction to wait for, or its transaction's commit.
+     * Keys still null when nothing will give them one after this phase (the method's return with no transaction to
+     * wait for, or its transaction's commit) belong to records that exist: such a key may be a value the expression
+     * does not read (a copy, a column not read back), and the record would be rejected, so the filter is marked. A key
+     * that may legitimately be missing says so with an empty collection, which puts nothing.
      */
     private void keysStillUnknown(LateKeys late) {
-        if (late.whole() || !put.key().usesResult()) {
-            warnings.nullArgumentKey(put);
+        String when = (phase == Phase.AFTER_COMMIT) ? "after its transaction committed"
+                : "when the method returned, with no transaction whose commit bloom-guard can wait for";
+        if (late.whole()) {
+            put.keyUnknown("its key was still null " + when, NULL_KEY_FIX);
         }
         else {
-            late.reportElementsLost((phase == Phase.AFTER_COMMIT) ? "after its transaction committed"
-                    : "when the method returned, with no transaction whose commit bloom-guard can wait for");
+            late.reportElementsLost(when);
         }
     }
 

@@ -37,7 +37,9 @@ final class LateKeys {
      */
     static @Nullable LateKeys of(PutOperation put, Object[] args, @Nullable Object result, @Nullable Object keysPut) {
         if (keysPut == null) {
-            return put.yieldsNull(args, result) ? new LateKeys(put, args, result, null, 1) : null;
+            // A key from a null result has nothing to key: the method wrote nothing it returned.
+            boolean nothingWritten = put.key().usesResult() && result == null;
+            return !nothingWritten && put.yieldsNull(args, result) ? new LateKeys(put, args, result, null, 1) : null;
         }
         List<@Nullable Object> elements = elementsOf(keysPut);
         if (elements == null) {

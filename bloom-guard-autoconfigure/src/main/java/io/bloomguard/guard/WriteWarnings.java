@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The warnings about how a {@code @BloomPut} method is written that its calls show, each logged once per method: a
- * put into a shared filter after the row may be committed, and a key from the arguments that stayed {@code null}.
+ * put into a shared filter after the row may be committed.
  */
 final class WriteWarnings {
 
@@ -37,23 +37,6 @@ final class WriteWarnings {
                 + " filter '" + put.filter().name() + "' only after its transaction has committed (the key was"
                 + " null until then: a column the database fills in at the flush), so other instances can read"
                 + " the row a moment before its key. Key the @BloomPut on a value known before the commit."));
-    }
-
-    /**
-     * Says once per method that a key from the arguments, unknown before the call, was still null after it: nothing
-     * was put. Either the key may be null (an optional attribute: no lookup can ask for it), or the write gave it
-     * to something the expression does not read, and the record would be rejected.
-     */
-    void nullArgumentKey(PutOperation put) {
-        if (put.key().usesResult()) {
-            return; // a null attribute of the result: nothing to key
-        }
-        reportOnce(put, "null argument key", () -> logger.warn(put.description() + ": its @BloomPut key was null"
-                + " before the method ran and is still null after it returned, so no key was put into filter '"
-                + put.filter().name() + "'. If the write gives the record its key somewhere the expression does not"
-                + " read (an id set on a new instance that the method returns, as Spring Data JDBC does for immutable"
-                + " entities), that record will be rejected: key the @BloomPut on #result instead (e.g. #result.id)."
-                + " A key that may be null (an optional attribute) needs no change."));
     }
 
     private void reportOnce(PutOperation put, String problem, Runnable report) {

@@ -416,14 +416,19 @@ class GuardedRepositoryTest {
 
     /**
      * A write keyed on an argument that never receives the key (the id goes to the database, not to the entity
-     * passed in): nothing can be put, and the log says so, naming the method and what to key on instead.
+     * passed in): nothing can be put, so the filter stops rejecting, and the log says so, naming the method and what
+     * to key on instead.
      */
     @Test
-    void aWriteWhoseArgumentKeyStaysNullSaysSo(CapturedOutput output) {
+    void aWriteWhoseArgumentKeyStaysNullStopsTheFilterRejectingAndSaysSo(CapturedOutput output) {
         String name = "untold-" + System.nanoTime();
         lookups.registerWithoutTellingTheId(new Customer(name, "t8", name));
-        assertThat(output).contains("registerWithoutTellingTheId", "its @BloomPut key was null before the method ran"
-                + " and is still null after it returned", "key the @BloomPut on #result instead");
+        Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
+        assertThat(registeredFilter.state()).isEqualTo(FilterState.FAILED);
+        assertThat(lookups.registered(id)).as("the new record is found").isPresent();
+        assertThat(output).contains("Filter 'registered' is missing a key written by"
+                + " Lookups.registerWithoutTellingTheId: its key was still null after its transaction committed",
+                "Key the @BloomPut on what holds the key once written (#result.id");
     }
 
     /**
