@@ -63,7 +63,14 @@ final class ReactiveKeyedWrite {
                     })
                     .doOnError(failure -> watch.failed())
                     .doOnCancel(watch::cancelled)
-                    .doOnSuccess(value -> put.putFromResult(args, value))));
+                    .doOnSuccess(value -> {
+                        // An empty Mono keyed on its result wrote nothing; any other write whose key is still null
+                        // wrote a row without it.
+                        if (put.putFromResult(args, value) == null && (value != null || !put.key().usesResult())
+                                && put.yieldsNull(args, value)) {
+                            watch.deliveredWithoutKey();
+                        }
+                    })));
         }
         Flux<Object> flux = asFlux(result);
         return subscribed("Flux").flatMapMany(watch -> {
@@ -77,7 +84,11 @@ final class ReactiveKeyedWrite {
                             watch.deliveredWithoutKey(); // nothing re-reads a delivered element at the commit
                         }
                     })
-                    : watchedFlux.doOnComplete(() -> put.putFromResult(args, null)));
+                    : watchedFlux.doOnComplete(() -> {
+                        if (put.putFromResult(args, null) == null && put.yieldsNull(args, null)) {
+                            watch.deliveredWithoutKey(); // the arguments never received their key
+                        }
+                    }));
         });
     }
 
