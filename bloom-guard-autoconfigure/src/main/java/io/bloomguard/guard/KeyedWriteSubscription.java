@@ -21,8 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * so the write counts as {@linkplain UnkeyedWrites unkeyed} while it runs. A subscription that fails or is cancelled
  * before it delivers puts a key its arguments hold by now; otherwise, in a transaction, the outcome waits for its end
  * (a cancelled reactive transaction rolls back), and with none a cancelled write may go on writing, so the filter is
- * marked at once; a failure is taken as a write that did not happen. A {@code Flux} element that arrives with a
- * {@code null} key is a row whose key is lost the same way, once its transaction commits (at once without one).
+ * marked at once; a failure is taken as a write that did not happen. A value or {@code Flux} element that arrives with
+ * a {@code null} key (or a key from the arguments still {@code null} at the end) is a row whose key is lost the same
+ * way, once its transaction commits (at once without one).
  */
 final class KeyedWriteSubscription {
 
@@ -101,14 +102,14 @@ final class KeyedWriteSubscription {
     }
 
     /**
-     * An element of the write's {@code Flux} came with a {@code null} key, which nothing will fill in for it (a column
-     * the database fills in, that the element does not show): its row would lack its key. With no transaction that row
-     * is committed already; in one, it is once the transaction commits.
+     * The write delivered a value (or a {@code Flux} element) whose key is {@code null}, which nothing will fill in
+     * for it (a column the database fills in, that the value does not show): its row would lack its key. With no
+     * transaction that row is committed already; in one, it is once the transaction commits.
      */
     void deliveredWithoutKey() {
         if (deliveredWithoutKey.getAndIncrement() == 0 && !inTransaction) {
-            write.put().keyUnknown("an element of its Flux had a null key, with no transaction to roll back its row",
-                    FLUX_FIX);
+            write.put().keyUnknown("its " + publisher + " delivered a null key, with no transaction to roll back its"
+                    + " row", FLUX_FIX);
         }
     }
 
@@ -130,8 +131,8 @@ final class KeyedWriteSubscription {
         }
         int withoutKey = deliveredWithoutKey.get();
         if (committed && withoutKey > 0) {
-            write.put().keyUnknown(withoutKey + " element(s) of its Flux had a null key, and the transaction they were"
-                    + " written in committed", FLUX_FIX);
+            write.put().keyUnknown(withoutKey + " value(s) of its " + publisher + " had a null key, and the"
+                    + " transaction they were written in committed", FLUX_FIX);
         }
     }
 

@@ -63,7 +63,15 @@ final class ReactiveKeyedWrite {
                     })
                     .doOnError(failure -> watch.failed())
                     .doOnCancel(watch::cancelled)
-                    .doOnSuccess(value -> watch.put(put.putFromResult(args, value)))));
+                    .doOnSuccess(value -> {
+                        Object keys = put.putFromResult(args, value);
+                        watch.put(keys);
+                        // An empty Mono keyed on its result wrote nothing; any other write whose key is still null
+                        // wrote a row without it.
+                        if (keys == null && (value != null || !put.key().usesResult()) && put.yieldsNull(args, value)) {
+                            watch.deliveredWithoutKey();
+                        }
+                    })));
         }
         Flux<Object> flux = asFlux(result);
         return subscribed("Flux").flatMapMany(watch -> {
@@ -79,7 +87,13 @@ final class ReactiveKeyedWrite {
                             watch.deliveredWithoutKey(); // nothing re-reads a delivered element at the commit
                         }
                     })
-                    : watchedFlux.doOnComplete(() -> watch.put(put.putFromResult(args, null))));
+                    : watchedFlux.doOnComplete(() -> {
+                        Object keys = put.putFromResult(args, null);
+                        watch.put(keys);
+                        if (keys == null && put.yieldsNull(args, null)) {
+                            watch.deliveredWithoutKey(); // the arguments never received their key
+                        }
+                    }));
         });
     }
 

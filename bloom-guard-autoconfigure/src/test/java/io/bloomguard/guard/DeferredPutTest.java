@@ -117,6 +117,18 @@ class DeferredPutTest {
         });
     }
 
+    /** The same for a {@code Mono}: its value shows no key, yet its row exists. */
+    @Test
+    void aMonoDeliveredWithoutItsKeyStopsTheFilterRejecting() {
+        run(app -> {
+            Person wes = app.store().insertCoded("wes").block(Duration.ofSeconds(10));
+
+            assertThat(wes.code).as("not read back").isNull();
+            assertThat(app.people().trustedToReject()).isFalse();
+            assertThat(app.store().findByCode(app.store().codeOf("wes")).block(Duration.ofSeconds(10))).isNotNull();
+        });
+    }
+
     @Test
     void theResultOfACompletableFutureIsItsValueAndIsInBeforeTheFutureCompletes() {
         run(app -> {
@@ -545,6 +557,12 @@ class DeferredPutTest {
         @BloomPut(filter = "people", key = "#result.code")
         public Flux<Person> insertAllCoded(List<String> names) {
             return Flux.fromIterable(names).concatMap(name -> insertRow(new Person(name)));
+        }
+
+        @Transactional
+        @BloomPut(filter = "people", key = "#result.code")
+        public Mono<Person> insertCoded(String name) {
+            return insertRow(new Person(name));
         }
 
         @BloomGuarded(filter = "people")
