@@ -27,9 +27,9 @@ import java.util.function.Supplier;
  * creating it again empty.</li>
  * <li>A read of far fewer keys than the live filter holds (below {@code rebuild.hold-below} of its estimate: an empty
  * table after a failed migration, a wrong schema or profile) is held back, reported once, and swapped in only by a
- * rebuild an operator {@linkplain #confirmed runs as confirmed}; a real mass delete stays possible that way. Where the live keys
- * cannot be counted (a shared filter whose store lost its bits), the most this instance has seen it hold since its
- * last rebuild stands in for them.</li>
+ * rebuild an operator {@linkplain #confirmed runs as confirmed}; a real mass delete stays possible that way. Where
+ * the live keys cannot be counted (a shared filter whose store lost its bits), the most this instance has seen it
+ * hold since its last rebuild stands in for them.</li>
  * </ul>
  */
 final class RebuildGate {

@@ -62,7 +62,8 @@ class AnnotationValidationTest {
      */
     @Test
     void aGuardOnALocalFilterFilledByPutsAloneIsRefused() {
-        runner.withPropertyValues("bloom-guard.filters.seen.puts-only=true", "bloom-guard.filters.seen.expected-size=100")
+        runner.withPropertyValues("bloom-guard.filters.seen.puts-only=true",
+                "bloom-guard.filters.seen.expected-size=100")
                 .withBean(GuardedBySeen.class).run(context -> {
                     assertThat(context).hasFailed();
                     FailureAnalysis analysis = BloomGuardFailureAnalyses.analyze(context.getStartupFailure());
@@ -72,7 +73,8 @@ class AnnotationValidationTest {
                     assertThat(analysis.getAction()).contains("bloom-guard.filters.seen.preload.sql")
                             .contains("BloomKeySource").contains("backend: redis");
                 });
-        runner.withPropertyValues("bloom-guard.filters.seen.puts-only=true", "bloom-guard.filters.seen.expected-size=100")
+        runner.withPropertyValues("bloom-guard.filters.seen.puts-only=true",
+                "bloom-guard.filters.seen.expected-size=100")
                 .withBean(DeduplicatingBySeen.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     context.getBean(FilterPreloader.class).preloadAll();
