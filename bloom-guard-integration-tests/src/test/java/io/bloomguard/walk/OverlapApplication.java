@@ -1,0 +1,137 @@
+package io.bloomguard.walk;
+
+import io.bloomguard.annotation.BloomRemove;
+import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
+import io.bloomguard.preload.BloomKeySource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.persistence.autoconfigure.EntityScan;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Transactional;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The application the overlap walk drives, as a user writes one: a JPA repository whose {@code save} puts and whose
+ * {@code findById} / {@code findAllById} are guarded, a {@code @BloomRemove} delete (counting filters), and the filter
+ * {@code overlap} filled from the table by a key source the walk can make fail, come back short, or pause after it
+ * read (or none, for a filter filled by puts alone).
+ */
+@Configuration(proxyBeanMethods = false)
+@ImportAutoConfiguration({ AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
+        JdbcTemplateAutoConfiguration.class, HibernateJpaAutoConfiguration.class, TransactionAutoConfiguration.class,
+        DataRedisAutoConfiguration.class, BloomGuardAutoConfiguration.class })
+@EnableJpaRepositories(basePackageClasses = OverlapRows.class)
+@EntityScan(basePackageClasses = OverlapRow.class)
+class OverlapApplication {
+
+    /** What the key source returns when read: the whole table, a failure, or a tenth of it. */
+    enum SourceMode { WHOLE, FAILING, SHORT }
+
+    /** Shared by the instances in the JVM, as their database is. */
+    static final AtomicReference<SourceMode> SOURCE = new AtomicReference<>(SourceMode.WHOLE);
+
+    /** Reads of the key source that returned their keys, on any instance. */
+    static final AtomicLong READS = new AtomicLong();
+
+    /**
+     * When set, the next read on its instance ({@code overlap.instance}) takes it: it reads the table, then waits for
+     * it before handing the keys over.
+     */
+    static final AtomicReference<@Nullable Pause> PAUSE_NEXT_READ = new AtomicReference<>();
+
+    /** A read paused after it read the table: {@link #reading} says it is there, {@link #resume} lets it go on. */
+    record Pause(String instance, boolean failAfter, CountDownLatch reading, CountDownLatch resume) {
+
+        /** @param failAfter whether the read then fails (its rebuild ends without swapping anything in) */
+        static Pause on(String instance, boolean failAfter) {
+            return new Pause(instance, failAfter, new CountDownLatch(1), new CountDownLatch(1));
+        }
+
+        /** Takes the pause for a read on {@code instance}, if it is for it. */
+        static @Nullable Pause takeFor(String instance) {
+            Pause pause = PAUSE_NEXT_READ.get();
+            return (pause != null && pause.instance().equals(instance) && PAUSE_NEXT_READ.compareAndSet(pause, null))
+                    ? pause : null;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "bloom-guard.filters.overlap.puts-only", havingValue = "false", matchIfMissing = true)
+    static class KeySource {
+
+        @Bean
+        BloomKeySource overlapKeys(JdbcTemplate jdbc, @Value("${overlap.instance}") String instance) {
+            return BloomKeySource.of("overlap", () -> {
+                SourceMode mode = SOURCE.get();
+                if (mode == SourceMode.FAILING) {
+                    throw new IllegalStateException("the key source's database is down");
+                }
+                List<Long> ids = jdbc.queryForList("SELECT id FROM overlap_rows", Long.class);
+                Pause pause = Pause.takeFor(instance);
+                if (pause != null) {
+                    pause.reading().countDown();
+                    awaitResume(pause);
+                    if (pause.failAfter()) {
+                        throw new IllegalStateException("the key source's database went down while it was read");
+                    }
+                }
+                READS.incrementAndGet();
+                return (mode == SourceMode.SHORT) ? ids.stream().limit(ids.size() / 10) : ids.stream();
+            });
+        }
+
+        private static void awaitResume(Pause pause) {
+            try {
+                if (!pause.resume().await(120, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the paused read was never resumed");
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(ex);
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "bloom-guard.filters.overlap.type", havingValue = "counting")
+    static class Deletes {
+
+        @Bean
+        Deletions deletions(JdbcTemplate jdbc) {
+            return new Deletions(jdbc);
+        }
+    }
+
+    /** Deletes a row and says how many it deleted, which is what lets the guard remove its key. */
+    static class Deletions {
+
+        private final JdbcTemplate jdbc;
+
+        Deletions(JdbcTemplate jdbc) {
+            this.jdbc = jdbc;
+        }
+
+        @Transactional
+        @BloomRemove(filter = "overlap", key = "#id")
+        public int delete(long id) {
+            return jdbc.update("DELETE FROM overlap_rows WHERE id = ?", id);
+        }
+    }
+}
