@@ -78,6 +78,8 @@ final class RedisLockedBuild {
      */
     long build(String reason, RedisBuildTarget goal, Function<RedisBuildTarget, Built> build) {
         building.set(true);
+        // This taking's token, read once: a later taking by this instance (another build) must not lend it its own.
+        long fence = lock.fence();
         long renewEvery = Math.max(1, settings.lockTtl().toMillis() / 3);
         ScheduledFuture<?> renewal = backend.scheduler().scheduleWithFixedDelay(lock::renew, renewEvery, renewEvery,
                 TimeUnit.MILLISECONDS);
@@ -98,7 +100,7 @@ final class RedisLockedBuild {
                 RedisStaleMarks.Sent markBefore = marks.lastSent();
                 long dropsBefore = dropped.dropped();
                 RedisFilterIdentity abandoned = state.view().next;
-                staleMarks = generations.begin(target, lock.fence());
+                staleMarks = generations.begin(target, fence);
                 if (abandoned != null && !abandoned.equals(target)) {
                     generations.discardNext(abandoned); // a build of another size that this one replaces
                 }
@@ -132,7 +134,7 @@ final class RedisLockedBuild {
                 break;
             }
             boolean stillStale = generations.swap(target, built.sizing, previousLive, before.layerCount, staleMarks,
-                    uploadedBits, lock.fence());
+                    uploadedBits, fence);
             state.refresh();
             logger.info("Filter '" + name + "': " + reason + " done, " + built.keys + " keys in "
                     + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms; generation " + target.fingerprintWithoutSeed()
