@@ -13,6 +13,7 @@ import io.bloomguard.testapp.CustomerService;
 import io.bloomguard.testapp.Customers;
 import io.bloomguard.testapp.Finder;
 import io.bloomguard.testapp.Lookups;
+import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testapp.TestApplication;
 import io.bloomguard.testapp.Ticket;
 import io.bloomguard.testapp.TicketRepository;
@@ -40,7 +41,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
@@ -244,7 +244,7 @@ class GuardedRepositoryTest {
         Customer created = service.create("fresh-" + System.nanoTime(), () -> {
             Long newId = jdbc.queryForObject("select max(id) from customer", Long.class);
             id.set(newId);
-            seenByReader.set(CompletableFuture.supplyAsync(() -> customers.findById(newId)).join());
+            seenByReader.set(OwnThread.supply(() -> customers.findById(newId)).join());
         });
         assertThat(id.get()).isEqualTo(created.getId());
         assertThat(seenByReader.get()).as("concurrent reader after commit").isPresent();
@@ -260,7 +260,7 @@ class GuardedRepositoryTest {
         AtomicReference<Optional<Customer>> seenByReader = new AtomicReference<>();
         service.createWithCode("t7", code, () -> {
             inFilterAtCommit.set(codesFilter.mightContain("t7:" + code));
-            seenByReader.set(CompletableFuture.supplyAsync(() -> customers.findByTenantAndCode("t7", code)).join());
+            seenByReader.set(OwnThread.supply(() -> customers.findByTenantAndCode("t7", code)).join());
         });
         assertThat(inFilterAtCommit.get()).isTrue();
         assertThat(seenByReader.get()).isPresent();
@@ -327,7 +327,7 @@ class GuardedRepositoryTest {
     private Runnable readerOf(String name, AtomicReference<Optional<Customer>> seen) {
         return () -> {
             Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
-            seen.set(CompletableFuture.supplyAsync(() -> customers.findById(id)).join());
+            seen.set(OwnThread.supply(() -> customers.findById(id)).join());
         };
     }
 

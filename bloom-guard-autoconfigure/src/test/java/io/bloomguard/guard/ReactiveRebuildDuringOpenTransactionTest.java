@@ -7,6 +7,7 @@ import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.testapp.OwnThread;
 import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,6 @@ import reactor.core.publisher.Mono;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -54,7 +54,7 @@ class ReactiveRebuildDuringOpenTransactionTest {
             NamedBloomFilter filter = context.getBean(BloomFilterRegistry.class).get("items");
             List<String> names = IntStream.range(0, 200).mapToObj(i -> "item-" + i).toList();
             // Committed only once the rebuild, run while the transaction is open, is over.
-            Mono<Void> rebuiltMeanwhile = Mono.fromFuture(() -> CompletableFuture.runAsync(filter::rebuild)).then();
+            Mono<Void> rebuiltMeanwhile = Mono.fromFuture(() -> OwnThread.run(filter::rebuild)).then();
 
             List<Long> ids = items.insertAll(names, rebuiltMeanwhile).collectList().block(Duration.ofSeconds(30));
 

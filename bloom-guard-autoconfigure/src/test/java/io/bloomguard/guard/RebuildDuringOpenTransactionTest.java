@@ -3,6 +3,7 @@ package io.bloomguard.guard;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
+import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testapp.TestApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -16,7 +17,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,7 +55,7 @@ class RebuildDuringOpenTransactionTest {
             // Another thread, another connection: the rebuild reads the committed rows only. A growth rebuild may be
             // under way (the filter is small): then once it is over.
             await("a rebuild that ran").atMost(Duration.ofSeconds(60))
-                    .until(() -> CompletableFuture.supplyAsync(this::rebuilt).join());
+                    .until(() -> OwnThread.supply(this::rebuilt).join());
         });
 
         assertThat(rejected(tenant, written)).as("rows rejected after the commit").isEmpty();

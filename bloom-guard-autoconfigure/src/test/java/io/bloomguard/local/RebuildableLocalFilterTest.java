@@ -2,6 +2,7 @@ package io.bloomguard.local;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyFeed;
+import io.bloomguard.testapp.OwnThread;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -100,7 +101,7 @@ class RebuildableLocalFilterTest {
             }));
         }
         try {
-            CompletableFuture<Long> rebuild = CompletableFuture.supplyAsync(filter::rebuild);
+            CompletableFuture<Long> rebuild = OwnThread.supply(filter::rebuild);
             long keys = rebuild.get(30, TimeUnit.SECONDS);
             assertThat(keys).isGreaterThanOrEqualTo(10_000);
         }

@@ -4,6 +4,7 @@ import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.testapp.OwnThread;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -134,8 +135,8 @@ class PreloadTest {
         AtomicReference<ConfigurableApplicationContext> contextRef = new AtomicReference<>();
         SpringApplication application = application(BlockingApplication.class);
         application.addInitializers((ApplicationContextInitializer<ConfigurableApplicationContext>) contextRef::set);
-        CompletableFuture<ConfigurableApplicationContext> started = CompletableFuture
-                .supplyAsync(() -> application.run(args("--bloom-guard.filters.ids.expected-size=1000")));
+        CompletableFuture<ConfigurableApplicationContext> started = OwnThread
+                .supply(() -> application.run(args("--bloom-guard.filters.ids.expected-size=1000")));
         try {
             assertThat(loading.await(30, TimeUnit.SECONDS)).as("preload started").isTrue();
             ConfigurableApplicationContext context = contextRef.get();

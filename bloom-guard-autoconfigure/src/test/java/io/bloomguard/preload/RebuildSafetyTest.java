@@ -9,6 +9,7 @@ import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.testapp.OwnThread;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
@@ -168,7 +169,7 @@ class RebuildSafetyTest {
             assertThat(rows.state()).isEqualTo(FilterState.READY);
             CountDownLatch release = new CountDownLatch(1);
             Rows.blockReads(release);
-            CompletableFuture<Long> running = CompletableFuture.supplyAsync(rows::rebuild);
+            CompletableFuture<Long> running = OwnThread.supply(rows::rebuild);
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(Rows::blocked);
 
             assertThatThrownBy(rows::confirmRebuild).as("refused: a rebuild is under way")

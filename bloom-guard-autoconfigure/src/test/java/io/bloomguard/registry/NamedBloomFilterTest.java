@@ -119,10 +119,10 @@ class NamedBloomFilterTest {
         write.visible();
         assertThat(filter.mightContain(42L)).as("on the writing thread").isTrue();
 
-        java.util.concurrent.CompletableFuture<Boolean> written = java.util.concurrent.CompletableFuture
-                .supplyAsync(() -> filter.mightContain(42L));
-        java.util.concurrent.CompletableFuture<Boolean> absent = java.util.concurrent.CompletableFuture
-                .supplyAsync(() -> filter.mightContain(43L));
+        java.util.concurrent.CompletableFuture<Boolean> written = io.bloomguard.testapp.OwnThread
+                .supply(() -> filter.mightContain(42L));
+        java.util.concurrent.CompletableFuture<Boolean> absent = io.bloomguard.testapp.OwnThread
+                .supply(() -> filter.mightContain(43L));
         filter.put(42L);
         write.end();
 

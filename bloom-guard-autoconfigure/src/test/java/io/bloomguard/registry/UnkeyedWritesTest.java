@@ -1,5 +1,7 @@
 package io.bloomguard.registry;
 
+import io.bloomguard.testapp.OwnThread;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.CompletableFuture;
@@ -16,7 +18,7 @@ class UnkeyedWritesTest {
         UnkeyedWrites.Write write = writes.begin();
 
         assertThat(writes.writingOnThisThread()).isTrue();
-        assertThat(CompletableFuture.supplyAsync(writes::writingOnThisThread).get(5, TimeUnit.SECONDS)).isFalse();
+        assertThat(OwnThread.supply(writes::writingOnThisThread).get(5, TimeUnit.SECONDS)).isFalse();
         assertThat(writes.visibleCount()).as("nothing for other threads to wait for").isZero();
 
         write.end();
@@ -29,7 +31,7 @@ class UnkeyedWritesTest {
         write.visible();
         assertThat(writes.visibleCount()).isEqualTo(1);
 
-        CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(writes::awaitVisibleWrites);
+        CompletableFuture<Boolean> waiting = OwnThread.supply(writes::awaitVisibleWrites);
         assertThat(waiting).as("still waiting while the write runs").isNotDone();
         write.end();
 
@@ -42,7 +44,7 @@ class UnkeyedWritesTest {
         UnkeyedWrites.Write write = writes.beginDetached();
 
         long start = System.nanoTime();
-        boolean settled = CompletableFuture.supplyAsync(writes::awaitVisibleWrites).get(5, TimeUnit.SECONDS);
+        boolean settled = OwnThread.supply(writes::awaitVisibleWrites).get(5, TimeUnit.SECONDS);
 
         assertThat(settled).isFalse();
         assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(UnkeyedWrites.MAX_WAIT.toNanos());

@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
+import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import jakarta.persistence.EntityManagerFactory;
@@ -71,7 +72,7 @@ class HungRedisOnVirtualThreadsIT {
 
             Statistics statistics = context.getBean(EntityManagerFactory.class).unwrap(SessionFactory.class)
                     .getStatistics();
-            CompletableFuture<Void> asleep = CompletableFuture.runAsync(
+            CompletableFuture<Void> asleep = OwnThread.run(
                     () -> redis.command("DEBUG", "SLEEP", Integer.toString(REDIS_SLEEP_SECONDS)));
             // Known from outside the application, so that its breaker is still closed: every call below waits for its
             // own check to time out.

@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
+import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -62,14 +63,14 @@ class RedisExpiredLoadLockIT {
                     .isEqualTo(StartOutcome.ALREADY_LOADED);
 
             pausing[0] = true;
-            CompletableFuture<Long> stale = CompletableFuture.supplyAsync(first::rebuild);
+            CompletableFuture<Long> stale = OwnThread.supply(first::rebuild);
             assertThat(firstRead.await(20, TimeUnit.SECONDS)).as("the first build read its source").isTrue();
             for (long id = 1_000; id < 2_000; id++) {
                 database.add(id); // written by another process: only a read of the key source finds them
             }
             server.command("DEL", "bloom-guard:{fenced}:lock"); // its lock expired while it paused
             pausing[1] = true;
-            CompletableFuture<Long> later = CompletableFuture.supplyAsync(second::rebuild);
+            CompletableFuture<Long> later = OwnThread.supply(second::rebuild);
             assertThat(secondRead.await(20, TimeUnit.SECONDS)).as("the second build read its source").isTrue();
 
             firstMayGoOn.countDown();

@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.FreezableTcpProxy;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
@@ -172,7 +173,7 @@ class RedisFailureIT {
         long unkeyed = 777_777;
         assertThat(rebuilder.mightContain(unkeyed)).as("absent before").isFalse();
 
-        CompletableFuture<Long> rebuild = CompletableFuture.supplyAsync(rebuilder::rebuild);
+        CompletableFuture<Long> rebuild = OwnThread.supply(rebuilder::rebuild);
         rebuilderFeed.awaitHeldCall(Duration.ofSeconds(5)); // its snapshot of the rows is taken
 
         proxy.freeze();

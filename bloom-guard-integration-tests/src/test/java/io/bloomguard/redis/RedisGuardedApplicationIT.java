@@ -9,6 +9,7 @@ import io.bloomguard.testapp.CustomerRepository;
 import io.bloomguard.testapp.CustomerService;
 import io.bloomguard.testapp.IsolatedCustomerRepository;
 import io.bloomguard.testapp.Lookups;
+import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testapp.PlainCustomerRepository;
 import io.bloomguard.testapp.Ticket;
 import io.bloomguard.testapp.TicketRepository;
@@ -44,7 +45,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -162,7 +162,7 @@ class RedisGuardedApplicationIT {
         JdbcTemplate jdbc = first.getBean(JdbcTemplate.class);
         first.getBean(CustomerService.class).create(name, () -> {
             Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
-            seenAtCommit.set(CompletableFuture.supplyAsync(() -> repository(second).findById(id)).join());
+            seenAtCommit.set(OwnThread.supply(() -> repository(second).findById(id)).join());
         });
         assertThat(seenAtCommit.get()).as("found through the other instance at the commit").isPresent();
     }
@@ -246,7 +246,7 @@ class RedisGuardedApplicationIT {
         TransactionTemplate caller = new TransactionTemplate(first.getBean(PlatformTransactionManager.class));
         caller.executeWithoutResult(status -> first.getBean(CustomerService.class).createInItsOwnTransaction(name, () -> {
             Long id = jdbc.queryForObject("select id from customer where name = ?", Long.class, name);
-            seenAtCommit.set(CompletableFuture.supplyAsync(() -> repository(second).findById(id)).join());
+            seenAtCommit.set(OwnThread.supply(() -> repository(second).findById(id)).join());
         }));
         assertThat(seenAtCommit.get()).as("found through the other instance at the inner commit").isPresent();
     }
@@ -264,8 +264,8 @@ class RedisGuardedApplicationIT {
         AtomicReference<Optional<Customer>> seenAtCommit = new AtomicReference<>();
         Customer.onInsert = customer -> {
             isolation.set(TransactionSynchronizationManager.getCurrentTransactionIsolationLevel());
-            AfterCommit.run(() -> seenAtCommit.set(CompletableFuture
-                    .supplyAsync(() -> repository(second).findByTenantAndCode("t7", code)).join()));
+            AfterCommit.run(() -> seenAtCommit.set(OwnThread
+                    .supply(() -> repository(second).findByTenantAndCode("t7", code)).join()));
         };
         try {
             first.getBean(IsolatedCustomerRepository.class).save(new Customer("isolated", "t7", code));
@@ -300,7 +300,7 @@ class RedisGuardedApplicationIT {
     private static <T> AtomicReference<T> readAtCommitOfInsert(Function<Customer, T> read, Runnable write) {
         AtomicReference<T> seen = new AtomicReference<>();
         Customer.onInsert = customer -> AfterCommit.run(
-                () -> seen.set(CompletableFuture.supplyAsync(() -> read.apply(customer)).join()));
+                () -> seen.set(OwnThread.supply(() -> read.apply(customer)).join()));
         try {
             write.run();
         }

@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
@@ -72,7 +73,7 @@ class RedisHeldWriteIT {
             app.port.beforeNext("eval:add", InterceptingRedisPort.holdAt(sending, gate));
             // The failed add opened the breaker for MANUAL's 1 ms: a tick within it sends nothing, so tick until the
             // replay is on its way.
-            CompletableFuture<Void> maintenance = CompletableFuture.runAsync(() -> await("the replay on its way")
+            CompletableFuture<Void> maintenance = OwnThread.run(() -> await("the replay on its way")
                 .atMost(Duration.ofSeconds(10))
                 .pollInterval(Duration.ofMillis(1))
                 .pollInSameThread()
@@ -112,7 +113,7 @@ class RedisHeldWriteIT {
             CountDownLatch reading = new CountDownLatch(1);
             CountDownLatch gate = new CountDownLatch(1);
             app.port.beforeNext("hgetall", InterceptingRedisPort.holdAt(reading, gate));
-            CompletableFuture<Void> marking = CompletableFuture.runAsync(
+            CompletableFuture<Void> marking = OwnThread.run(
                     () -> filter.markIncomplete("a key expression failed"));
             try {
                 assertThat(reading.await(10, TimeUnit.SECONDS)).as("the mark was sent and is being read back")

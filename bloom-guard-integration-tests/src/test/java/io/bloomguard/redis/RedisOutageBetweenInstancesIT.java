@@ -4,6 +4,7 @@ import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
 import io.bloomguard.testapp.CustomerService;
+import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import org.apache.commons.logging.Log;
@@ -148,7 +149,7 @@ class RedisOutageBetweenInstancesIT {
                 return null;
             });
             await("A creating customers").atMost(Duration.ofSeconds(10)).until(() -> outcome.created.size() > 20);
-            CompletableFuture.runAsync(() -> {
+            OwnThread.run(() -> {
                 redis.command("DEBUG", "SLEEP", "2");
                 woke.complete(System.nanoTime());
             });

@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
+import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import org.junit.jupiter.api.AfterEach;
@@ -19,7 +20,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -56,7 +56,7 @@ class RedisRebuildDuringOpenTransactionIT {
 
         transactions(writer).executeWithoutResult(status -> {
             written.forEach(code -> customers(writer).save(new Customer(tenant + code, tenant, code)));
-            CompletableFuture.runAsync(() -> codes(rebuilder).rebuild()).join();
+            OwnThread.run(() -> codes(rebuilder).rebuild()).join();
         });
 
         assertThat(rejected(writer, tenant, written)).as("rows rejected on the writing instance").isEmpty();

@@ -6,6 +6,7 @@ import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.registry.FilterHistory;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Lookups;
+import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import org.junit.jupiter.api.AfterEach;
@@ -76,7 +77,7 @@ class RedisRebuildOverlapIT {
         NamedBloomFilter second = filter(start(false, emptySource, "5s"), "seen");
         LongStream.range(0, KEYS).forEach(first::put);
 
-        CompletableFuture<Long> running = CompletableFuture.supplyAsync(second::rebuild);
+        CompletableFuture<Long> running = OwnThread.supply(second::rebuild);
         String lock = new RedisFilterKeys(apps.keyPrefix(), "seen").lock();
         await("the second instance holds the load lock").atMost(Duration.ofSeconds(10))
                 .until(() -> "1".equals(redis.command("EXISTS", lock)));

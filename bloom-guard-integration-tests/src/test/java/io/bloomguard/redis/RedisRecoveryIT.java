@@ -4,6 +4,7 @@ import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
@@ -214,7 +215,7 @@ class RedisRecoveryIT {
 
     /** Freezes Redis for {@code seconds}; completes, with {@code nanoTime}, when it answers again. */
     private static CompletableFuture<Long> sleepRedis(int seconds) {
-        return CompletableFuture.supplyAsync(() -> {
+        return OwnThread.supply(() -> {
             server.command("DEBUG", "SLEEP", Integer.toString(seconds));
             return System.nanoTime();
         });

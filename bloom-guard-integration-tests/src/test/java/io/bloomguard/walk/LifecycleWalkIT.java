@@ -5,6 +5,7 @@ import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.RebuildRefusedException;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.bloomguard.walk.WalkApplication.SourceMode;
@@ -232,7 +233,7 @@ class LifecycleWalkIT {
         CyclicBarrier together = new CyclicBarrier(2);
         // The second on this thread: CompletableFuture's pool may have a single thread (Java 25 on two cores), and
         // two deletes waiting for each other there would never meet.
-        CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> deleteWhenBoth(deletions, id, together));
+        CompletableFuture<Integer> first = OwnThread.supply(() -> deleteWhenBoth(deletions, id, together));
         int second = deleteWhenBoth(other, id, together);
         assertThat(first.get() + second).as("rows deleted by two deletes of one row").isEqualTo(1);
         return "two deletes at once of " + id;
