@@ -3,6 +3,9 @@ package io.bloomguard.walk;
 import io.bloomguard.annotation.BloomRemove;
 import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
 import io.bloomguard.preload.BloomKeySource;
+import io.r2dbc.spi.ConnectionFactories;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.ConnectionFactoryOptions;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -15,9 +18,14 @@ import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration
 import org.springframework.boot.persistence.autoconfigure.EntityScan;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ComponentScan;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.FilterType;
+import org.springframework.data.r2dbc.config.AbstractR2dbcConfiguration;
+import org.springframework.data.r2dbc.repository.config.EnableR2dbcRepositories;
 import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.transaction.annotation.Transactional;
 
 import java.util.List;
@@ -28,7 +36,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The application the overlap walk drives, as a user writes one: a JPA repository whose {@code save} puts and whose
- * {@code findById} / {@code findAllById} are guarded, a {@code @BloomRemove} delete (counting filters), and the filter
+ * {@code findById} / {@code findAllById} are guarded, a reactive (R2DBC) repository of the same table whose
+ * {@code save} puts, a {@code @BloomRemove} delete (counting filters), and the filter
  * {@code overlap} filled from the table by a key source the walk can make fail, come back short, or pause after it
  * read (or none, for a filter filled by puts alone).
  */
@@ -36,7 +45,8 @@ import java.util.concurrent.atomic.AtomicReference;
 @ImportAutoConfiguration({ AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
         JdbcTemplateAutoConfiguration.class, HibernateJpaAutoConfiguration.class, TransactionAutoConfiguration.class,
         DataRedisAutoConfiguration.class, BloomGuardAutoConfiguration.class })
-@EnableJpaRepositories(basePackageClasses = OverlapRows.class)
+@EnableJpaRepositories(basePackageClasses = OverlapRows.class,
+        includeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = OverlapRows.class))
 @EntityScan(basePackageClasses = OverlapRow.class)
 class OverlapApplication {
 
@@ -106,6 +116,32 @@ class OverlapApplication {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(ex);
             }
+        }
+    }
+
+    /**
+     * The same table through R2DBC, for a writer that saves with a reactive repository's {@code saveAll}. Neither its
+     * connection factory nor its transaction manager is a bean: Spring Boot's data source backs off for a
+     * {@code ConnectionFactory} bean, and its JPA transaction manager for any {@code TransactionManager} bean. The walk
+     * makes an {@link R2dbcTransactionManager} over the connection factory the repository's {@code DatabaseClient}
+     * uses.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @EnableR2dbcRepositories(basePackageClasses = ReactiveOverlapRows.class,
+            includeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = ReactiveOverlapRows.class))
+    static class ReactiveStore extends AbstractR2dbcConfiguration {
+
+        private final ConnectionFactory connectionFactory;
+
+        ReactiveStore(@Value("${overlap.r2dbc-url}") String url) {
+            // the user the walk's JDBC connections take, as H2 requires the same one
+            this.connectionFactory = ConnectionFactories.get(ConnectionFactoryOptions.parse(url).mutate()
+                    .option(ConnectionFactoryOptions.USER, "sa").option(ConnectionFactoryOptions.PASSWORD, "").build());
+        }
+
+        @Override
+        public ConnectionFactory connectionFactory() {
+            return connectionFactory;
         }
     }
 

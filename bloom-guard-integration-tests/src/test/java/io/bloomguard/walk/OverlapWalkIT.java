@@ -22,11 +22,17 @@ import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.reactive.TransactionalOperator;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -80,7 +86,8 @@ import static org.awaitility.Awaitility.await;
  * and cannot be pinned; the walk's own choices (ids, writer styles, instances, step order) are seeded, and it waits
  * for conditions (latches, Awaitility), never for time.
  *
- * <p>Not walked here: reactive {@code saveAll} (this module has no R2DBC on its test classpath).
+ * <p>One writer of each round saves with a reactive repository's {@code saveAll} in a reactive (R2DBC) transaction,
+ * held open across the step when the step holds transactions that put.
  */
 @Timeout(900)
 @ExtendWith(RedisServerExtension.class)
@@ -257,7 +264,12 @@ class OverlapWalkIT {
         /** Deletes existing rows in one transaction held across the step, then commits (counting). */
         HELD_DELETE,
         /** Deletes existing rows and commits; the removes that follow the commit are held back across the step. */
-        DELAYED_REMOVE
+        DELAYED_REMOVE,
+        /**
+         * Saves with a reactive repository's {@code saveAll} in a reactive transaction; holds it open across the step
+         * when the step holds puts (else commits before it), then commits.
+         */
+        REACTIVE_SAVE_ALL
     }
 
     private static RedisServerProcess redis;
@@ -488,6 +500,9 @@ class OverlapWalkIT {
                 style = Style.HELD_COMMIT;
                 on = instances.get(0); // behind the proxy
             }
+            if (i == 1) {
+                style = Style.REACTIVE_SAVE_ALL;
+            }
             if ((!step.holdsPuts() || (step == Step.LOST_KEY && i > 0)) && style == Style.HELD_COMMIT) {
                 style = Style.AUTO_COMMIT; // nothing that put stays open across it: a failure is the step's own
             }
@@ -497,7 +512,8 @@ class OverlapWalkIT {
             int rows = (style == Style.IMPORT) ? importSize(on) : ROWS_PER_WRITER;
             List<Long> ids = (style == Style.HELD_DELETE || style == Style.DELAYED_REMOVE) ? pickExisting(random, 20)
                     : newIds(random, rows);
-            writers.add(new Writer(i, style, on, ids));
+            boolean held = step.holdsPuts() && !(step == Step.LOST_KEY && i > 0);
+            writers.add(new Writer(i, style, on, ids, held));
         }
         return writers;
     }
@@ -1027,6 +1043,8 @@ class OverlapWalkIT {
         Map<String, Object> properties = new HashMap<>();
         properties.put("spring.main.banner-mode", "off");
         properties.put("spring.datasource.url", database);
+        properties.put("overlap.r2dbc-url", database.replace("jdbc:h2:mem:", "r2dbc:h2:mem:///")
+                .replaceFirst(";", "?options="));
         properties.put("spring.jpa.hibernate.ddl-auto", "none");
         properties.put("spring.jpa.open-in-view", "false");
         properties.put("spring.jpa.properties.hibernate.session_factory.statement_inspector",
@@ -1079,6 +1097,15 @@ class OverlapWalkIT {
             return context.getBean(OverlapRows.class);
         }
 
+        ReactiveOverlapRows reactiveRows() {
+            return context.getBean(ReactiveOverlapRows.class);
+        }
+
+        TransactionalOperator reactiveTransactions() {
+            return TransactionalOperator.create(
+                    new R2dbcTransactionManager(context.getBean(DatabaseClient.class).getConnectionFactory()));
+        }
+
         OverlapApplication.Deletions deletions() {
             return context.getBean(OverlapApplication.Deletions.class);
         }
@@ -1103,11 +1130,15 @@ class OverlapWalkIT {
         final Instance on;
         final List<Long> ids;
 
-        Writer(int index, Style style, Instance on, List<Long> ids) {
+        /** Whether a reactive writer holds its transaction open across the step. */
+        final boolean held;
+
+        Writer(int index, Style style, Instance on, List<Long> ids, boolean held) {
             this.index = index;
             this.style = style;
             this.on = on;
             this.ids = ids;
+            this.held = held;
         }
 
         void run(CountDownLatch putDone, CountDownLatch release) {
@@ -1175,6 +1206,20 @@ class OverlapWalkIT {
                         awaitRelease(release);
                     });
                     ids.forEach(id -> event(id, "delete committed"));
+                }
+                case REACTIVE_SAVE_ALL -> {
+                    String how = this.held ? "saved by a reactive saveAll, " + held : "saved by a reactive saveAll";
+                    Mono<Void> hold = Mono.<Void>fromRunnable(() -> {
+                        ids.forEach(id -> event(id, "writer " + index + ": " + how));
+                        put.run();
+                        awaitRelease(release);
+                    }).subscribeOn(Schedulers.boundedElastic());
+                    on.reactiveRows().saveAll(Flux.fromIterable(ids).map(ReactiveOverlapRow::new))
+                            .then(this.held ? hold : Mono.empty())
+                            .as(on.reactiveTransactions()::transactional)
+                            .then(this.held ? Mono.empty() : hold)
+                            .block(PATIENCE.multipliedBy(4));
+                    ids.forEach(id -> event(id, "committed"));
                 }
                 case DELAYED_REMOVE -> {
                     outer.executeWithoutResult(status -> {
