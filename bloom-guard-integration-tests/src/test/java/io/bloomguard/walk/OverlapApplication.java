@@ -1,5 +1,6 @@
 package io.bloomguard.walk;
 
+import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.annotation.BloomRemove;
 import io.bloomguard.autoconfigure.BloomGuardAutoConfiguration;
 import io.bloomguard.preload.BloomKeySource;
@@ -143,6 +144,43 @@ class OverlapApplication {
         public ConnectionFactory connectionFactory() {
             return connectionFactory;
         }
+    }
+
+    @Bean
+    UnkeyedWrites unkeyedWrites(JdbcTemplate jdbc) {
+        return new UnkeyedWrites(jdbc);
+    }
+
+    /**
+     * Inserts rows whose keys do not reach the filter, as careless mappings do: one returned with its key {@code null}
+     * (known only as the transaction commits), one whose key is of a type no filter takes (known at once, inside the
+     * transaction). The filter must be told it misses a key, and hold it until the row is committed.
+     */
+    static class UnkeyedWrites {
+
+        private final JdbcTemplate jdbc;
+
+        UnkeyedWrites(JdbcTemplate jdbc) {
+            this.jdbc = jdbc;
+        }
+
+        @Transactional
+        @BloomPut(filter = "overlap", key = "#result.key")
+        public Inserted insertWithNullKey(long id) {
+            jdbc.update("INSERT INTO overlap_rows (id) VALUES (?)", id);
+            return new Inserted(null);
+        }
+
+        @Transactional
+        @BloomPut(filter = "overlap", key = "#result.key")
+        public Inserted insertWithUnusableKey(long id) {
+            jdbc.update("INSERT INTO overlap_rows (id) VALUES (?)", id);
+            return new Inserted((double) id);
+        }
+    }
+
+    /** What {@link UnkeyedWrites} returns. */
+    record Inserted(@Nullable Object key) {
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -185,7 +185,11 @@ class OverlapWalkIT {
         RECOVERY("recovery"),
         /** A confirmRebuild() refused while another rebuild runs, then a short read on that instance. */
         CONFIRM("confirm"),
-        /** A write whose key cannot reach Redis (its instance cut off), its transaction open until recovery. */
+        /**
+         * Writes that lose their keys, their transactions open until the filter recovered: rows whose
+         * {@code @BloomPut} key comes out {@code null} or unusable, and on redis also keys that cannot reach Redis
+         * (their instance cut off, past pending-adds-limit).
+         */
         LOST_KEY("lost-key"),
         /** FLUSHALL, Redis staying up; then writes on every instance and a new instance. */
         FLUSHALL("flushall"),
@@ -205,7 +209,10 @@ class OverlapWalkIT {
         REMOVE_TX("remove-tx"),
         /** Removes and adds held on an instance cut off from Redis and re-sent after a rebuild (counting). */
         REMOVE_RESENT("remove-resent"),
-        /** A builder that lost its load lock (cut off past lock-ttl) finishes after another instance rebuilt. */
+        /**
+         * A builder that lost its load lock (cut off past lock-ttl) ends while another instance's build, whose read
+         * found rows another program inserted meanwhile, waits to swap in.
+         */
         STALE_LOCK("stale-lock");
 
         final String token;
@@ -222,7 +229,7 @@ class OverlapWalkIT {
                 case GROWTH -> !kind.putsOnly && !(kind.redis() && kind.scale());
                 case FLUSHALL, DEL_META, DEL_BITMAP, FAULT_TX, RESTART, JOIN -> kind.redis();
                 // (a filter filled by puts alone that lost a key cannot recover it: it rightly stays unready)
-                case LOST_KEY -> kind.redis() && !kind.putsOnly;
+                case LOST_KEY -> !kind.putsOnly;
                 case DEL_LAYER -> kind.redis() && kind.scale();
                 case REMOVE_TX -> kind.counting();
                 case REMOVE_RESENT -> kind.redis() && kind.counting();
@@ -269,7 +276,14 @@ class OverlapWalkIT {
          * Saves with a reactive repository's {@code saveAll} in a reactive transaction; holds it open across the step
          * when the step holds puts (else commits before it), then commits.
          */
-        REACTIVE_SAVE_ALL
+        REACTIVE_SAVE_ALL,
+        /** Writes a row whose {@code @BloomPut} key is of a type no filter takes, and saves others; holds, commits. */
+        HELD_UNKEYED,
+        /**
+         * Writes a row whose {@code @BloomPut} key comes out {@code null} (known once its transaction commits, before
+         * the step), and saves others auto-committed.
+         */
+        NULL_KEY_COMMITTED
     }
 
     private static RedisServerProcess redis;
@@ -438,7 +452,7 @@ class OverlapWalkIT {
         List<Writer> writers = writers(step, random);
         CountDownLatch putDone = new CountDownLatch(writers.size());
         CountDownLatch release = new CountDownLatch(1);
-        if (step == Step.LOST_KEY) {
+        if (step == Step.LOST_KEY && kind.redis()) {
             proxy().freeze(); // the first writer's instance cannot reach Redis while it saves
         }
         List<Future<?>> running = new ArrayList<>();
@@ -496,9 +510,15 @@ class OverlapWalkIT {
             if (i == 0 && step == Step.GROWTH) {
                 style = Style.IMPORT;
             }
-            if (i == 0 && step == Step.LOST_KEY) {
+            if (i == 0 && step == Step.LOST_KEY && kind.redis()) {
                 style = Style.HELD_COMMIT;
                 on = instances.get(0); // behind the proxy
+            }
+            if (i == (kind.redis() ? 2 : 0) && step == Step.LOST_KEY) {
+                style = Style.HELD_UNKEYED;
+            }
+            if (i == 3 && step == Step.LOST_KEY) {
+                style = Style.NULL_KEY_COMMITTED; // its loss, marked before the step, must not hide the held one's
             }
             if (i == 1) {
                 style = Style.REACTIVE_SAVE_ALL;
@@ -675,9 +695,12 @@ class OverlapWalkIT {
 
     /** The first writer saved while its instance was cut off; it commits once the filter is back. */
     private String lostKey() {
-        proxy().thaw();
+        if (kind.redis()) {
+            proxy().thaw();
+        }
         awaitReady(false);
-        return "a key lost on " + instances.get(0) + ", its transaction open until the filter recovered";
+        return "keys lost" + (kind.redis() ? " (one cut off from Redis on " + instances.get(0) + ", one null)" : "")
+                + ", their transactions open until the filter recovered";
     }
 
     private String flushAll(SplittableRandom random) {
@@ -774,26 +797,36 @@ class OverlapWalkIT {
     private String staleLock(SplittableRandom random) throws Exception {
         Instance stale = instances.get(0);
         Instance other = instances.get(1);
-        Pause pause = pause(stale, false);
+        Pause stalePause = pause(stale, false);
         Future<String> slow = threads.submit(() -> tryRebuild(stale));
-        awaitLatch(pause.reading(), "a rebuild on " + stale + " reading its key source");
+        awaitLatch(stalePause.reading(), "a rebuild on " + stale + " reading its key source");
         proxy().freeze();
         String lock = prefix + "{overlap}:lock";
         await("the load lock expired").atMost(PATIENCE).pollInterval(Duration.ofMillis(100))
                 .until(() -> "0".equals(redis.command("EXISTS", lock)));
         saveOn(other, newIds(random, 10), "saved while " + stale + " held an expired lock");
-        String rebuilt = rebuildThrough(other, "rebuild by another instance");
-        saveOn(other, newIds(random, 10), "saved after " + other + " rebuilt, " + stale + " still building");
+        // Rows only a read of the key source finds: the later build's read has them, the stale one's does not.
+        insertBehindTheGuard(newIds(random, 10), "inserted by another program while " + stale
+                + " held an expired lock, before " + other + " rebuilt");
+        // The later build takes the lock and reads, then waits while the stale one tries to finish first.
+        Pause laterPause = pause(other, false);
+        Future<String> later = threads.submit(() -> rebuildThrough(other, "rebuild by another instance"));
+        awaitLatch(laterPause.reading(), "a rebuild on " + other + " reading its key source");
+        saveOn(other, newIds(random, 10), "saved while both builds ran");
         proxy().thaw();
         // Back once a key it adds now reaches Redis (its circuit breaker closed, what it held replayed).
         long probe = newIds(random, 1).get(0);
         saveOn(stale, List.of(probe), "saved on " + stale + " once it reached Redis again");
         await(stale + " reaching Redis again").atMost(PATIENCE).pollInterval(Duration.ofMillis(100))
                 .ignoreExceptions().until(() -> other.filter().backendMightContain(probe));
-        pause.resume().countDown();
+        stalePause.resume().countDown();
         String outcome = slow.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-        return "a build on " + stale + " outlived its lock; " + rebuilt + "; then the stale build: " + outcome;
+        laterPause.resume().countDown();
+        String rebuilt = later.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        return "a build on " + stale + " outlived its lock and ended while " + other + "'s ran: " + outcome + "; then "
+                + rebuilt;
     }
+
 
     // ---------------------------------------------------------------------------------------------- helpers
 
@@ -863,6 +896,18 @@ class OverlapWalkIT {
         for (long id : ids) {
             on.rows().save(new OverlapRow(id));
             event(id, what);
+        }
+    }
+
+    /** Inserts rows as another program would, with no put: only a rebuild's read of the table finds them. */
+    private void insertBehindTheGuard(List<Long> ids, String what) throws SQLException {
+        Connection connection = Objects.requireNonNull(keepDatabase);
+        try (var insert = connection.prepareStatement("INSERT INTO overlap_rows (id) VALUES (?)")) {
+            for (long id : ids) {
+                insert.setLong(1, id);
+                insert.executeUpdate();
+                event(id, what);
+            }
         }
     }
 
@@ -1106,6 +1151,10 @@ class OverlapWalkIT {
                     new R2dbcTransactionManager(context.getBean(DatabaseClient.class).getConnectionFactory()));
         }
 
+        OverlapApplication.UnkeyedWrites unkeyedWrites() {
+            return context.getBean(OverlapApplication.UnkeyedWrites.class);
+        }
+
         OverlapApplication.Deletions deletions() {
             return context.getBean(OverlapApplication.Deletions.class);
         }
@@ -1206,6 +1255,25 @@ class OverlapWalkIT {
                         awaitRelease(release);
                     });
                     ids.forEach(id -> event(id, "delete committed"));
+                }
+                case HELD_UNKEYED -> {
+                    outer.executeWithoutResult(status -> {
+                        on.unkeyedWrites().insertWithUnusableKey(ids.get(0));
+                        event(ids.get(0), "writer " + index + ": written by a @BloomPut whose key is a Double, "
+                                + held);
+                        saveEach(ids.subList(1, ids.size()), "saved beside it, " + held);
+                        put.run();
+                        awaitRelease(release);
+                    });
+                    ids.forEach(id -> event(id, "committed"));
+                }
+                case NULL_KEY_COMMITTED -> {
+                    on.unkeyedWrites().insertWithNullKey(ids.get(0));
+                    event(ids.get(0), "writer " + index + ": written and committed by a @BloomPut whose key came out"
+                            + " null");
+                    saveEach(ids.subList(1, ids.size()), "auto-committed");
+                    put.run();
+                    awaitRelease(release);
                 }
                 case REACTIVE_SAVE_ALL -> {
                     String how = this.held ? "saved by a reactive saveAll, " + held : "saved by a reactive saveAll";
