@@ -1,6 +1,8 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
@@ -100,6 +102,35 @@ class RedisAccessIT {
         }
         assertThat(commandsRun()).as("what the filters ran is all in the documented list")
                 .isSubsetOf(COMMANDS);
+    }
+
+    /**
+     * A filter with an ordered near copy, under the documented ACL and the channel rules the docs add for it: it goes
+     * in step, and its adds (which then publish what they set) are allowed.
+     */
+    @Test
+    void aUserWithTheDocumentedAclAndChannelRulesRunsAnOrderedNearCopy() {
+        grant(ACL.rules() + " &" + TestRedisBackend.FAST.keyPrefix() + "* +publish +subscribe +ping");
+        server.command("CONFIG", "RESETSTAT");
+        try (TestRedisBackend first = TestRedisBackend.as(server, USER, PASSWORD, TestRedisBackend.FAST);
+                TestRedisBackend second = TestRedisBackend.as(server, USER, PASSWORD, TestRedisBackend.FAST)) {
+            RedisBloomFilter writer = first.backend.create("ordered-acl", SIZING, 1, 1, AddFailurePolicy.BUFFER,
+                    NearCopyMode.ORDERED);
+            RedisBloomFilter reader = second.backend.create("ordered-acl", SIZING, 2, 1, AddFailurePolicy.BUFFER,
+                    NearCopyMode.ORDERED);
+            assertThat(writer.start(RecordingKeyFeed.of(longs(0, 100)))).isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(reader.start(RecordingKeyFeed.of(longs(0, 100)))).isEqualTo(StartOutcome.ALREADY_LOADED);
+            await("both near copies in step").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(10))
+                    .until(() -> writer.details().nearCopy().absentKeys().equals("barrier")
+                            && reader.details().nearCopy().absentKeys().equals("barrier"));
+
+            assertThat(writer.put(5000L)).isTrue();
+            assertThat(writer.pendingAdds()).as("the add went through, publishing").isZero();
+            assertThat(reader.mightContain(5000L)).isTrue();
+            assertThat(reader.mightContain(987_654_321L)).isFalse();
+            assertThat(reader.accessDenied()).isNull();
+            assertThat(writer.accessDenied()).isNull();
+        }
     }
 
     @ParameterizedTest(name = "without {0}")

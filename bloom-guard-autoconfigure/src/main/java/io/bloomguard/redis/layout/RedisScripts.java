@@ -142,10 +142,11 @@ public final class RedisScripts {
      * Asks the add scripts of a shard to publish what they set ({@link #ADD}), from now on, with the command in ARGV[1]
      * ({@code PUBLISH}, or {@code SPUBLISH} on a cluster): an instance whose near copy reads in order sends it before it
      * reads the bitmap whole. Only for a shard that holds a filter (a filter that is gone keeps no flag, and a copy of
-     * it cannot be in step). KEYS: meta. Returns 1 when set.
+     * it cannot be in step). KEYS: meta. Returns 1 when set. ({@code HGET}, not {@code HEXISTS}: the documented ACL
+     * grants it.)
      */
     public static final LuaScript PUBLISH_ADDS = LuaScript.of("publish-adds", LuaScript.Result.INTEGER, """
-            if redis.call('HEXISTS', KEYS[1], 'live') == 0 then return 0 end
+            if not redis.call('HGET', KEYS[1], 'live') then return 0 end
             redis.call('HSET', KEYS[1], 'publish', ARGV[1])
             return 1
             """);
