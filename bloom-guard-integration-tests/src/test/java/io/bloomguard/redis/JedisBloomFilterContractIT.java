@@ -27,7 +27,7 @@ class JedisBloomFilterContractIT extends BloomFilterContractTest {
                 JedisClientConfiguration.builder().usePooling().build());
         jedis.afterPropertiesSet();
         jedis.start();
-        backend = new RedisFilterBackend(() -> new SpringDataRedisPort(jedis, 8), TestRedisBackend.FAST);
+        backend = new RedisFilterBackend(() -> new SpringDataRedisPort(jedis, 8), TestRedisBackend.CONTRACT);
     }
 
     @AfterAll

@@ -20,7 +20,7 @@ class RedisClusterBloomFilterContractIT extends BloomFilterContractTest {
 
     @BeforeAll
     static void connect(RedisClusterProcess cluster) {
-        redis = TestRedisBackend.on(cluster, TestRedisBackend.FAST);
+        redis = TestRedisBackend.on(cluster, TestRedisBackend.CONTRACT);
     }
 
     @AfterAll

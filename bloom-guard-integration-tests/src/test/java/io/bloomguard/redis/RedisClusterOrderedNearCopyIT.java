@@ -22,7 +22,7 @@ class RedisClusterOrderedNearCopyIT {
 
     private static final FilterSizing SIZING = FilterSizing.of(20_000, 0.01);
 
-    private static final int KEYS = Integer.getInteger("bloomguard.ordered.keys", 100_000);
+    private static final int KEYS = Integer.getInteger("bloomguard.ordered.keys", 40_000);
 
     @Test
     void aKeyAnotherInstanceAddedIsNeverAnsweredAbsentOnAClusterWithShards(RedisClusterProcess cluster)

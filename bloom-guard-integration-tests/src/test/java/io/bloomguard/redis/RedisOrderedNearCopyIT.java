@@ -36,8 +36,8 @@ class RedisOrderedNearCopyIT {
 
     private static final FilterSizing SIZING = FilterSizing.of(20_000, 0.01);
 
-    /** Keys of the walks across two instances, 10⁵ (a counting filter's, half): {@code -Dbloomguard.ordered.keys=...}. */
-    private static final int KEYS = Integer.getInteger("bloomguard.ordered.keys", 100_000);
+    /** Keys of the walks across two instances, 4·10⁴ (a counting filter's, half): {@code -Dbloomguard.ordered.keys=...}. */
+    private static final int KEYS = Integer.getInteger("bloomguard.ordered.keys", 40_000);
 
     private static final long ABSENT = 1L << 40;
 

@@ -28,7 +28,7 @@ class RedissonBloomFilterContractIT extends BloomFilterContractTest {
         config.useSingleServer().setAddress("redis://127.0.0.1:" + server.port());
         redisson = Redisson.create(config);
         RedissonConnectionFactory factory = new RedissonConnectionFactory(redisson);
-        backend = new RedisFilterBackend(() -> new SpringDataRedisPort(factory, 8), TestRedisBackend.FAST);
+        backend = new RedisFilterBackend(() -> new SpringDataRedisPort(factory, 8), TestRedisBackend.CONTRACT);
     }
 
     @AfterAll

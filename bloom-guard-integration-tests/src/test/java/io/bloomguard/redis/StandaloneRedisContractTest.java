@@ -18,7 +18,7 @@ abstract class StandaloneRedisContractTest extends BloomFilterContractTest {
 
     @BeforeAll
     static void connect(RedisServerProcess server) {
-        redis = TestRedisBackend.on(server, TestRedisBackend.FAST);
+        redis = TestRedisBackend.on(server, TestRedisBackend.CONTRACT);
     }
 
     @AfterAll
