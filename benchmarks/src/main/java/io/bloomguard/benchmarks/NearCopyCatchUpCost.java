@@ -1,12 +1,12 @@
 package io.bloomguard.benchmarks;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
-import io.bloomguard.redis.LettuceRedisPort;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisBloomFilter;
 import io.bloomguard.redis.RedisBreakerSettings;
 import io.bloomguard.redis.RedisFilterBackend;
-import io.bloomguard.core.AddFailurePolicy;
+import io.bloomguard.redis.port.LettuceRedisPort;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;

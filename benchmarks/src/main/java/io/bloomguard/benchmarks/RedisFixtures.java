@@ -1,15 +1,15 @@
 package io.bloomguard.benchmarks;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
-import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterStatus;
-import io.bloomguard.redis.LettuceRedisPort;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisBloomFilter;
 import io.bloomguard.redis.RedisFilterBackend;
-import io.bloomguard.core.AddFailurePolicy;
+import io.bloomguard.redis.port.LettuceRedisPort;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;

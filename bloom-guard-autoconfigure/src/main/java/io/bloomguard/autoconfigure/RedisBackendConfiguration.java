@@ -1,9 +1,9 @@
 package io.bloomguard.autoconfigure;
 
-import io.bloomguard.redis.LettuceRedisPort;
 import io.bloomguard.redis.RedisFilterBackend;
-import io.bloomguard.redis.RedisPort;
-import io.bloomguard.redis.SpringDataRedisPort;
+import io.bloomguard.redis.port.LettuceRedisPort;
+import io.bloomguard.redis.port.RedisPort;
+import io.bloomguard.redis.port.SpringDataRedisPort;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterState;

@@ -2,8 +2,8 @@ package io.bloomguard.redis;
 
 import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.BlockedBloomLayout;
-import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.redis.client.CircuitBreaker;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.client.SharedConnection;
@@ -12,6 +12,8 @@ import io.bloomguard.redis.layout.CountingLayout;
 import io.bloomguard.redis.layout.LayeredLayout;
 import io.bloomguard.redis.layout.PlainLayout;
 import io.bloomguard.redis.layout.RedisLayout;
+import io.bloomguard.redis.port.LettuceRedisPort;
+import io.bloomguard.redis.port.RedisPort;
 
 import java.security.SecureRandom;
 import java.util.List;

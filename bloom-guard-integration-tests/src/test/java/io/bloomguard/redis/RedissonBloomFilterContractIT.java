@@ -1,8 +1,9 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.core.BloomFilter;
-import io.bloomguard.testsupport.BloomFilterContractTest;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.redis.port.SpringDataRedisPort;
+import io.bloomguard.testsupport.BloomFilterContractTest;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

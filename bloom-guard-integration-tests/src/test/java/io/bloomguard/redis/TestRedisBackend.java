@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.port.LettuceRedisPort;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisClusterProcess;
 import io.bloomguard.testsupport.redis.RedisServerProcess;

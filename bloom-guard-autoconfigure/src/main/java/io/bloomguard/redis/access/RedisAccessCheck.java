@@ -1,10 +1,10 @@
 package io.bloomguard.redis.access;
 
-import io.bloomguard.redis.LuaScript;
-import io.bloomguard.redis.state.RedisFilterKeys;
-import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.RedisUnavailableException;
 import io.bloomguard.redis.client.RedisCommands;
+import io.bloomguard.redis.port.LuaScript;
+import io.bloomguard.redis.state.RedisFilterKeys;
+import io.bloomguard.redis.state.RedisFilterView;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

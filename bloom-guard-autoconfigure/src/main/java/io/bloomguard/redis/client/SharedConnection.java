@@ -1,6 +1,6 @@
 package io.bloomguard.redis.client;
 
-import io.bloomguard.redis.RedisPort;
+import io.bloomguard.redis.port.RedisPort;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -1,7 +1,7 @@
 package io.bloomguard.redis.copy;
 
-import io.bloomguard.redis.RedisPort;
-import io.bloomguard.redis.RedisSubscriber;
+import io.bloomguard.redis.port.RedisPort;
+import io.bloomguard.redis.port.RedisSubscriber;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

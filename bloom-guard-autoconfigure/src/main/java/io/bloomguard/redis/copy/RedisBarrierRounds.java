@@ -1,6 +1,6 @@
 package io.bloomguard.redis.copy;
 
-import io.bloomguard.redis.RedisSubscriber;
+import io.bloomguard.redis.port.RedisSubscriber;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.bloomguard.redis.copy;
 
-import io.bloomguard.redis.LuaScript;
-import io.bloomguard.redis.RedisPort;
+import io.bloomguard.redis.port.LuaScript;
+import io.bloomguard.redis.port.RedisPort;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import org.jspecify.annotations.Nullable;
 

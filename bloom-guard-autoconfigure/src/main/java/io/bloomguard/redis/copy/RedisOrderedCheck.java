@@ -1,6 +1,6 @@
 package io.bloomguard.redis.copy;
 
-import io.bloomguard.redis.RedisPort;
+import io.bloomguard.redis.port.RedisPort;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import org.jspecify.annotations.Nullable;

@@ -5,7 +5,7 @@ import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.local.LocalBloomFilter;
-import io.bloomguard.redis.LuaScript;
+import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;

@@ -4,7 +4,7 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.local.LocalBloomFilter;
-import io.bloomguard.redis.LuaScript;
+import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 
 /**

@@ -1,6 +1,6 @@
 package io.bloomguard.redis.layout;
 
-import io.bloomguard.redis.LuaScript;
+import io.bloomguard.redis.port.LuaScript;
 
 /**
  * The Lua scripts of a counting filter in Redis ({@code type: counting}), whose positions are 4-bit counters, the

@@ -1,7 +1,7 @@
 package io.bloomguard.redis.layout;
 
-import io.bloomguard.redis.RedisPort;
 import io.bloomguard.redis.client.RedisCommands;
+import io.bloomguard.redis.port.RedisPort;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.bloomguard.redis.layout;
 
-import io.bloomguard.redis.RedisPort;
+import io.bloomguard.redis.port.RedisPort;
 import io.bloomguard.redis.state.RedisFilterView;
 
 import java.util.concurrent.CompletableFuture;

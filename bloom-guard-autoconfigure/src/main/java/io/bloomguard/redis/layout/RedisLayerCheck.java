@@ -2,7 +2,7 @@ package io.bloomguard.redis.layout;
 
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
-import io.bloomguard.redis.RedisPort;
+import io.bloomguard.redis.port.RedisPort;
 import io.bloomguard.redis.state.RedisFilterView;
 
 import java.util.List;

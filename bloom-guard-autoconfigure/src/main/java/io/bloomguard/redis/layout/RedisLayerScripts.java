@@ -1,6 +1,6 @@
 package io.bloomguard.redis.layout;
 
-import io.bloomguard.redis.LuaScript;
+import io.bloomguard.redis.port.LuaScript;
 
 /**
  * The Lua scripts of a redis filter that grows by layers ({@link RedisLayers}). Its keys share one hash slot, so

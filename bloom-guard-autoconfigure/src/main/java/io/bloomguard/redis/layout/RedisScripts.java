@@ -1,6 +1,6 @@
 package io.bloomguard.redis.layout;
 
-import io.bloomguard.redis.LuaScript;
+import io.bloomguard.redis.port.LuaScript;
 
 /**
  * The Lua scripts of the Redis backend. Each touches the keys of one shard only (one hash slot), so each runs

@@ -1,12 +1,12 @@
 package io.bloomguard.redis.read;
 
 import io.bloomguard.core.SharedBloomFilter.CheckLatencyListener;
-import io.bloomguard.redis.LuaScript;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.copy.RedisNearCopy;
 import io.bloomguard.redis.copy.RedisOrderedCheck;
 import io.bloomguard.redis.layout.RedisKeyCheck;
 import io.bloomguard.redis.layout.RedisLayout;
+import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStoredState;

@@ -1,11 +1,11 @@
 package io.bloomguard.redis.write;
 
-import io.bloomguard.redis.LuaScript;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.copy.RedisNearCopy;
 import io.bloomguard.redis.layout.RedisLayerScripts;
 import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.layout.RedisLayout;
+import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;

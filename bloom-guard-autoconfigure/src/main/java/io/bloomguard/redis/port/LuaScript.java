@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.port;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

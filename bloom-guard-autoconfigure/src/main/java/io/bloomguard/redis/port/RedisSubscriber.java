@@ -1,10 +1,10 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.port;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A subscriber connection of its own, for the near copy's ordered reads ({@link io.bloomguard.redis.copy.RedisAddFeed}): Redis hands a
+ * A subscriber connection of its own, for the ordered near copy's reads: Redis hands a
  * subscriber the messages of its channels in the order it processed the commands that published them, and the reply
  * to a {@code PING} sent on the same connection after every message published before Redis processed the
  * {@code PING}.

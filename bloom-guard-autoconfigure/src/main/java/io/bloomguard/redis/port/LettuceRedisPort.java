@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.port;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;

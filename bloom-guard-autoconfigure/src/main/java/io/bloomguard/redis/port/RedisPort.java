@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.port;
 
 import org.jspecify.annotations.Nullable;
 
@@ -51,7 +51,7 @@ public interface RedisPort extends AutoCloseable {
 
     /**
      * Whether the connection is up. A port that cannot tell says {@code true}; one that says {@code false} is
-     * replaced by a new connection (see {@link RedisFilterBackend}).
+     * replaced by a new connection (the backend opens one of its own).
      */
     default boolean isConnected() {
         return true;
