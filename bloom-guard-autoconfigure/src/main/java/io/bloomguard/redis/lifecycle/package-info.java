@@ -3,6 +3,6 @@
  * load lock that builds it once for every instance, the generations it uploads and swaps in, and its back-off.
  */
 @NullMarked
-package io.bloomguard.redis.build;
+package io.bloomguard.redis.lifecycle;
 
 import org.jspecify.annotations.NullMarked;

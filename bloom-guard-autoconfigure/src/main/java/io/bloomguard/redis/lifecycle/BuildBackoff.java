@@ -1,4 +1,4 @@
-package io.bloomguard.redis.build;
+package io.bloomguard.redis.lifecycle;
 
 import java.time.Duration;
 

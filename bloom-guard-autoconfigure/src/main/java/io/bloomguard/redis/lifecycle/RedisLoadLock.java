@@ -1,4 +1,4 @@
-package io.bloomguard.redis.build;
+package io.bloomguard.redis.lifecycle;
 
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.client.RedisCommands;

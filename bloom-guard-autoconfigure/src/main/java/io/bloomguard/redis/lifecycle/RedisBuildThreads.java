@@ -1,4 +1,4 @@
-package io.bloomguard.redis.build;
+package io.bloomguard.redis.lifecycle;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
