@@ -1,0 +1,118 @@
+package io.bloomguard.redis;
+
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The name and SHA-1 of every Lua script the Redis backend sends. The bodies are a contract between versions: the
+ * scripts write the stored data, and during a rolling deploy instances of two versions run theirs on the same keys and
+ * share Redis's script cache, keyed by SHA-1 ({@code EVALSHA}). A moved or reformatted body changes its SHA-1; a
+ * failure here means a script changed: keep it byte for byte, or prove that data written by either body is read by
+ * the other. Moving a script to another class changes only the first column.
+ */
+class LuaScriptsGoldenTest {
+
+    private static final String PACKAGE = "io.bloomguard.redis.";
+
+    /** Class (under io.bloomguard.redis), field, script name, SHA-1 of its body, as recorded before the move. */
+    private static final String SCRIPTS = """
+            layout.RedisScripts         ADD             add                 fdba19d122d7061aa93265cd87df3dd921455e60
+            layout.RedisScripts         PUBLISH_ADDS    publish-adds        1a782d29bb33234ae5b45b8dd4fe7062bd860fb2
+            layout.RedisScripts         CHECK_ALL       check-all           ff1d561e143ded616bbee5558b58e935cf1d9fc4
+            layout.RedisScripts         BEGIN           begin               d511932ffbffedae8ca650484e908f45fa26d797
+            layout.RedisScripts         FINISH          finish              7ba14cf8c29e02a658e14fc21b44c76f350ddd31
+            layout.RedisScripts         LOCK            lock                2635a4b05d83ab06a780a0857a1b04d73737d91e
+            layout.RedisScripts         RENEW           renew               db838a8751b39926a11402b8492ade99c4c7ae83
+            layout.RedisScripts         RELEASE         release             e5a212447e6ae33c5b92e0c862054e8ac229b69b
+            layout.RedisScripts         MARK_STALE      mark-stale          cb85987902ee89eaf32ea6cc39674483c6f218e2
+            layout.RedisCounterScripts  ADD             add-counting        7e207bb9b4fdf3727d9e3cedbcd2db71550c0ab4
+            layout.RedisCounterScripts  REMOVE          remove              f8b29d904d0369067f6f9ef7675c4f6c9c45a392
+            layout.RedisCounterScripts  CHECK_ALL       check-all-counting  8937447869acd967a68fa6e93a8abbf46848b00e
+            layout.RedisCounterScripts  MERGE           merge-counters      8c513991d55ff5d018f726224805c1a189697b83
+            layout.RedisCounterScripts  COUNT_NON_ZERO  count-non-zero      8cc51604e2b7cbdac5965db93cb2d950757ee4bb
+            layout.RedisLayerScripts    CHECK           check-layers        50c8cc0456433c547ffaea28364369df4d398064
+            layout.RedisLayerScripts    ADD             add-layers          72bf06689fec960403c1592204447cbc9b9e0dd7
+            copy.RedisLiveProbe         STILL_LIVE      still-live          e0e938c06bcc0dd7f060c9ec2b84feb0f379f6ad
+            state.RedisStoredState      RECORD_LOSS     record-loss         1c7bbcb6fb627581a188a9e2117200795070b299
+            access.RedisKeyTypes        FIND            key-types           e05ce1d6c55cac6481c2e3ddd354e37fec4f5e5f
+            """;
+
+    @Test
+    void everyScriptRunsTheBodyThePreviousVersionRanOnTheSameData() throws Exception {
+        SoftAssertions softly = new SoftAssertions();
+        for (String[] row : rows()) {
+            LuaScript script = (LuaScript) constant(row[0], row[1]);
+            softly.assertThat(script.name()).as(row[1] + " in " + row[0]).isEqualTo(row[2]);
+            softly.assertThat(sha1(script.source())).as("body of " + row[2]).isEqualTo(row[3]);
+            softly.assertThat(script.sha1()).as("EVALSHA of " + row[2]).isEqualTo(row[3]);
+        }
+        softly.assertAll();
+    }
+
+    /** The access check sends its body with a random comment appended (see RedisAccessCheck); the body is pinned. */
+    @Test
+    void theAccessCheckTriesTheCommandsThePreviousVersionTried() throws Exception {
+        String source = (String) constant("access.RedisAccessCheck", "SCRIPT_SOURCE");
+        assertThat(sha1(source)).isEqualTo("76a95d47871bc2d66f0111481cbb7d9b6d914614");
+    }
+
+    /** A script this table does not list would be a change of the stored data that nothing pins. */
+    @Test
+    void everyScriptTheBackendSendsIsPinnedHere() throws Exception {
+        Set<String> listed = rows().stream().map(row -> row[0] + "." + row[1])
+            .collect(Collectors.toCollection(TreeSet::new));
+        assertThat(scriptConstants()).isEqualTo(listed);
+    }
+
+    private static List<String[]> rows() {
+        return SCRIPTS.lines().map(line -> line.trim().split("\\s+")).toList();
+    }
+
+    private static Object constant(String className, String field) throws ReflectiveOperationException {
+        Field constant = Class.forName(PACKAGE + className).getDeclaredField(field);
+        constant.setAccessible(true);
+        return constant.get(null);
+    }
+
+    /** {@code package.Class.FIELD} of every static {@link LuaScript} of the main classes under {@link #PACKAGE}. */
+    private static Set<String> scriptConstants() throws Exception {
+        Path location = Path.of(LuaScript.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path root = Files.isDirectory(location) ? location : FileSystems.newFileSystem(location).getPath("/");
+        Set<String> found = new TreeSet<>();
+        try (Stream<Path> files = Files.walk(root.resolve("io/bloomguard/redis"))) {
+            for (Path file : files.filter(path -> path.toString().endsWith(".class")).toList()) {
+                String name = root.relativize(file).toString().replace(root.getFileSystem().getSeparator(), ".");
+                Class<?> type = Class.forName(name.substring(0, name.length() - ".class".length()), false,
+                        LuaScript.class.getClassLoader());
+                for (Field field : type.getDeclaredFields()) {
+                    if (Modifier.isStatic(field.getModifiers()) && field.getType() == LuaScript.class) {
+                        found.add(type.getName().substring(PACKAGE.length()) + "." + field.getName());
+                    }
+                }
+            }
+        }
+        assertThat(found).as("scripts found under " + root).isNotEmpty();
+        return found;
+    }
+
+    private static String sha1(String source) throws Exception {
+        byte[] digest = MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
+        return HexFormat.of().formatHex(digest);
+    }
+}
