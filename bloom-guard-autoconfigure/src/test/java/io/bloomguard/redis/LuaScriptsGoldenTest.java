@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.port.LuaScript;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
