@@ -39,7 +39,7 @@ class JedisBloomFilterContractIT extends BloomFilterContractTest {
     }
 
     /**
-     * A quarter of the keys: the Lettuce suite proves the layout at full size;
+     * A quarter of the keys: the local suite proves the layout at full size, the Lettuce one in Redis at half;
      * this one proves the adapter over Jedis.
      */
     @Override

@@ -29,7 +29,7 @@ class RedisClusterBloomFilterContractIT extends BloomFilterContractTest {
     }
 
     /**
-     * A quarter of the keys: the single-server suite proves the layout at full size;
+     * A quarter of the keys: the local suite proves the layout at full size, the single-server one in Redis at half;
      * this one proves the shards over a cluster.
      */
     @Override

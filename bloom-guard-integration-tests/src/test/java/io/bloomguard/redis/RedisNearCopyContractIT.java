@@ -16,7 +16,7 @@ import static org.awaitility.Awaitility.await;
 class RedisNearCopyContractIT extends StandaloneRedisContractTest {
 
     /**
-     * A quarter of the keys: the plain Redis suite proves the layout at full size;
+     * A quarter of the keys: the local suite proves the layout at full size, the plain Redis one in Redis at half;
      * this one proves the near copy beside it.
      */
     @Override
