@@ -2,7 +2,7 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.guard.InvalidBloomAnnotationException;
 import io.bloomguard.preload.UnknownKeySourceFilterException;
-import io.bloomguard.redis.RedisAccessDeniedException;
+import io.bloomguard.redis.port.RedisAccessDeniedException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.diagnostics.FailureAnalysis;

@@ -11,6 +11,8 @@ import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.port.RedisAccessDeniedException;
+import io.bloomguard.redis.port.RedisUnavailableException;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;

@@ -2,6 +2,7 @@ package io.bloomguard.redis;
 
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
+import io.bloomguard.redis.port.RedisUnavailableException;
 
 import java.time.Duration;
 import java.util.ArrayList;

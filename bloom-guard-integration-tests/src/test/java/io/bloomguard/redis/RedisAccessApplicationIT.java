@@ -1,5 +1,7 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.redis.port.RedisAccessDeniedException;
+import io.bloomguard.redis.port.RedisAcl;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;

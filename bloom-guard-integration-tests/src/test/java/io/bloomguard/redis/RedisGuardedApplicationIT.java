@@ -1,6 +1,7 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.preload.FilterPreloader;
+import io.bloomguard.redis.port.RedisUnavailableException;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.AfterCommit;

@@ -4,6 +4,8 @@ import io.bloomguard.actuate.BloomFilterHealthIndicator;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
+import io.bloomguard.redis.port.RedisAccessDeniedException;
+import io.bloomguard.redis.port.RedisUnavailableException;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testsupport.redis.RedisServerExtension;

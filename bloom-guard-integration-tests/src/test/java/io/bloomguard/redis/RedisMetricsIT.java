@@ -1,13 +1,14 @@
 package io.bloomguard.redis;
 
-import io.bloomguard.core.NearCopyMode;
-import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.metrics.BloomFilterMetrics;
+import io.bloomguard.redis.port.RedisUnavailableException;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
+import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testsupport.redis.FreezableTcpProxy;
 import io.bloomguard.testsupport.redis.RedisServerExtension;

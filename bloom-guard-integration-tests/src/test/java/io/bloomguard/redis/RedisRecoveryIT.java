@@ -5,6 +5,7 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.redis.port.LettuceRedisPort;
+import io.bloomguard.redis.port.RedisUnavailableException;
 import io.bloomguard.testapp.OwnThread;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerExtension;

@@ -1,8 +1,9 @@
 package io.bloomguard.redis.access;
 
-import io.bloomguard.redis.RedisUnavailableException;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.port.LuaScript;
+import io.bloomguard.redis.port.RedisDenial;
+import io.bloomguard.redis.port.RedisUnavailableException;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;
 
@@ -13,7 +14,7 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Tries every command of {@link io.bloomguard.redis.RedisAcl#COMMANDS} the filter sends once ({@code BITFIELD} only for a counting filter,
+ * Tries every command of {@link io.bloomguard.redis.port.RedisAcl#COMMANDS} the filter sends once ({@code BITFIELD} only for a counting filter,
  * the only kind that sends it), on scratch keys of the filter (under its prefix and hash
  * tag), so that a user who may not run one of them is found when the filter starts, naming each command it may
  * not run, rather than when that command is first needed (a check, a rebuild, the first script after a Redis
@@ -23,7 +24,7 @@ import java.util.UUID;
  * ({@code bitmap-default-roaring yes}), on which every check would fail; once Redis allows every command,
  * {@link RedisKeyTypes} looks for a key of the filter that holds another type than bloom-guard writes there.
  *
- * <p>Usage: {@code check.verify(commands, view);} (throws {@link io.bloomguard.redis.RedisAccessDeniedException} naming what was
+ * <p>Usage: {@code check.verify(commands, view);} (throws {@link io.bloomguard.redis.port.RedisAccessDeniedException} naming what was
  * refused)
  */
 public final class RedisAccessCheck {
@@ -104,7 +105,7 @@ public final class RedisAccessCheck {
      * access state: the filter is refused while Redis refuses any command or holds a key of another type, and no
      * longer once neither is so.
      *
-     * @throws io.bloomguard.redis.RedisAccessDeniedException naming every command (or the keys) Redis refused, or the key of another type
+     * @throws io.bloomguard.redis.port.RedisAccessDeniedException naming every command (or the keys) Redis refused, or the key of another type
      * @throws RedisUnavailableException  when Redis does not answer
      */
     public void verify(RedisCommands via, RedisFilterView view) {
@@ -124,7 +125,7 @@ public final class RedisAccessCheck {
     /**
      * Checks the type of every key {@code view} names, once a refresh has read which they are.
      *
-     * @throws io.bloomguard.redis.RedisAccessDeniedException naming a key of another type
+     * @throws io.bloomguard.redis.port.RedisAccessDeniedException naming a key of another type
      * @throws RedisUnavailableException  when Redis does not answer
      */
     public void verifyKeyTypes(RedisCommands via, RedisFilterView view) {

@@ -1,9 +1,10 @@
 package io.bloomguard.redis.access;
 
-import io.bloomguard.redis.RedisAccessDeniedException;
-import io.bloomguard.redis.RedisAcl;
-import io.bloomguard.redis.RedisUnavailableException;
 import io.bloomguard.redis.client.RedisCommands;
+import io.bloomguard.redis.port.RedisAccessDeniedException;
+import io.bloomguard.redis.port.RedisAcl;
+import io.bloomguard.redis.port.RedisDenial;
+import io.bloomguard.redis.port.RedisUnavailableException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -2,6 +2,7 @@ package io.bloomguard.redis.access;
 
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.port.LuaScript;
+import io.bloomguard.redis.port.RedisDenial;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;
@@ -20,7 +21,7 @@ import java.util.regex.Pattern;
  * Finds a key of a filter that holds a value of another type than bloom-guard writes there: a string for a bitmap
  * or the lock, a hash for the metadata. Redis answers {@code WRONGTYPE} to every command on such a key, which alone
  * would show as a stream of backend errors that pass each call; named, it is a configuration mistake
- * ({@link io.bloomguard.redis.RedisAccessDeniedException}) with its remedy. Its causes: another application's key under bloom-guard's
+ * ({@link io.bloomguard.redis.port.RedisAccessDeniedException}) with its remedy. Its causes: another application's key under bloom-guard's
  * prefix, or a server that stores bitmaps as a type of their own ({@code bitmap-default-roaring yes}: {@code SETBIT}
  * makes a key of type {@code bitmap}, which {@code GETRANGE} then refuses).
  *
@@ -73,7 +74,7 @@ public final class RedisKeyTypes {
      *
      * @return the first key found of another type, as a {@code WRONGTYPE} refusal, its name with {@code *} for the
      * seed of a bitmap (a {@code SCAN} pattern for it); {@code null} when there is none
-     * @throws io.bloomguard.redis.RedisUnavailableException when Redis does not answer
+     * @throws io.bloomguard.redis.port.RedisUnavailableException when Redis does not answer
      */
     @Nullable RedisDenial find(RedisCommands via, RedisFilterView view) {
         List<CompletableFuture<Object>> replies = new ArrayList<>();

@@ -1,7 +1,7 @@
 package io.bloomguard.redis.client;
 
-import io.bloomguard.redis.RedisUnavailableException;
 import io.bloomguard.redis.port.RedisPort;
+import io.bloomguard.redis.port.RedisUnavailableException;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;

@@ -3,10 +3,10 @@ package io.bloomguard.redis.state;
 import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.ScalableSizing;
+import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.layout.RedisCounters;
 import io.bloomguard.redis.layout.RedisLayers;
-import io.bloomguard.redis.RedisUnavailableException;
-import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.port.RedisUnavailableException;
 
 import java.time.Duration;
 import java.time.Instant;

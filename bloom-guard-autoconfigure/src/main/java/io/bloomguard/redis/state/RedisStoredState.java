@@ -174,7 +174,7 @@ public final class RedisStoredState {
     /**
      * The build epoch stored now in shard 0's metadata, read at once (one round trip), not from the last view.
      *
-     * @throws io.bloomguard.redis.RedisUnavailableException when Redis does not answer
+     * @throws io.bloomguard.redis.port.RedisUnavailableException when Redis does not answer
      */
     public long storedEpoch() {
         return epochOf(commands.call(port -> port.hashGetAll(keys.meta(0))));

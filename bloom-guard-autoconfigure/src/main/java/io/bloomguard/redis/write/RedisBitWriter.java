@@ -49,7 +49,7 @@ public final class RedisBitWriter {
     /**
      * Writes the keys.
      *
-     * @throws io.bloomguard.redis.RedisUnavailableException when Redis does not take them (some may be written)
+     * @throws io.bloomguard.redis.port.RedisUnavailableException when Redis does not take them (some may be written)
      */
     Written write(List<Object> toWrite) {
         List<Object> remaining = toWrite;

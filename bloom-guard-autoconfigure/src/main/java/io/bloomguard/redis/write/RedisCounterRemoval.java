@@ -40,7 +40,7 @@ public final class RedisCounterRemoval {
      * @return {@code true} when its counts were taken back; {@code false} when one of its counters is zero (it is
      * certainly not in), or there is no live counting generation to take it from (loading, gone, or a plain filter
      * stored under the name), which changes nothing
-     * @throws io.bloomguard.redis.RedisUnavailableException when Redis does not answer
+     * @throws io.bloomguard.redis.port.RedisUnavailableException when Redis does not answer
      */
     public boolean remove(Object key) {
         return remove(key, "");

@@ -1,10 +1,10 @@
 package io.bloomguard.redis.write;
 
-import io.bloomguard.redis.RedisAccessDeniedException;
-import io.bloomguard.redis.RedisUnavailableException;
 import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.redis.access.RedisAccessState;
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.port.RedisAccessDeniedException;
+import io.bloomguard.redis.port.RedisUnavailableException;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStaleMarks;
 import io.bloomguard.redis.state.RedisStoredState;

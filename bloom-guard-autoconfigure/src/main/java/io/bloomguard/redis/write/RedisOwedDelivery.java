@@ -1,7 +1,7 @@
 package io.bloomguard.redis.write;
 
-import io.bloomguard.redis.RedisUnavailableException;
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.port.RedisUnavailableException;
 import io.bloomguard.redis.state.RedisStaleMarks;
 import io.bloomguard.redis.state.RedisStoredState;
 import org.apache.commons.logging.Log;

@@ -1,7 +1,7 @@
 package io.bloomguard.redis.client;
 
 import io.bloomguard.redis.RedisBreakerSettings;
-import io.bloomguard.redis.RedisUnavailableException;
+import io.bloomguard.redis.port.RedisUnavailableException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

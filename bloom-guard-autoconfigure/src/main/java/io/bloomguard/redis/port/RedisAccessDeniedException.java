@@ -1,6 +1,4 @@
-package io.bloomguard.redis;
-
-import io.bloomguard.redis.access.RedisDenial;
+package io.bloomguard.redis.port;
 
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.bloomguard.redis.access;
+package io.bloomguard.redis.port;
 
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * @param key           for {@code WRONGTYPE}, the key of the filter that holds another type, once known, with
  *                      {@code *} for a bitmap's seed
  * @param keyUnknown    for {@code WRONGTYPE}, whether Redis answered it to one of the filter's commands, which does
- *                      not say which key: {@link RedisKeyTypes} finds it
+ *                      not say which key: the access check finds it
  */
 public record RedisDenial(String code, @Nullable String command, boolean keys, String serverMessage, @Nullable String key,
         boolean keyUnknown) {
@@ -35,12 +35,12 @@ public record RedisDenial(String code, @Nullable String command, boolean keys, S
 
     private static final String SCRIPT_KEYS = "can't access at least one of the keys";
 
-    RedisDenial(String code, @Nullable String command, boolean keys, String serverMessage) {
+    public RedisDenial(String code, @Nullable String command, boolean keys, String serverMessage) {
         this(code, command, keys, serverMessage, null, false);
     }
 
     /** A command denied by name: what the access check finds inside its script. */
-    static RedisDenial command(String command, String serverMessage) {
+    public static RedisDenial command(String command, String serverMessage) {
         return new RedisDenial("NOPERM", command, false, serverMessage);
     }
 
@@ -48,7 +48,7 @@ public record RedisDenial(String code, @Nullable String command, boolean keys, S
      * {@code key} holds a value of type {@code type} ({@code null} when Redis would not say: a user without
      * {@code TYPE}) where bloom-guard writes a {@code expected} ({@code string} or {@code hash}).
      */
-    static RedisDenial wrongType(String key, @Nullable String type, String expected) {
+    public static RedisDenial wrongType(String key, @Nullable String type, String expected) {
         String holds = (type != null && !type.isEmpty()) ? "a value of type " + type : "a value of another type";
         return new RedisDenial(WRONG_TYPE, null, false, "the key " + key + " holds " + holds + ", not a " + expected,
                 key, false);
@@ -58,7 +58,7 @@ public record RedisDenial(String code, @Nullable String command, boolean keys, S
      * Redis, told to store a bitmap with {@code SETBIT}, stored a value of type {@code type} rather than a string:
      * it keeps bitmaps as a type of their own ({@code bitmap-default-roaring yes}).
      */
-    static RedisDenial bitmapsStoredAs(@Nullable String type) {
+    public static RedisDenial bitmapsStoredAs(@Nullable String type) {
         return new RedisDenial(WRONG_TYPE, null, false, "Redis stores a bitmap written with SETBIT as a value of type "
                 + ((type != null && !type.isEmpty()) ? type : "other than string") + ", not as a string, which"
                 + " GETRANGE then refuses", null, false);
@@ -68,7 +68,7 @@ public record RedisDenial(String code, @Nullable String command, boolean keys, S
      * The refusal a failure reports, looking through its causes (Lettuce reports one met while connecting as the
      * cause of "Unable to connect"), or {@code null} when it is not one: a timeout, a lost connection, another error.
      */
-    static @Nullable RedisDenial of(@Nullable Throwable failure) {
+    public static @Nullable RedisDenial of(@Nullable Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             String message = cause.getMessage();
             if (message == null) {

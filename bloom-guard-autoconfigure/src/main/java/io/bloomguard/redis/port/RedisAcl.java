@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.port;
 
 import java.util.List;
 import java.util.stream.Collectors;

@@ -1,4 +1,4 @@
-package io.bloomguard.redis;
+package io.bloomguard.redis.port;
 
 import io.bloomguard.core.BackendUnavailableException;
 
