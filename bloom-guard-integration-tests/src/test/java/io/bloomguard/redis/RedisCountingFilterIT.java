@@ -1,5 +1,6 @@
 package io.bloomguard.redis;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
@@ -14,6 +15,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -321,6 +324,42 @@ class RedisCountingFilterIT {
         assertThat(filter.mightContainAll(database)).as("after removing the keys put during the build")
                 .containsOnly(true);
         assertThat(filter.approximateElementCount()).isBetween(4_850L, 5_150L);
+    }
+
+    /**
+     * A filter stored with layers ({@code growth: scale}) rebuilt by an instance configured to count (its configuration
+     * changed in a rolling deploy, say) while an instance still configured with layers adds keys: once the counting
+     * generation swaps in, those keys are in it, where the counting instance reads them.
+     */
+    @ParameterizedTest(name = "counting generation in {0} shard(s)")
+    @ValueSource(ints = { 1, 3 })
+    void keysAnInstanceWithLayersAddsWhileACountingInstanceRebuildsAreFoundAfterTheSwap(int shards) {
+        FilterSizing sizing = FilterSizing.of(20_000, 0.01);
+        List<Object> database = new ArrayList<>(longs(0, 5_000));
+        List<Object> duringBuild = longs(700_000, 1_000);
+        String name = "counting-" + names.incrementAndGet();
+        try (TestRedisBackend other = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
+            RedisBloomFilter layered = other.backend.createScalable(name, sizing, SEED, AddFailurePolicy.BUFFER);
+            assertThat(layered.start(RecordingKeyFeed.of(database))).isEqualTo(StartOutcome.LOADED_HERE);
+            RedisBloomFilter counting = redis.backend.createCounting(name, sizing, SEED, shards);
+            AtomicBoolean building = new AtomicBoolean();
+            KeyFeed feed = batches -> {
+                if (building.get()) {
+                    layered.refresh(); // it sees the next generation
+                    layered.putAll(duringBuild);
+                }
+                return RecordingKeyFeed.of(List.copyOf(database)).feed(batches);
+            };
+            counting.start(feed);
+            building.set(true);
+
+            counting.rebuild();
+
+            assertThat(counting.status()).isEqualTo(SharedFilterStatus.READY);
+            assertThat(counting.mightContainAll(database)).containsOnly(true);
+            assertThat(counting.mightContainAll(duringBuild)).as("added with layers during the build")
+                    .containsOnly(true);
+        }
     }
 
     /**

@@ -48,6 +48,10 @@ public final class RedisLayerScripts {
      * count for the next generation, k of each live layer; then per key, its offsets in each live layer; then the
      * offsets for the next generation.
      *
+     * <p>A next generation that counts (a rebuild by an instance configured {@code type: counting}) has its counters
+     * incremented, as {@link RedisCounterScripts#ADD} does: bits set at counter positions would leave the keys out of
+     * it once it is swapped in.
+     *
      * <p>Every live layer must exist: SETBIT would create a missing one afresh, short and zero-filled, and checks
      * would then read zeros for the keys it held. A layer gone leaves the live generation untouched, as a missing
      * layer 0 does, and is reported as missing (-1), unless the next generation took the keys.
@@ -70,7 +74,7 @@ public final class RedisLayerScripts {
               perKey = perKey + ks[i]
             end
             local pos = 9 + layers
-            """ + RedisScripts.SET_KEYS + """
+            """ + RedisScripts.SET_KEYS + RedisScripts.COUNT_KEYS + """
             local channel = KEYS[4 + layers]
             local publish = channel and redis.call('HGET', KEYS[1], 'publish')
             local result = -1
@@ -137,7 +141,12 @@ public final class RedisLayerScripts {
             end
             local nextKey = KEYS[2 + layers]
             if nxt ~= '' and redis.call('EXISTS', nextKey) == 1 then
-              local changed = set(nextKey, nextK, nextCount)
+              local changed
+              if string.sub(nxt, -3) == '.c4' then
+                changed = count(nextKey, nextK, nextCount)
+              else
+                changed = set(nextKey, nextK, nextCount)
+              end
               if result < 0 then result = changed end
             end
             return result

@@ -32,6 +32,33 @@ public final class RedisScripts {
             """;
 
     /**
+     * Lua beside {@link #SET_KEYS}: {@code count(key, k, count)} increments, saturating at 15, the {@code u4} counters
+     * at the next {@code count} keys' positions of a counting generation (ARGV from {@code pos}, {@code k} per key), and
+     * says how many keys are new (a counter went from 0 to 1): for a script that may meet a counting next generation.
+     */
+    static final String COUNT_KEYS = """
+            local function count(key, k, count)
+              local changed = 0
+              for _ = 1, count do
+                local new = 0
+                local fields = {key, 'OVERFLOW', 'SAT'}
+                for _ = 1, k do
+                  fields[#fields + 1] = 'INCRBY'
+                  fields[#fields + 1] = 'u4'
+                  fields[#fields + 1] = '#' .. ARGV[pos]
+                  fields[#fields + 1] = 1
+                  pos = pos + 1
+                end
+                for _, counted in ipairs(redis.call('BITFIELD', unpack(fields))) do
+                  if counted == 1 then new = 1 end
+                end
+                changed = changed + new
+              end
+              return changed
+            end
+            """;
+
+    /**
      * Lua that opens an add script ({@link #ADD}, {@link RedisCounterScripts#ADD}): from the shard's metadata and the
      * caller's view (KEYS: meta, live bitmap, next bitmap, and the bitmap the next generation is live under once
      * swapped; ARGV: the live and next fingerprints the caller computed offsets for, '' for none), sets
