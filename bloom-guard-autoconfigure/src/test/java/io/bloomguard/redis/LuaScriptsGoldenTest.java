@@ -48,7 +48,7 @@ class LuaScriptsGoldenTest {
             layout.RedisCounterScripts  MERGE           merge-counters      8c513991d55ff5d018f726224805c1a189697b83
             layout.RedisCounterScripts  COUNT_NON_ZERO  count-non-zero      8cc51604e2b7cbdac5965db93cb2d950757ee4bb
             layout.RedisLayerScripts    CHECK           check-layers        50c8cc0456433c547ffaea28364369df4d398064
-            layout.RedisLayerScripts    ADD             add-layers          3d4d4b71ba67c6ec09ef1bc5b6a0816600ac58ed
+            layout.RedisLayerScripts    ADD             add-layers          7b5ec0f00e13c3d0233ea2c6654dacde217e5a3f
             copy.RedisLiveProbe         STILL_LIVE      still-live          e0e938c06bcc0dd7f060c9ec2b84feb0f379f6ad
             state.RedisStoredState      RECORD_LOSS     record-loss         1c7bbcb6fb627581a188a9e2117200795070b299
             access.RedisKeyTypes        FIND            key-types           e05ce1d6c55cac6481c2e3ddd354e37fec4f5e5f

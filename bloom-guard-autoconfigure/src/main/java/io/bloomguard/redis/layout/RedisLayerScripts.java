@@ -143,7 +143,7 @@ public final class RedisLayerScripts {
             if nxt ~= '' and redis.call('EXISTS', nextKey) == 1 then
               local changed
               if string.sub(nxt, -3) == '.c4' then
-                changed = count(nextKey, nextK, nextCount)
+                changed = increment(nextKey, nextK, nextCount)
               else
                 changed = set(nextKey, nextK, nextCount)
               end

@@ -32,12 +32,12 @@ public final class RedisScripts {
             """;
 
     /**
-     * Lua beside {@link #SET_KEYS}: {@code count(key, k, count)} increments, saturating at 15, the {@code u4} counters
+     * Lua beside {@link #SET_KEYS}: {@code increment(key, k, count)} increments, saturating at 15, the {@code u4} counters
      * at the next {@code count} keys' positions of a counting generation (ARGV from {@code pos}, {@code k} per key), and
      * says how many keys are new (a counter went from 0 to 1): for a script that may meet a counting next generation.
      */
     static final String COUNT_KEYS = """
-            local function count(key, k, count)
+            local function increment(key, k, count)
               local changed = 0
               for _ = 1, count do
                 local new = 0
