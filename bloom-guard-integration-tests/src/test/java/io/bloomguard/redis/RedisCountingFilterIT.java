@@ -15,6 +15,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -328,11 +330,12 @@ class RedisCountingFilterIT {
     /**
      * A filter stored with layers ({@code growth: scale}) rebuilt by an instance configured to count (its configuration
      * changed in a rolling deploy, say) while an instance still configured with layers adds keys: once the counting
-     * generation swaps in, those keys are in it, where the counting instance reads them. (In one shard: a next
-     * generation of several shards beside a filter with layers loses such keys still; see docs/redis.md.)
+     * generation swaps in, those keys are in it, where the counting instance reads them, whether it has one shard (the
+     * layers' shard) or several (the keys of its other shards are added there).
      */
-    @Test
-    void keysAnInstanceWithLayersAddsWhileACountingInstanceRebuildsAreFoundAfterTheSwap() {
+    @ParameterizedTest(name = "counting generation in {0} shard(s)")
+    @ValueSource(ints = { 1, 3 })
+    void keysAnInstanceWithLayersAddsWhileACountingInstanceRebuildsAreFoundAfterTheSwap(int shards) {
         FilterSizing sizing = FilterSizing.of(20_000, 0.01);
         List<Object> database = new ArrayList<>(longs(0, 5_000));
         List<Object> duringBuild = longs(700_000, 1_000);
@@ -340,7 +343,7 @@ class RedisCountingFilterIT {
         try (TestRedisBackend other = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
             RedisBloomFilter layered = other.backend.createScalable(name, sizing, SEED, AddFailurePolicy.BUFFER);
             assertThat(layered.start(RecordingKeyFeed.of(database))).isEqualTo(StartOutcome.LOADED_HERE);
-            RedisBloomFilter counting = redis.backend.createCounting(name, sizing, SEED, 1);
+            RedisBloomFilter counting = redis.backend.createCounting(name, sizing, SEED, shards);
             AtomicBoolean building = new AtomicBoolean();
             AtomicLong heldBack = new AtomicLong(-1);
             KeyFeed feed = batches -> {

@@ -340,6 +340,43 @@ class RedisScalableFilterIT {
     }
 
     /**
+     * A filter with layers rebuilt by an instance configured without them and with three shards (a rolling change of
+     * configuration) while an instance still configured with layers puts keys: the keys of the new generation's shard
+     * 0 go in with the layers' script, the others through its shards' own, and all of them are found once it swaps in.
+     */
+    @Test
+    void keysPutWithLayersWhileAnotherInstanceRebuildsItInThreeShardsAreFoundAfterTheSwap() {
+        try (TestRedisBackend a = TestRedisBackend.on(server, TestRedisBackend.FAST);
+                TestRedisBackend b = TestRedisBackend.on(server, TestRedisBackend.FAST)) {
+            RedisBloomFilter layered = a.backend.createScalable("reshaped", FIRST_LAYER, 7, AddFailurePolicy.BUFFER);
+            rows.commit(N);
+            assertThat(layered.start(RecordingKeyFeed.reading(rows::now))).isEqualTo(StartOutcome.LOADED_HERE);
+            RedisBloomFilter sharded = b.backend.create("reshaped", FilterSizing.of(2 * N, ERROR_RATE), 7, 3);
+            AtomicBoolean building = new AtomicBoolean();
+            List<Long> duringBuild = new ArrayList<>();
+            KeyFeed feed = batches -> {
+                List<Long> before = rows.now(); // the build reads the rows committed before the puts below
+                if (building.get()) {
+                    layered.refresh(); // it sees the next generation
+                    duringBuild.addAll(putNew(layered, 600));
+                    assertThat(layered.pendingAdds()).as("written while the build ran, none kept for later")
+                            .isZero();
+                }
+                return RecordingKeyFeed.of(List.copyOf(before)).feed(batches);
+            };
+            sharded.start(feed);
+            building.set(true);
+
+            sharded.rebuild();
+
+            assertThat(sharded.status()).isEqualTo(SharedFilterStatus.READY);
+            assertThat(duringBuild).hasSize(600);
+            assertThat(sharded.mightContainAll(rows.now())).as("every committed row, those put with layers included")
+                    .containsOnly(true);
+        }
+    }
+
+    /**
      * Puts 50 at a time, as concurrent {@code @BloomPut} writes do: a layer is found full by the put that fills it, so
      * it overfills by at most one batch.
      */

@@ -30,12 +30,14 @@ public sealed interface RedisLayout permits UnlayeredLayout, LayeredLayout {
     }
 
     /**
-     * The add script for a view's generations: {@link RedisLayerScripts#ADD} when this instance reads its layers;
-     * else {@code RedisCounterScripts.ADD} when the live or the next generation counts, since it sets the bits of the
-     * other (a rebuild may change the kind); else {@code RedisScripts.ADD}.
+     * The add script for a view's generations in one shard: {@link RedisLayerScripts#ADD} in shard 0 when this
+     * instance reads its layers (they are all in shard 0; a next generation of several shards takes its other shards'
+     * keys through the scripts without layers); else {@code RedisCounterScripts.ADD} when the live or the next
+     * generation counts, since it sets the bits of the other (a rebuild may change the kind); else
+     * {@code RedisScripts.ADD}.
      */
-    static LuaScript addFor(RedisFilterView view) {
-        if (view.layers != null) {
+    static LuaScript addFor(RedisFilterView view, int shard) {
+        if (view.layers != null && shard == 0) {
             return RedisLayerScripts.ADD;
         }
         boolean counting = (view.liveForAdds != null && view.liveForAdds.counting())

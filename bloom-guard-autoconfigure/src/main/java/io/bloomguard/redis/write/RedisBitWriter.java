@@ -92,12 +92,11 @@ public final class RedisBitWriter {
             // instance's next check of the key needs no round trip.
             nearCopy.learnKeys(current, remaining);
             Map<RedisShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
-            LuaScript add = RedisLayout.addFor(current);
             for (RedisShardWrite shardWrite : writes.values()) {
-                List<String> keyNames = (layers != null) ? shardWrite.layeredKeys(current, layers)
-                        : shardWrite.keys(current);
-                List<String> args = (layers != null) ? shardWrite.layeredArgs(current, layers)
-                        : shardWrite.args(current);
+                LuaScript add = RedisLayout.addFor(current, shardWrite.shard());
+                boolean inLayers = add == RedisLayerScripts.ADD;
+                List<String> keyNames = inLayers ? shardWrite.layeredKeys(current, layers) : shardWrite.keys(current);
+                List<String> args = inLayers ? shardWrite.layeredArgs(current, layers) : shardWrite.args(current);
                 replies.put(shardWrite, commands.send(port -> port.eval(add, keyNames, args)));
             }
             // A list, not a set: a counting filter counts a key put twice in one batch twice.
@@ -140,7 +139,7 @@ public final class RedisBitWriter {
      */
     private boolean buildAnnounced(RedisFilterView current) {
         RedisShardWrite none = shardWrite(0);
-        long answer = (Long) commands.await(commands.send(port -> port.eval(RedisLayout.addFor(current),
+        long answer = (Long) commands.await(commands.send(port -> port.eval(RedisLayout.addFor(current, 0),
                 none.keys(current), none.args(current))));
         return answer == -2;
     }

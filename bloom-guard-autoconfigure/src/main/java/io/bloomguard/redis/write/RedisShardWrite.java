@@ -27,6 +27,10 @@ final class RedisShardWrite {
         this.names = names;
     }
 
+    int shard() {
+        return shard;
+    }
+
     void addLive(Object key, long[] offsets) {
         liveKeys.add(key);
         for (long offset : offsets) {
@@ -64,7 +68,10 @@ final class RedisShardWrite {
         return List.of(names.meta(shard), liveKey, nextKey, nextLiveKey, names.adds(shard));
     }
 
-    /** KEYS of {@link io.bloomguard.redis.layout.RedisLayerScripts#ADD}, for a filter that grows by layers (one shard). */
+    /**
+     * KEYS of {@link io.bloomguard.redis.layout.RedisLayerScripts#ADD}, for a filter that grows by layers (one shard):
+     * this write must be shard 0's, where its layers and the next generation's shard 0 are.
+     */
     List<String> layeredKeys(RedisFilterView current, RedisLayers layers) {
         List<String> keyNames = new ArrayList<>(layers.checkKeys());
         RedisFilterIdentity next = current.next;
