@@ -1,13 +1,13 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.core.AddFailurePolicy;
-import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.redis.client.CircuitBreaker;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.client.SharedConnection;
 import io.bloomguard.redis.copy.RedisAddFeed;
+import io.bloomguard.redis.layout.BlockKind;
 import io.bloomguard.redis.layout.CountingLayout;
 import io.bloomguard.redis.layout.LayeredLayout;
 import io.bloomguard.redis.layout.PlainLayout;
@@ -44,7 +44,11 @@ public final class RedisFilterBackend implements AutoCloseable {
      * Blocks one Redis key holds at most: a string holds 2³² bits (512 MiB). A filter that grows by layers keeps each
      * layer in one key.
      */
-    public static final long MAX_BLOCKS_PER_KEY = (1L << 32) / BlockedBloomLayout.BLOCK_BITS;
+    public static final long MAX_BLOCKS_PER_KEY = BlockKind.MAX_BIT_BLOCKS_PER_SHARD;
+
+    /** Every kind a stored generation may be of: what an instance recognises in Redis, whatever it is configured as. */
+    private static final List<BlockKind> KINDS = List.of(PlainLayout.INSTANCE, CountingLayout.INSTANCE,
+            LayeredLayout.INSTANCE);
 
     private static final SecureRandom SEEDS = new SecureRandom();
 
@@ -218,7 +222,8 @@ public final class RedisFilterBackend implements AutoCloseable {
     }
 
     private RedisFilterParts.Shared shared() {
-        return new RedisFilterParts.Shared(checks, commands, scheduler, builders, recovery, startupBuilds, adds);
+        return new RedisFilterParts.Shared(checks, commands, scheduler, builders, recovery, startupBuilds, adds,
+                KINDS);
     }
 
     private RedisBloomFilter register(RedisBloomFilter filter) {

@@ -10,6 +10,7 @@ import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.copy.RedisAddFeed;
 import io.bloomguard.redis.copy.RedisCopyInStep;
 import io.bloomguard.redis.copy.RedisNearCopy;
+import io.bloomguard.redis.layout.BlockKind;
 import io.bloomguard.redis.lifecycle.RedisBuildThreads;
 import io.bloomguard.redis.lifecycle.RedisFilterLifecycle;
 import io.bloomguard.redis.lifecycle.RedisFilterLoader;
@@ -26,6 +27,7 @@ import io.bloomguard.redis.write.RedisBitWriter;
 import io.bloomguard.redis.write.RedisCounterRemoval;
 import io.bloomguard.redis.write.RedisOutageBuffer;
 
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
@@ -69,7 +71,7 @@ final class RedisFilterParts {
         this.commands = new RedisFilterCommands(backend.checks().reportingTo(access), others, settings);
         PendingAdds pending = new PendingAdds(settings.pendingAddsLimit());
         RedisStaleMarks marks = new RedisStaleMarks(keys, commands, pending);
-        this.state = new RedisStoredState(name, sizing, configured, keys, commands, marks);
+        this.state = new RedisStoredState(name, sizing, configured, backend.kinds(), keys, commands, marks);
         RedisCopyInStep inStep = (nearCopy == NearCopyMode.ORDERED) ? new RedisCopyInStep(name, backend.adds(), keys,
                 commands, settings.commandTimeout(), settings.refreshInterval()) : null;
         this.nearCopy = new RedisNearCopy(nearCopy.keepsCopy(), inStep, name, configured, commands, backend.builders(),
@@ -91,6 +93,7 @@ final class RedisFilterParts {
 
     /** What a filter shares with the other filters of its {@link RedisFilterBackend}. */
     record Shared(RedisCommands checks, RedisCommands commands, ScheduledExecutorService scheduler,
-            ExecutorService builders, RecoveryProbe recovery, Semaphore startupBuilds, RedisAddFeed adds) {
+            ExecutorService builders, RecoveryProbe recovery, Semaphore startupBuilds, RedisAddFeed adds,
+            List<BlockKind> kinds) {
     }
 }

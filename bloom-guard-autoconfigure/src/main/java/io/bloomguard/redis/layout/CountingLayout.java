@@ -1,5 +1,6 @@
 package io.bloomguard.redis.layout;
 
+import io.bloomguard.core.CountingBlockLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyFeed;
@@ -21,7 +22,29 @@ public final class CountingLayout extends UnlayeredLayout {
 
     @Override
     public RedisFilterIdentity identity(FilterSizing sizing, int seed, int shards) {
-        return RedisFilterIdentity.of(sizing, seed, shards, true);
+        return RedisFilterIdentity.of(sizing, seed, shards, this);
+    }
+
+    /** Counters of {@value CountingBlockLayout#COUNTER_BITS} bits. */
+    @Override
+    public String suffix() {
+        return ".c" + CountingBlockLayout.COUNTER_BITS;
+    }
+
+    @Override
+    public String type() {
+        return "counting";
+    }
+
+    @Override
+    public int wordsPerBlock() {
+        return CountingBlockLayout.BLOCK_WORDS;
+    }
+
+    /** Four bits a position. */
+    @Override
+    public long maxBlocksPerShard() {
+        return MAX_BIT_BLOCKS_PER_SHARD / CountingBlockLayout.COUNTER_BITS;
     }
 
     @Override

@@ -19,7 +19,7 @@ import java.util.List;
  * {@link RedisLayerScripts#CHECK} that reads its block in every layer, added by {@link RedisLayerScripts#ADD} into
  * the newest, and a build whose key source outgrew layer 0 is built again with a larger one.
  */
-public final class LayeredLayout implements RedisLayout {
+public final class LayeredLayout extends BlockKind {
 
     public static final LayeredLayout INSTANCE = new LayeredLayout();
 
@@ -30,7 +30,31 @@ public final class LayeredLayout implements RedisLayout {
     /** Layer 0's identity; its layers share one hash slot. */
     @Override
     public RedisFilterIdentity identity(FilterSizing sizing, int seed, int shards) {
-        return RedisFilterIdentity.of(sizing, seed, shards).asLayered();
+        return RedisFilterIdentity.of(sizing, seed, shards, this);
+    }
+
+    /** Each layer twice the one before. */
+    @Override
+    public String suffix() {
+        return ".x" + ScalableSizing.GROWTH_FACTOR;
+    }
+
+    @Override
+    public String type() {
+        return "bloom";
+    }
+
+    @Override
+    public boolean layered() {
+        return true;
+    }
+
+    /** Its layers share one hash slot. */
+    @Override
+    public void checkShards(int shards) {
+        if (shards != 1) {
+            throw new IllegalArgumentException("a filter that grows by layers is a plain filter on one shard");
+        }
     }
 
     @Override

@@ -20,7 +20,17 @@ public final class PlainLayout extends UnlayeredLayout {
 
     @Override
     public RedisFilterIdentity identity(FilterSizing sizing, int seed, int shards) {
-        return RedisFilterIdentity.of(sizing, seed, shards, false);
+        return RedisFilterIdentity.of(sizing, seed, shards, this);
+    }
+
+    @Override
+    public String suffix() {
+        return "";
+    }
+
+    @Override
+    public String type() {
+        return "bloom";
     }
 
     @Override

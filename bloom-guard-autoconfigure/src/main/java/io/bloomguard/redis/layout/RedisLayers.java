@@ -65,7 +65,7 @@ public final class RedisLayers {
             if (sizings[i] == null) {
                 return null;
             }
-            identities[i] = (i == 0) ? live : RedisFilterIdentity.of(sizings[i], live.seed(), 1);
+            identities[i] = (i == 0) ? live : RedisFilterIdentity.of(sizings[i], live.seed(), 1, PlainLayout.INSTANCE);
             checkKeys.add((i == 0) ? names.bits(0, live) : names.layer(live, i));
         }
         FilterSizing grown = oneString(scaling, count);
@@ -84,7 +84,7 @@ public final class RedisLayers {
         }
         try {
             FilterSizing merged = FilterSizing.of(capacity, layer0.errorRate());
-            return (merged.blockCount() <= RedisFilterIdentity.MAX_BLOCKS_PER_SHARD) ? merged : layer0;
+            return (merged.blockCount() <= BlockKind.MAX_BIT_BLOCKS_PER_SHARD) ? merged : layer0;
         }
         catch (IllegalArgumentException ex) {
             return layer0;
@@ -95,7 +95,7 @@ public final class RedisLayers {
     private static @Nullable FilterSizing oneString(ScalableSizing scaling, int index) {
         try {
             FilterSizing sizing = scaling.layer(index);
-            return (sizing.blockCount() <= RedisFilterIdentity.MAX_BLOCKS_PER_SHARD) ? sizing : null;
+            return (sizing.blockCount() <= BlockKind.MAX_BIT_BLOCKS_PER_SHARD) ? sizing : null;
         }
         catch (IllegalArgumentException ex) {
             return null;

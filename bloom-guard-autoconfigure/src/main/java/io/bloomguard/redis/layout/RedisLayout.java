@@ -15,19 +15,11 @@ import java.util.List;
  * How one kind of filter keeps a key's positions in Redis (bits, 4-bit counters, or bits in layers), and all that
  * follows from it: the identity it is stored under, the codec between the JVM's words and Redis bytes, how a key is
  * checked, which script adds keys, what a build reads its key source into, and how the fill is counted. A filter's
- * is chosen once, when it is assembled; a stored generation's follows from its identity ({@link #of}).
+ * is chosen once, when it is assembled; a stored generation's is its identity's {@code kind}.
  *
- * <p>Usage: {@code RedisLayout layout = view.live.layout(); byte[] bytes = layout.toRedisBytes(words, 0, count);}
+ * <p>Usage: {@code RedisLayout layout = view.live.kind(); byte[] bytes = layout.toRedisBytes(words, 0, count);}
  */
-public sealed interface RedisLayout permits UnlayeredLayout, LayeredLayout {
-
-    /** The layout of a generation stored under {@code identity}. */
-    static RedisLayout of(RedisFilterIdentity identity) {
-        if (identity.layered()) {
-            return LayeredLayout.INSTANCE;
-        }
-        return identity.counting() ? CountingLayout.INSTANCE : PlainLayout.INSTANCE;
-    }
+public interface RedisLayout {
 
     /**
      * The add script for a view's generations in one shard: {@link RedisLayerScripts#ADD} in shard 0 when this

@@ -10,7 +10,7 @@ import java.util.List;
  * A layout with no layers: one generation is its blocks split over shards, a key is checked with one {@code GETRANGE}
  * of its block ({@link RedisBlockCheck}), and nothing is stored beside the shards.
  */
-public abstract sealed class UnlayeredLayout implements RedisLayout permits PlainLayout, CountingLayout {
+public abstract class UnlayeredLayout extends BlockKind {
 
     @Override
     public boolean checkable(RedisFilterView view) {

@@ -5,96 +5,73 @@ import io.bloomguard.core.CountingBlockLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
-import io.bloomguard.core.ScalableSizing;
-import io.bloomguard.redis.RedisFilterBackend;
+import io.bloomguard.redis.layout.BlockKind;
 import io.bloomguard.redis.layout.RedisLayout;
 import org.jspecify.annotations.Nullable;
 
+import java.util.Collection;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What fixes where a key's bits are in Redis: layout version, block count, hash count, seed, shard count, and
- * whether each position is a bit or a {@link CountingBlockLayout 4-bit counter} ({@code type: counting}).
- * Its {@link #fingerprint()} is part of the bitmap's key name, so an instance that computes positions for
- * another identity reads a key that does not exist ("not ready") instead of someone else's bits (false
- * negatives), and a plain and a counting instance of one filter see each other's filter as another shape.
+ * What fixes where a key's bits are in Redis: layout version, block count, hash count, seed, shard count, and the
+ * {@link BlockKind kind} of its positions (bits, {@link CountingBlockLayout 4-bit counters} for {@code type: counting},
+ * or layer 0 of a filter that grows by layers). Its {@link #fingerprint()} is part of the bitmap's key name, so an
+ * instance that computes positions for another identity reads a key that does not exist ("not ready") instead of
+ * someone else's bits (false negatives), and instances of two kinds see each other's filter as another shape.
  *
  * @param layoutVersion {@link BlockedBloomLayout#VERSION} of the bits
- * @param blockCount    blocks of {@value BlockedBloomLayout#BLOCK_BITS} bits in all shards together
- * @param hashCount     bits per key
+ * @param blockCount    blocks of {@value BlockedBloomLayout#BLOCK_BITS} positions in all shards together
+ * @param hashCount     positions per key
  * @param seed          hash seed
  * @param shards        number of Redis strings the blocks are split over
- * @param counting      whether each position is a 4-bit counter ({@code BITFIELD} field {@code u4 #p}) rather than a bit
- * @param layered       whether this is layer 0 of a filter that grows by layers ({@code growth: scale}, see
- *                      {@link io.bloomguard.redis.layout.RedisLayers}): an instance that reads this bitmap alone would miss the keys of the others
+ * @param kind          what a position is and how the generation is kept (a layered filter's layer 0 is read with
+ *                      its other layers: an instance that reads this bitmap alone would miss their keys)
  */
-public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards, boolean counting,
-        boolean layered) {
-
-    /** Blocks in one Redis string at most: a string holds 2³² bits (512 MiB). */
-    public static final long MAX_BLOCKS_PER_SHARD = RedisFilterBackend.MAX_BLOCKS_PER_KEY;
-
-    /** Blocks of counters in one Redis string at most: four bits a position. */
-    static final long MAX_COUNTING_BLOCKS_PER_SHARD = MAX_BLOCKS_PER_SHARD / CountingBlockLayout.COUNTER_BITS;
-
-    /** What the fingerprint of a counting filter ends with: 4-bit counters. */
-    private static final String COUNTING_SUFFIX = ".c" + CountingBlockLayout.COUNTER_BITS;
-
-    /** What the fingerprint of a filter that grows by layers ends with: each layer twice the one before. */
-    private static final String LAYERED_SUFFIX = ".x" + ScalableSizing.GROWTH_FACTOR;
+public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards,
+        BlockKind kind) {
 
     private static final Pattern FINGERPRINT = Pattern.compile(
-            "v(\\d+)\\.b(\\d+)\\.k(\\d+)\\.s([0-9a-f]{1,8})\\.n(\\d+)(\\.c4)?(\\.x2)?");
+            "v(\\d+)\\.b(\\d+)\\.k(\\d+)\\.s([0-9a-f]{1,8})\\.n(\\d+)((?:\\.[a-z][0-9a-z]*)*)");
 
     public RedisFilterIdentity {
         if (shards < 1 || shards > blockCount) {
             throw new IllegalArgumentException("shards must be between 1 and the block count " + blockCount + ", was "
                     + shards);
         }
-        if (blocksPerShard(blockCount, shards) > maxBlocksPerShard(counting)) {
+        if (blocksPerShard(blockCount, shards) > kind.maxBlocksPerShard()) {
             throw new IllegalArgumentException(shards + " shards of " + blockCount + " blocks exceed one Redis string");
         }
-        if (layered && (counting || shards != 1)) {
-            throw new IllegalArgumentException("a filter that grows by layers is a plain filter on one shard");
-        }
-    }
-
-    /** A plain or counting filter's identity, which does not grow by layers. */
-    RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards, boolean counting) {
-        this(layoutVersion, blockCount, hashCount, seed, shards, counting, false);
-    }
-
-    /** A plain filter's identity: a bit a position. */
-    RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards) {
-        this(layoutVersion, blockCount, hashCount, seed, shards, false);
+        kind.checkShards(shards);
     }
 
     /**
-     * The identity of a plain filter of this size: at least {@code requestedShards} shards, more when one Redis
-     * string would not hold the bits, never more than there are blocks.
+     * The identity of a filter of this size and kind: at least {@code requestedShards} shards, more when one Redis
+     * string would not hold the positions, never more than there are blocks.
+     *
+     * @throws IllegalArgumentException for a kind that cannot be stored in that many shards
      */
-    public static RedisFilterIdentity of(FilterSizing sizing, int seed, int requestedShards) {
-        return of(sizing, seed, requestedShards, false);
-    }
-
-    /** {@link #of(FilterSizing, int, int)} for a plain or a counting filter. */
-    public static RedisFilterIdentity of(FilterSizing sizing, int seed, int requestedShards, boolean counting) {
-        long perShard = maxBlocksPerShard(counting);
+    public static RedisFilterIdentity of(FilterSizing sizing, int seed, int requestedShards, BlockKind kind) {
+        long perShard = kind.maxBlocksPerShard();
         long needed = (sizing.blockCount() + perShard - 1) / perShard;
         int shards = (int) Math.min(sizing.blockCount(), Math.max(requestedShards, needed));
         return new RedisFilterIdentity(BlockedBloomLayout.VERSION, sizing.blockCount(), sizing.hashCount(), seed, shards,
-                counting);
+                kind);
     }
 
     /** How this generation keeps a key's positions: bits, counters, or bits in layers. */
     public RedisLayout layout() {
-        return RedisLayout.of(this);
+        return kind;
     }
 
-    /** The same bits as layer 0 of a filter that grows by layers. */
-    public RedisFilterIdentity asLayered() {
-        return new RedisFilterIdentity(layoutVersion, blockCount, hashCount, seed, shards, counting, true);
+    /** Whether each position is a 4-bit counter ({@code type: counting}), so that keys can be removed. */
+    public boolean counting() {
+        return kind.wordsPerBlock() != BlockedBloomLayout.BLOCK_WORDS;
+    }
+
+    /** Whether this is layer 0 of a filter that grows by layers ({@code growth: scale}). */
+    public boolean layered() {
+        return kind.layered();
     }
 
     /** This identity's block and hash counts, with {@code configured}'s expected size and error rate. */
@@ -102,8 +79,11 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
         return new FilterSizing(configured.expectedSize(), configured.errorRate(), blockCount, hashCount);
     }
 
-    /** Parses a {@link #fingerprint()}; {@code null} for null, empty or a format this version does not know. */
-    static @Nullable RedisFilterIdentity parse(@Nullable String fingerprint) {
+    /**
+     * Parses a {@link #fingerprint()} of one of {@code kinds}; {@code null} for null, empty, or a format or kind this
+     * version does not know.
+     */
+    static @Nullable RedisFilterIdentity parse(@Nullable String fingerprint, Collection<? extends BlockKind> kinds) {
         if (fingerprint == null) {
             return null;
         }
@@ -111,14 +91,19 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
         if (!matcher.matches()) {
             return null;
         }
-        try {
-            return new RedisFilterIdentity(Integer.parseInt(matcher.group(1)), Long.parseLong(matcher.group(2)),
-                    Integer.parseInt(matcher.group(3)), Integer.parseUnsignedInt(matcher.group(4), 16),
-                    Integer.parseInt(matcher.group(5)), matcher.group(6) != null, matcher.group(7) != null);
+        for (BlockKind kind : kinds) {
+            if (kind.suffix().equals(matcher.group(6))) {
+                try {
+                    return new RedisFilterIdentity(Integer.parseInt(matcher.group(1)), Long.parseLong(matcher.group(2)),
+                            Integer.parseInt(matcher.group(3)), Integer.parseUnsignedInt(matcher.group(4), 16),
+                            Integer.parseInt(matcher.group(5)), kind);
+                }
+                catch (IllegalArgumentException ex) {
+                    return null;
+                }
+            }
         }
-        catch (IllegalArgumentException ex) {
-            return null;
-        }
+        return null;
     }
 
     /**
@@ -131,7 +116,7 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
     }
 
     private String suffix() {
-        return (counting ? COUNTING_SUFFIX : "") + (layered ? LAYERED_SUFFIX : "");
+        return kind.suffix();
     }
 
     /**
@@ -150,13 +135,12 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
     /** Whether a filter of {@code other}'s shape (seed aside) is what this identity stores. */
     public boolean sameShape(RedisFilterIdentity other) {
         return layoutVersion == other.layoutVersion && blockCount == other.blockCount
-                && hashCount == other.hashCount && shards == other.shards && counting == other.counting
-                && layered == other.layered;
+                && hashCount == other.hashCount && shards == other.shards && kind.equals(other.kind);
     }
 
     /** {@code bloom} or {@code counting}: the {@code type} field of the metadata. */
     public String type() {
-        return counting ? "counting" : "bloom";
+        return kind.type();
     }
 
     /** Bytes of one block in Redis: 64 of bits, or 256 of counters. */
@@ -166,7 +150,7 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
 
     /** 64-bit words of one block: {@link BlockedBloomLayout#BLOCK_WORDS}, or {@link CountingBlockLayout#BLOCK_WORDS}. */
     public int wordsPerBlock() {
-        return counting ? CountingBlockLayout.BLOCK_WORDS : BlockedBloomLayout.BLOCK_WORDS;
+        return kind.wordsPerBlock();
     }
 
     long blocksPerShard() {
@@ -205,10 +189,6 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
 
     /** A key's shard and its bit offsets in that shard's bitmap. */
     public record KeyBits(int shard, long[] offsets) {
-    }
-
-    private static long maxBlocksPerShard(boolean counting) {
-        return counting ? MAX_COUNTING_BLOCKS_PER_SHARD : MAX_BLOCKS_PER_SHARD;
     }
 
     private static long blocksPerShard(long blockCount, int shards) {

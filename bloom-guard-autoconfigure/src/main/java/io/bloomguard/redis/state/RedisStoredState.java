@@ -4,6 +4,7 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.layout.BlockKind;
 import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.port.LuaScript;
 import org.apache.commons.logging.Log;
@@ -49,6 +50,7 @@ public final class RedisStoredState {
     private final String name;
     private final FilterSizing sizing;
     private final RedisFilterIdentity configured;
+    private final List<BlockKind> kinds;
     private final RedisFilterKeys keys;
     private final RedisFilterCommands commands;
     private final RedisStaleMarks marks;
@@ -63,9 +65,11 @@ public final class RedisStoredState {
     /** The last size a grown filter was found to have: worked out once, not at every refresh. */
     private volatile @Nullable FilterSizing lastGrown;
 
-    public RedisStoredState(String name, FilterSizing sizing, RedisFilterIdentity configured, RedisFilterKeys keys,
-            RedisFilterCommands commands, RedisStaleMarks marks) {
+    /** @param kinds every kind a stored generation may be of */
+    public RedisStoredState(String name, FilterSizing sizing, RedisFilterIdentity configured,
+            List<BlockKind> kinds, RedisFilterKeys keys, RedisFilterCommands commands, RedisStaleMarks marks) {
         this.name = name;
+        this.kinds = kinds;
         this.sizing = sizing;
         this.configured = configured;
         this.keys = keys;
@@ -84,8 +88,8 @@ public final class RedisStoredState {
         // Taken before the read: a mark sent before it is in what it reads.
         RedisStaleMarks.Sent mark = marks.lastSent();
         Map<String, String> meta = commands.call(port -> port.hashGetAll(keys.meta(0)));
-        RedisFilterIdentity live = RedisFilterIdentity.parse(meta.get("live"));
-        RedisFilterIdentity next = RedisFilterIdentity.parse(meta.get("next"));
+        RedisFilterIdentity live = RedisFilterIdentity.parse(meta.get("live"), kinds);
+        RedisFilterIdentity next = RedisFilterIdentity.parse(meta.get("next"), kinds);
         if (live != null && !live.readable()) {
             live = null; // written by a version with another layout: this one can neither read nor add
         }
@@ -223,12 +227,13 @@ public final class RedisStoredState {
             }
             lastGrown = grown;
         }
-        RedisFilterIdentity grownShape = RedisFilterIdentity.of(grown, live.seed(), configured.shards(),
-                configured.counting());
-        if (configured.layered() && grownShape.shards() == 1) {
-            grownShape = grownShape.asLayered();
+        try {
+            return RedisFilterIdentity.of(grown, live.seed(), configured.shards(), configured.kind()).sameShape(live)
+                    ? grown : null;
         }
-        return grownShape.sameShape(live) ? grown : null;
+        catch (IllegalArgumentException ex) { // grown past what its kind can store: it is not what is live
+            return null;
+        }
     }
 
     /** The metadata's {@code layers}: 1 when absent (a filter that does not grow by layers), 0 when unreadable. */
