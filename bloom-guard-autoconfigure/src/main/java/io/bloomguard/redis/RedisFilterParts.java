@@ -77,7 +77,7 @@ final class RedisFilterParts {
         this.nearCopy = new RedisNearCopy(nearCopy.keepsCopy(), inStep, name, configured, commands, backend.builders(),
                 settings.refreshInterval());
         this.reader = new RedisBitReader(state, commands, this.nearCopy, backend.scheduler());
-        this.removal = new RedisCounterRemoval(keys, state, commands);
+        this.removal = new RedisCounterRemoval(state, commands);
         Runnable waitForRedis = () -> backend.recovery().waiting(filter);
         this.outage = new RedisOutageBuffer(name, options.onAddFailure(), pending, marks, state,
                 new RedisBitWriter(keys, state, commands, this.nearCopy), commands, access, waitForRedis);

@@ -116,8 +116,10 @@ public final class RedisKeyTypes {
             }
             if (shard == 0) {
                 expected.put(keys.lock(), STRING);
-                for (int layer = 1; view.layers != null && layer < view.layers.count(); layer++) {
-                    expected.put(view.layers.key(layer), STRING);
+            }
+            if (view.generation != null) {
+                for (String dataKey : view.generation.dataKeysIn(shard)) {
+                    expected.putIfAbsent(dataKey, STRING); // a layered generation's layers besides layer 0
                 }
             }
             perShard.add(expected);

@@ -1,6 +1,7 @@
 package io.bloomguard.redis.client;
 
 import io.bloomguard.redis.RedisBackendSettings;
+import io.bloomguard.redis.layout.RedisCalls;
 import io.bloomguard.redis.port.RedisPort;
 import org.jspecify.annotations.Nullable;
 
@@ -22,7 +23,7 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code Map<String, String> meta = commands.call(port -> port.hashGetAll(key));}
  */
-public final class RedisFilterCommands {
+public final class RedisFilterCommands implements RedisCalls {
 
     private final RedisCommands checks;
     private final RedisCommands commands;
@@ -48,11 +49,13 @@ public final class RedisFilterCommands {
     }
 
     /** Sends a command without waiting, for several in flight at once; each reply is {@linkplain #await awaited}. */
+    @Override
     public <T> CompletableFuture<T> send(Function<RedisPort, CompletableFuture<T>> command) {
         return current().send(command);
     }
 
     /** The reply to a command {@linkplain #send sent} by this thread. */
+    @Override
     public <T> T await(CompletableFuture<T> reply) {
         return current().await(reply, commandTimeout);
     }

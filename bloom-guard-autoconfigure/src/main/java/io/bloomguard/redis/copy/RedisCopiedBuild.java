@@ -1,6 +1,7 @@
 package io.bloomguard.redis.copy;
 
-import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.layout.CopiedBits;
+import io.bloomguard.redis.layout.Generation;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;
@@ -21,7 +22,9 @@ final class RedisCopiedBuild {
     final RedisFilterIdentity identity;
     final String build;
     final String buildNumber;
-    final RedisCopiedBits bits;
+    /** The generation it copies, as the refresh that started it opened it. */
+    final Generation generation;
+    final CopiedBits bits;
     /** Set once it was read whole: from then on it answers. */
     volatile boolean answering;
     volatile @Nullable Instant lastRead;
@@ -32,35 +35,34 @@ final class RedisCopiedBuild {
     volatile long syncedEpoch = -1;
     /** Counts the times it fell out of step: a read during which it did is not in step. */
     final AtomicInteger changes = new AtomicInteger();
-    /** The Redis key of each part (see {@link RedisCopiedBits}): a shard's bitmap, or a layer's. */
+    /** The Redis key of each part (see {@link CopiedBits}): a shard's bitmap, or a layer's. */
     private final String[] bitmaps;
     private final int layerCount;
     /** Asks whether this build is still live in Redis; made by the first lookup that answers from it. */
     private volatile @Nullable RedisLiveProbe probe;
-    /** While a whole read is under way: the adds that arrived, applied again after it (see RedisCopiedBits). */
+    /** While a whole read is under way: the adds that arrived, applied again after it (see CopiedBits). */
     private volatile @Nullable Queue<Runnable> reading;
 
-    RedisCopiedBuild(RedisFilterView view, RedisCopiedBits bits) {
-        this.identity = view.live;
-        this.build = view.liveBuild;
+    /** A copy of {@code live}, a readable generation. */
+    RedisCopiedBuild(Generation live, CopiedBits bits) {
+        this.generation = live;
+        this.identity = live.identity();
+        this.build = live.build();
         this.buildNumber = build.substring(0, Math.max(0, build.indexOf('@')));
         this.bits = bits;
-        RedisLayers layers = view.layers;
-        this.layerCount = view.layerCount;
-        if (layers != null) {
-            this.bitmaps = new String[layers.count()];
-            for (int layer = 0; layer < bitmaps.length; layer++) {
-                bitmaps[layer] = layers.key(layer);
-            }
-        }
-        else {
-            this.bitmaps = view.liveKeys.clone();
-        }
+        this.layerCount = live.layerCount();
+        this.bitmaps = live.dataKeys().toArray(new String[0]);
     }
 
     /** Whether it is a copy of the build {@code view} shows live, with as many layers. */
     boolean follows(RedisFilterView view) {
-        return build.equals(view.liveBuild) && identity.equals(view.live) && layerCount == view.layerCount;
+        Generation live = view.generation;
+        return live != null && follows(live);
+    }
+
+    /** Whether it is a copy of {@code seen}'s build, with as many layers. */
+    boolean follows(Generation seen) {
+        return build.equals(seen.build()) && identity.equals(seen.identity()) && layerCount == seen.layerCount();
     }
 
     /** Asks whether this build is still live in Redis ({@link RedisOrderedCheck}), with the filter's {@code keys}. */

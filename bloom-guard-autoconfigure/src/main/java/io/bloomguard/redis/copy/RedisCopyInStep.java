@@ -173,7 +173,7 @@ public final class RedisCopyInStep {
             java.util.Map<String, String> meta = commands.call(port -> port.hashGetAll(keys.meta(0)));
             String layers = meta.getOrDefault("layers", "1");
             return copy.identity.fingerprint().equals(meta.get("live"))
-                    && (!copy.identity.layered() || layers.equals(Integer.toString(copy.parts())));
+                    && (!copy.generation.hasLayers() || layers.equals(Integer.toString(copy.parts())));
         }
         catch (RuntimeException ex) {
             return false;

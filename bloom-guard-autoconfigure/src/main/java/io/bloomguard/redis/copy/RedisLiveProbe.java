@@ -1,5 +1,6 @@
 package io.bloomguard.redis.copy;
 
+import io.bloomguard.redis.layout.Generation;
 import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.port.RedisPort;
 import io.bloomguard.redis.state.RedisFilterKeys;
@@ -49,19 +50,12 @@ final class RedisLiveProbe {
     private @Nullable RedisPort waitingPort;
 
     RedisLiveProbe(RedisCopiedBuild copy, RedisFilterKeys keys) {
-        String layers = copy.identity.layered() ? Integer.toString(copy.parts()) : "";
-        int shards = copy.identity.layered() ? 1 : copy.parts();
-        for (int shard = 0; shard < shards; shard++) {
+        Generation live = copy.generation;
+        String layers = live.hasLayers() ? Integer.toString(copy.parts()) : "";
+        for (int shard = 0; shard < live.identity().shards(); shard++) {
             List<String> names = new ArrayList<>();
             names.add(keys.meta(shard));
-            if (copy.identity.layered()) {
-                for (int layer = 0; layer < copy.parts(); layer++) {
-                    names.add(copy.bitmap(layer));
-                }
-            }
-            else {
-                names.add(copy.bitmap(shard));
-            }
+            names.addAll(live.dataKeysIn(shard));
             keysByShard.add(List.copyOf(names));
             argsByShard.add(List.of((shard == 0) ? copy.build : "", layers));
         }

@@ -3,6 +3,7 @@ package io.bloomguard.redis.copy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.redis.client.RedisFilterCommands;
+import io.bloomguard.redis.layout.Generation;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterView;
 import org.jspecify.annotations.Nullable;
@@ -122,9 +123,9 @@ public final class RedisNearCopy {
         return held;
     }
 
-    /** Merges block {@code block} (numbered across all shards) as a check read it from the bitmap of {@code view}. */
-    public void learnBlock(RedisFilterView view, long block, byte[] bytes) {
-        RedisCopiedBuild current = following(view);
+    /** Merges block {@code block} (numbered across all shards) as a check read it from the bitmap of {@code seen}. */
+    public void learnBlock(Generation seen, long block, byte[] bytes) {
+        RedisCopiedBuild current = following(seen);
         if (current != null) {
             current.bits.learnBlock(block, bytes);
         }
@@ -135,11 +136,20 @@ public final class RedisNearCopy {
      * before Redis has them, they only let calls for those keys through (see the class comment).
      */
     public void learnKeys(RedisFilterView view, Iterable<?> keys) {
-        RedisCopiedBuild current = following(view);
+        Generation live = view.generation;
+        RedisCopiedBuild current = (live != null) ? following(live) : null;
         if (current != null) {
             for (Object key : keys) {
                 current.bits.learnKey(key);
             }
+        }
+    }
+
+    /** Sets the bits of a key a check found all of in {@code seen}'s bitmap. */
+    public void learnKey(Generation seen, Object key) {
+        RedisCopiedBuild current = following(seen);
+        if (current != null) {
+            current.bits.learnKey(key);
         }
     }
 
@@ -160,13 +170,14 @@ public final class RedisNearCopy {
             copy = null;
             return;
         }
-        if (!live.layout().checkable(view)) {
+        Generation generation = view.generation;
+        if (generation == null || !generation.readable()) {
             copy = null; // layers this instance cannot read yet
             return;
         }
         if (current == null || !current.follows(view)) {
             copy = null; // unreachable before the new one is allocated: the heap holds one copy, not two
-            current = new RedisCopiedBuild(view, RedisCopiedBits.of(view));
+            current = new RedisCopiedBuild(generation, generation.newCopy(liveSizing));
             copy = current; // before the read: adds and blocks checked meanwhile go in too
         }
         boolean outOfStep = inStep != null && inStep.wantsRead(current);
@@ -202,9 +213,9 @@ public final class RedisNearCopy {
         return (current != null && current.answering && current.follows(view)) ? current : null;
     }
 
-    /** The copy of {@code view}'s build, read whole yet or not. */
-    private @Nullable RedisCopiedBuild following(RedisFilterView view) {
+    /** The copy of {@code seen}'s build, read whole yet or not. */
+    private @Nullable RedisCopiedBuild following(Generation seen) {
         RedisCopiedBuild current = copy;
-        return (current != null && current.follows(view)) ? current : null;
+        return (current != null && current.follows(seen)) ? current : null;
     }
 }

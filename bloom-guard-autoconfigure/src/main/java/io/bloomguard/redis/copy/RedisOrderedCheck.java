@@ -1,5 +1,6 @@
 package io.bloomguard.redis.copy;
 
+import io.bloomguard.redis.layout.CopiedBits;
 import io.bloomguard.redis.port.RedisPort;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
@@ -26,14 +27,14 @@ public final class RedisOrderedCheck {
     private final RedisFilterKeys keys;
     private final long epoch;
     private final BooleanSupplier inStep;
-    private final RedisCopiedBits bits;
+    private final CopiedBits bits;
     private final LongAdder rejected;
     private final LongAdder answered;
     /** Whether the build the copy mirrors is still live, asked after the check began ({@link RedisLiveProbe}). */
     private final Function<RedisPort, CompletableFuture<Boolean>> stillLive;
 
     RedisOrderedCheck(RedisAddFeed feed, RedisFilterIdentity identity, RedisFilterKeys keys, long epoch,
-            BooleanSupplier inStep, RedisCopiedBits bits, LongAdder rejected, LongAdder answered,
+            BooleanSupplier inStep, CopiedBits bits, LongAdder rejected, LongAdder answered,
             Function<RedisPort, CompletableFuture<Boolean>> stillLive) {
         this.feed = feed;
         this.identity = identity;

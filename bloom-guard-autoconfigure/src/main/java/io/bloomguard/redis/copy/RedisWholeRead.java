@@ -77,7 +77,7 @@ final class RedisWholeRead {
         RedisFilterIdentity live = target.identity;
         long bytesRead = 0;
         boolean whole = false;
-        if (inStep != null && target.bits instanceof RedisCopiedBits.Counting) {
+        if (inStep != null && target.bits.overwrites()) {
             // Counters are written over, not ORed: an add applied before its chunk's older bytes arrive would be
             // lost until the read ends. Out of step meanwhile, the copy answers no absent key.
             target.markOutOfStep();

@@ -2,6 +2,7 @@ package io.bloomguard.redis.layout;
 
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.CountingBlockLayout;
+import io.bloomguard.redis.port.LuaScript;
 
 /**
  * A kind whose generations are {@link io.bloomguard.core.BlockedBloomLayout blocks} of positions split over shards,
@@ -27,6 +28,19 @@ public abstract class BlockKind implements RedisLayout {
     /** Blocks one Redis string holds at most. */
     public long maxBlocksPerShard() {
         return MAX_BIT_BLOCKS_PER_SHARD;
+    }
+
+    /**
+     * Whether its positions are counters: its add script then writes a generation of any block kind (bits where
+     * the other has bits), and is the one used while either generation of a rebuild counts.
+     */
+    public boolean counts() {
+        return false;
+    }
+
+    /** The add script of its generations without layers: see {@link BlockAdds}. */
+    public LuaScript addScript() {
+        return RedisScripts.ADD;
     }
 
     /** Whether a generation of this kind is layer 0 of layers that are read together. */

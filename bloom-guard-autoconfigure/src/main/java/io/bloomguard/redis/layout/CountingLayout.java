@@ -7,6 +7,10 @@ import io.bloomguard.core.KeyFeed;
 import io.bloomguard.local.LocalCountingFilter;
 import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.state.RedisFilterIdentity;
+import io.bloomguard.redis.state.RedisFilterKeys;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A 4-bit counter a position ({@code type: counting}), so that keys can be removed: a key is checked with one
@@ -41,6 +45,16 @@ public final class CountingLayout extends UnlayeredLayout {
         return CountingBlockLayout.BLOCK_WORDS;
     }
 
+    @Override
+    public boolean counts() {
+        return true;
+    }
+
+    @Override
+    public LuaScript addScript() {
+        return RedisCounterScripts.ADD;
+    }
+
     /** Four bits a position. */
     @Override
     public long maxBlocksPerShard() {
@@ -58,12 +72,17 @@ public final class CountingLayout extends UnlayeredLayout {
     }
 
     @Override
-    public boolean blockHolds(byte[] block, Hash128 hash, int hashCount) {
+    CopiedBits newCopy(RedisFilterIdentity identity, FilterSizing sizing) {
+        return new CountingCopiedBits(LocalCountingFilter.create(sizing, identity.seed()), identity);
+    }
+
+    @Override
+    boolean blockHolds(byte[] block, Hash128 hash, int hashCount) {
         return RedisCounterCodec.blockHolds(block, hash, hashCount);
     }
 
     @Override
-    public LuaScript checkAll() {
+    LuaScript checkAll() {
         return RedisCounterScripts.CHECK_ALL;
     }
 
@@ -79,9 +98,36 @@ public final class CountingLayout extends UnlayeredLayout {
         return true;
     }
 
+    @Override
+    public long mergeUpload(RedisCaller via, String next, String upload, long bytes) {
+        return RedisCounters.merge(via, next, upload, bytes);
+    }
+
+    @Override
+    RedisAdds.Call removal(BlockGeneration generation, Object key, String epoch, String id) {
+        RedisFilterIdentity live = generation.identity();
+        RedisFilterIdentity.KeyBits located = live.locate(key);
+        List<String> args = new ArrayList<>(2 + located.offsets().length);
+        args.add(live.fingerprint());
+        args.add(epoch);
+        for (long offset : located.offsets()) {
+            args.add(Long.toString(offset));
+        }
+        RedisFilterKeys keys = generation.keys();
+        int shard = located.shard();
+        return new RedisAdds.Call(RedisCounterScripts.REMOVE, List.of(keys.meta(shard), generation.bitmap(shard),
+                keys.adds(shard), keys.removal(shard, id)), args, List.of(key));
+    }
+
+    /** A snapshot holds bits, not counters. */
+    @Override
+    public boolean snapshots() {
+        return false;
+    }
+
     /** A counter's bits say nothing of whether it is zero: they are counted by a script. */
     @Override
-    public long positionsInUse(RedisCounters.Caller via, String bitmap, long bytes) {
+    public long positionsInUse(RedisCaller via, String bitmap, long bytes) {
         return Math.max(0, RedisCounters.nonZero(via, bitmap, bytes));
     }
 

@@ -8,7 +8,6 @@ import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
-import io.bloomguard.redis.state.RedisFilterView;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
@@ -67,26 +66,23 @@ public final class LayeredLayout extends BlockKind {
         RedisBitmapCodec.fromRedisBytes(bytes, words, from);
     }
 
-    /** Not before this instance has sized every layer: a key in a layer it cannot read is never rejected. */
+    /** Its layers as this instance sizes them: none it cannot size, so that it reads none of them. */
     @Override
-    public boolean checkable(RedisFilterView view) {
-        return view.layers != null;
+    public Generation open(RedisFilterIdentity identity, @Nullable FilterSizing sizing, int layerCount,
+            RedisFilterKeys keys, String build) {
+        RedisLayers layers = (sizing != null) ? RedisLayers.of(identity, sizing, layerCount, keys) : null;
+        return new LayeredGeneration(identity, build, layerCount, layers, keys);
     }
 
+    /** Into the layers once this instance has sized them; into layer 0 alone, as a plain filter, before. */
     @Override
-    public RedisKeyCheck<?> check(RedisFilterView view, Object key, RedisKeyCheck.Events events) {
-        return new RedisLayerCheck(view, key, events);
-    }
-
-    @Override
-    public boolean blockHolds(byte[] block, Hash128 hash, int hashCount) {
-        return RedisBitmapCodec.blockHolds(block, hash, hashCount);
-    }
-
-    /** None: a key's layers are read by one script, and the keys of a batch by one script each. */
-    @Override
-    public @Nullable LuaScript checkAll() {
-        return null;
+    public RedisAdds adds(@Nullable RedisFilterIdentity live, @Nullable Generation generation,
+            @Nullable RedisFilterIdentity next, RedisFilterKeys keys) {
+        RedisLayers layers = (generation instanceof LayeredGeneration layered) ? layered.layers() : null;
+        if (live != null && layers != null) {
+            return new LayeredAdds(live, layers, next, keys);
+        }
+        return new BlockAdds(live, next, keys);
     }
 
     @Override
@@ -124,13 +120,13 @@ public final class LayeredLayout extends BlockKind {
     }
 
     @Override
-    public long positionsInUse(RedisCounters.Caller via, String bitmap, long bytes) {
+    public long positionsInUse(RedisCaller via, String bitmap, long bytes) {
         return via.call(port -> port.bitCount(bitmap));
     }
 
     @Override
-    public int layerCount(RedisFilterView view) {
-        return (view.layers != null) ? view.layers.count() : 0;
+    public int layerCount(@Nullable Generation live) {
+        return (live instanceof LayeredGeneration layered && layered.readable()) ? layered.layerCount() : 0;
     }
 
     @Override

@@ -44,12 +44,17 @@ public final class PlainLayout extends UnlayeredLayout {
     }
 
     @Override
-    public boolean blockHolds(byte[] block, Hash128 hash, int hashCount) {
+    CopiedBits newCopy(RedisFilterIdentity identity, FilterSizing sizing) {
+        return new PlainCopiedBits(LocalBloomFilter.create(sizing, identity.seed()), identity);
+    }
+
+    @Override
+    boolean blockHolds(byte[] block, Hash128 hash, int hashCount) {
         return RedisBitmapCodec.blockHolds(block, hash, hashCount);
     }
 
     @Override
-    public LuaScript checkAll() {
+    LuaScript checkAll() {
         return RedisScripts.CHECK_ALL;
     }
 
@@ -66,7 +71,7 @@ public final class PlainLayout extends UnlayeredLayout {
     }
 
     @Override
-    public long positionsInUse(RedisCounters.Caller via, String bitmap, long bytes) {
+    public long positionsInUse(RedisCaller via, String bitmap, long bytes) {
         return via.call(port -> port.bitCount(bitmap));
     }
 

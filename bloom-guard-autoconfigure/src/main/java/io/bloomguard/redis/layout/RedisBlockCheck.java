@@ -5,33 +5,28 @@ import io.bloomguard.core.Hash128;
 import io.bloomguard.core.KeyCanonicalizer;
 import io.bloomguard.redis.port.RedisPort;
 import io.bloomguard.redis.state.RedisFilterIdentity;
-import io.bloomguard.redis.state.RedisFilterView;
 
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The one block a key's bits are in, read with one {@code GETRANGE}: 64 bytes of bits, or 256 of a counting
- * filter's counters, of the live generation of the view a check read once.
+ * The one block a key's positions are in, read with one {@code GETRANGE}: 64 bytes of bits, or 256 of a counting
+ * filter's counters, of the generation a check's view named.
  *
- * <p>Usage: {@code RedisBlockCheck check = RedisBlockCheck.of(layout, view, key, events);
+ * <p>Usage: {@code RedisBlockCheck check = RedisBlockCheck.of(generation, key, events);
  * boolean maybe = check.answer(check.send(port).join());}
  */
 final class RedisBlockCheck implements RedisKeyCheck<byte[]> {
 
-    private final RedisFilterView view;
-    private final RedisLayout layout;
-    private final RedisFilterIdentity live;
+    private final BlockGeneration generation;
     private final Hash128 hash;
     private final String bitmap;
     private final long block;
     private final long start;
     private final Events events;
 
-    private RedisBlockCheck(RedisFilterView view, RedisLayout layout, RedisFilterIdentity live, Hash128 hash, String bitmap, long block,
-            long start, Events events) {
-        this.view = view;
-        this.layout = layout;
-        this.live = live;
+    private RedisBlockCheck(BlockGeneration generation, Hash128 hash, String bitmap, long block, long start,
+            Events events) {
+        this.generation = generation;
         this.hash = hash;
         this.bitmap = bitmap;
         this.block = block;
@@ -41,26 +36,27 @@ final class RedisBlockCheck implements RedisKeyCheck<byte[]> {
 
     @Override
     public CompletableFuture<byte[]> send(RedisPort port) {
-        return port.getRange(bitmap, start, start + live.bytesPerBlock() - 1);
+        return port.getRange(bitmap, start, start + generation.identity().bytesPerBlock() - 1);
     }
 
     @Override
     public boolean answer(byte[] bytes) {
+        RedisFilterIdentity live = generation.identity();
         if (bytes.length < live.bytesPerBlock()) {
-            events.bitmapMissing(view);
+            events.bitmapMissing(generation);
             return true;
         }
-        events.blockRead(view, block, bytes);
-        return layout.blockHolds(bytes, hash, live.hashCount());
+        events.blockRead(generation, block, bytes);
+        return generation.kind().blockHolds(bytes, hash, live.hashCount());
     }
 
-    /** The block of {@code current}'s live generation (there is one, of {@code layout}) holding a key's bits. */
-    static RedisBlockCheck of(RedisLayout layout, RedisFilterView current, Object key, Events events) {
-        RedisFilterIdentity live = current.live;
+    /** The block of {@code generation} holding a key's positions. */
+    static RedisBlockCheck of(BlockGeneration generation, Object key, Events events) {
+        RedisFilterIdentity live = generation.identity();
         Hash128 hash = KeyCanonicalizer.hash(key, live.seed());
         long block = BlockedBloomLayout.blockIndex(hash.h1(), (int) live.blockCount());
         int shard = live.shardOf(block);
         long start = (block - live.firstBlockOf(shard)) * live.bytesPerBlock();
-        return new RedisBlockCheck(current, layout, live, hash, current.liveKeys[shard], block, start, events);
+        return new RedisBlockCheck(generation, hash, generation.bitmap(shard), block, start, events);
     }
 }

@@ -1,13 +1,7 @@
 package io.bloomguard.redis.layout;
 
-import io.bloomguard.redis.client.RedisCommands;
-import io.bloomguard.redis.port.RedisPort;
-
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Whole-bitmap work on a counting filter's counters in Redis, a range at a time so that no script holds Redis for
@@ -33,29 +27,13 @@ public final class RedisCounters {
     private RedisCounters() {
     }
 
-    /** Sends one command and waits for its reply. */
-    @FunctionalInterface
-    public interface Caller {
-        <T> T call(Function<RedisPort, CompletableFuture<T>> command);
-    }
-
-    /** {@link Caller} over {@link RedisCommands} with a timeout. */
-    public static Caller within(RedisCommands commands, Duration timeout) {
-        return new Caller() {
-            @Override
-            public <T> T call(Function<RedisPort, CompletableFuture<T>> command) {
-                return commands.call(command, timeout);
-            }
-        };
-    }
-
     /**
      * Adds the counters of {@code upload} to those of {@code next}, saturating at 15, and deletes the upload.
      *
      * @param bytes the length of the shard's bitmap
      * @return bits set in the upload, found range by range as it was merged; -1 when {@code next} is gone
      */
-    public static long merge(Caller via, String next, String upload, long bytes) {
+    public static long merge(RedisCaller via, String next, String upload, long bytes) {
         long setBits = 0;
         for (long from = 0; from < bytes; from += CHUNK_BYTES) {
             List<String> args = List.of(Long.toString(from), Long.toString(Math.min(CHUNK_BYTES, bytes - from)));
@@ -80,7 +58,7 @@ public final class RedisCounters {
      * @param bytes the length of the bitmap
      * @return the count or estimate; -1 when the bitmap is gone
      */
-    public static long nonZero(Caller via, String bitmap, long bytes) {
+    public static long nonZero(RedisCaller via, String bitmap, long bytes) {
         List<String> ranges = new ArrayList<>();
         long sampled;
         if (bytes <= SAMPLE_BYTES) {

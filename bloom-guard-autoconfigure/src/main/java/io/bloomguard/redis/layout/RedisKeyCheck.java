@@ -1,15 +1,14 @@
 package io.bloomguard.redis.layout;
 
 import io.bloomguard.redis.port.RedisPort;
-import io.bloomguard.redis.state.RedisFilterView;
 
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One key's check in Redis, as its layout reads it: the command to send, and the answer its reply gives. A reply
+ * One key's check in Redis, as its generation reads it: the command to send, and the answer its reply gives. A reply
  * that finds a bitmap gone answers "might contain", never "absent".
  *
- * <p>Usage: {@code RedisKeyCheck<?> check = live.layout().check(view, key, events);}
+ * <p>Usage: {@code RedisKeyCheck<?> check = view.generation.check(key, events);}
  *
  * @param <R> the reply
  */
@@ -22,13 +21,16 @@ public interface RedisKeyCheck<R> {
     /** What a check tells its filter besides the answer. */
     interface Events {
 
-        /** A bitmap of {@code view} is gone: the filter is not ready until rebuilt. */
-        void bitmapMissing(RedisFilterView view);
+        /** A bitmap of {@code seen} is gone: the filter is not ready until rebuilt. */
+        void bitmapMissing(Generation seen);
 
-        /** Redis has a layer the check's view lacks: the view is read again soon. */
+        /** Redis has a layer the check's generation lacks: the view is read again soon. */
         void layerAdded();
 
-        /** Block {@code block} of {@code view}'s live generation was read whole, for the near copy. */
-        void blockRead(RedisFilterView view, long block, byte[] bytes);
+        /** Block {@code block} of {@code seen} was read whole, for the near copy. */
+        void blockRead(Generation seen, long block, byte[] bytes);
+
+        /** Redis holds every position of {@code key} in {@code seen}, for the near copy. */
+        void keyHeld(Generation seen, Object key);
     }
 }

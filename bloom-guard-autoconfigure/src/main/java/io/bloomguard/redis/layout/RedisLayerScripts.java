@@ -9,9 +9,6 @@ import io.bloomguard.redis.port.LuaScript;
  */
 public final class RedisLayerScripts {
 
-    /** Added to {@link #ADD}'s reply when the add created a layer: 2³², more than any count of keys in one call. */
-    public static final long LAYER_ADDED = 1L << 32;
-
     private RedisLayerScripts() {
     }
 
@@ -58,8 +55,8 @@ public final class RedisLayerScripts {
      *
      * <p>Returns as {@link RedisScripts#ADD} does: keys that changed the newest layer (or the next generation while
      * there is no whole live one), -1 when neither exists, -2 when the caller's view of the generations or of the
-     * layers is out of date; plus {@link #LAYER_ADDED} when it added a layer, so that the caller reads its view again
-     * at once.
+     * layers is out of date; plus {@link AddReply#LAYER_ADDED} when it added a layer, so that the caller reads its
+     * view again at once.
      */
     public static final LuaScript ADD = LuaScript.of("add-layers", LuaScript.Result.INTEGER, """
             local live = redis.call('HGET', KEYS[1], 'live') or ''

@@ -6,7 +6,6 @@ import io.bloomguard.core.KeyFeed;
 import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
-import io.bloomguard.redis.state.RedisFilterView;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
@@ -22,22 +21,6 @@ import java.util.List;
 public interface RedisLayout {
 
     /**
-     * The add script for a view's generations in one shard: {@link RedisLayerScripts#ADD} in shard 0 when this
-     * instance reads its layers (they are all in shard 0; a next generation of several shards takes its other shards'
-     * keys through the scripts without layers); else {@code RedisCounterScripts.ADD} when the live or the next
-     * generation counts, since it sets the bits of the other (a rebuild may change the kind); else
-     * {@code RedisScripts.ADD}.
-     */
-    static LuaScript addFor(RedisFilterView view, int shard) {
-        if (view.layers != null && shard == 0) {
-            return RedisLayerScripts.ADD;
-        }
-        boolean counting = (view.liveForAdds != null && view.liveForAdds.counting())
-                || (view.next != null && view.next.counting());
-        return counting ? RedisCounterScripts.ADD : RedisScripts.ADD;
-    }
-
-    /**
      * The identity of a filter of this kind and size: at least {@code shards} shards, more when one Redis string would
      * not hold the positions.
      *
@@ -51,20 +34,27 @@ public interface RedisLayout {
     /** Writes Redis bytes (a whole number of words) into {@code words} starting at word {@code from}. */
     void fromRedisBytes(byte[] bytes, long[] words, int from);
 
-    /** Whether a check can read {@code view}'s live generation (of this layout): not layers it has not sized yet. */
-    boolean checkable(RedisFilterView view);
+    /**
+     * Opens a stored generation of this kind, as the metadata of shard 0 describes it.
+     *
+     * @param sizing     its size with the configured expected size and error rate; {@code null} when this instance
+     *                   cannot use its shape (it may still read a generation that needs no more than its identity)
+     * @param layerCount the metadata's {@code layers} (1 when absent), -1 when unreadable
+     * @param build      {@code generation@loaded-at}
+     */
+    Generation open(RedisFilterIdentity identity, @Nullable FilterSizing sizing, int layerCount, RedisFilterKeys keys,
+            String build);
 
     /**
-     * A key's check of {@code view}'s live generation (of this layout, {@link #checkable}): one {@code GETRANGE} of its
-     * block, or one script that reads its block in every layer.
+     * A write of keys into the generations a view names, this kind being the live generation's (or the next one's,
+     * while none is live).
+     *
+     * @param live       the live generation keys go to (its bitmaps may be gone), {@code null} while there is none
+     * @param generation the live generation as opened for checks, {@code null} when none is whole
+     * @param next       the generation being built, {@code null} when none is
      */
-    RedisKeyCheck<?> check(RedisFilterView view, Object key, RedisKeyCheck.Events events);
-
-    /** Whether a block read with {@code GETRANGE} holds all {@code hashCount} of a key's positions. */
-    boolean blockHolds(byte[] block, Hash128 hash, int hashCount);
-
-    /** The script that checks many keys of one shard; {@code null} when each key is checked apart. */
-    @Nullable LuaScript checkAll();
+    RedisAdds adds(@Nullable RedisFilterIdentity live, @Nullable Generation generation,
+            @Nullable RedisFilterIdentity next, RedisFilterKeys keys);
 
     /** Reads {@code source} into a local filter of this layout (bits, or counters) of that size and seed. */
     RedisLocalWords read(KeyFeed source, FilterSizing sizing, int seed);
@@ -76,16 +66,35 @@ public interface RedisLayout {
     boolean mergesUploadBeforeSwap();
 
     /**
+     * Merges one shard's upload into the generation being built ({@link #mergesUploadBeforeSwap} only) and deletes
+     * the upload.
+     *
+     * @param bytes the length of the shard's bitmap
+     * @return positions set in the upload; -1 when {@code next} is gone
+     */
+    default long mergeUpload(RedisCaller via, String next, String upload, long bytes) {
+        throw new UnsupportedOperationException(this + " swaps its uploads in as they are");
+    }
+
+    /** Whether a snapshot (bits, with their size and seed) holds a generation of this kind. */
+    default boolean snapshots() {
+        return true;
+    }
+
+    /**
      * The keys of a generation besides its bitmaps, for the swap to delete: layers past layer 0, two past the
      * {@code layers} last read (a put may have added layers since).
      */
     List<String> extraKeys(RedisFilterKeys keys, RedisFilterIdentity live, int layers);
 
     /** Positions in use in one shard's bitmap of {@code bytes} bytes: bits set, or counters above zero. */
-    long positionsInUse(RedisCounters.Caller via, String bitmap, long bytes);
+    long positionsInUse(RedisCaller via, String bitmap, long bytes);
 
-    /** Layers of {@code view}'s live generation: 1 unless it grows by layers, 0 before they are known. */
-    int layerCount(RedisFilterView view);
+    /**
+     * Layers of a filter of this kind whose live generation is {@code live}: 1 unless it grows by layers, when they
+     * are counted once sized (0 before).
+     */
+    int layerCount(@Nullable Generation live);
 
     /** Blocks a copy of this layout in the JVM holds at most (16 GiB). */
     long maxLocalBlocks();

@@ -1,8 +1,11 @@
 package io.bloomguard.redis.layout;
 
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.Hash128;
+import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
-import io.bloomguard.redis.state.RedisFilterView;
+import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 
@@ -13,14 +16,33 @@ import java.util.List;
 public abstract class UnlayeredLayout extends BlockKind {
 
     @Override
-    public boolean checkable(RedisFilterView view) {
-        return true;
+    public Generation open(RedisFilterIdentity identity, @Nullable FilterSizing sizing, int layerCount,
+            RedisFilterKeys keys, String build) {
+        return new BlockGeneration(this, identity, keys, build);
     }
 
     @Override
-    public RedisKeyCheck<?> check(RedisFilterView view, Object key, RedisKeyCheck.Events events) {
-        return RedisBlockCheck.of(this, view, key, events);
+    public RedisAdds adds(@Nullable RedisFilterIdentity live, @Nullable Generation generation,
+            @Nullable RedisFilterIdentity next, RedisFilterKeys keys) {
+        return new BlockAdds(live, next, keys);
     }
+
+    /** See {@link Generation#removal}: none unless the kind keeps counts. */
+    RedisAdds.@Nullable Call removal(BlockGeneration generation, Object key, String epoch, String id) {
+        return null;
+    }
+
+    /** An empty near copy of a generation of this kind. */
+    abstract CopiedBits newCopy(RedisFilterIdentity identity, FilterSizing sizing);
+
+    /** Whether a block read with {@code GETRANGE} holds all {@code hashCount} of a key's positions. */
+    abstract boolean blockHolds(byte[] block, Hash128 hash, int hashCount);
+
+    /**
+     * The script that checks many keys of one shard. KEYS: the bitmap. ARGV: k, then k offsets per key. Returns a
+     * character per key, {@code 1} held or {@code 0}, or {@code "-"} when the bitmap is gone.
+     */
+    abstract LuaScript checkAll();
 
     @Override
     public List<String> extraKeys(RedisFilterKeys keys, RedisFilterIdentity live, int layers) {
@@ -28,7 +50,7 @@ public abstract class UnlayeredLayout extends BlockKind {
     }
 
     @Override
-    public int layerCount(RedisFilterView view) {
+    public int layerCount(@Nullable Generation live) {
         return 1;
     }
 }

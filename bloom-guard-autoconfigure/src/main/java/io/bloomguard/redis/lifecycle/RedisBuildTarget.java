@@ -2,7 +2,6 @@ package io.bloomguard.redis.lifecycle;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
-import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterView;
 
@@ -26,14 +25,13 @@ record RedisBuildTarget(RedisFilterIdentity identity, FilterSizing sizing) {
      */
     static RedisBuildTarget forRebuild(RedisFilterView current, RedisFilterIdentity configured,
             FilterSizing configuredSizing) {
-        if (current.live != null && current.liveSizing != null) {
-            RedisLayers layers = current.layers;
-            if (layers != null && layers.count() > 1) {
-                // One layer for all: no key source read twice, and checks read one block again.
-                FilterSizing merged = RedisLayers.oneLayerFor(layers.capacity(), current.liveSizing);
-                return new RedisBuildTarget(current.live.layout().identity(merged, current.live.seed(), 1), merged);
+        RedisFilterIdentity live = current.live;
+        if (live != null && current.generation != null && current.liveSizing != null) {
+            FilterSizing kept = current.generation.rebuildSizing(current.liveSizing);
+            if (!kept.equals(current.liveSizing)) {
+                return new RedisBuildTarget(live.kind().identity(kept, live.seed(), live.shards()), kept);
             }
-            return new RedisBuildTarget(current.live, current.liveSizing);
+            return new RedisBuildTarget(live, current.liveSizing);
         }
         if (current.next != null && current.next.sameShape(configured)) {
             return new RedisBuildTarget(current.next, current.next.sizing(configuredSizing));

@@ -176,9 +176,9 @@ public final class RedisFilterLoader {
 
     /** Snapshots hold bits: a counting filter moves between backends by a rebuild from its key source. */
     private void refuseSnapshotsOfCounters() {
-        if (configured.counting()) {
-            throw new UnsupportedOperationException("Filter '" + name + "' is a counting filter: its snapshots would"
-                    + " hold bits, not counters; rebuild it from its key source instead");
+        if (!configured.kind().snapshots()) {
+            throw new UnsupportedOperationException("Filter '" + name + "' is a " + configured.type() + " filter:"
+                    + " its snapshots would hold bits, not counters; rebuild it from its key source instead");
         }
     }
 

@@ -4,9 +4,10 @@ import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.redis.client.RedisCommands;
 import io.bloomguard.redis.layout.RedisBitmapCodec;
-import io.bloomguard.redis.layout.RedisCounters;
+import io.bloomguard.redis.layout.RedisCaller;
 import io.bloomguard.redis.layout.RedisLocalWords;
 import io.bloomguard.redis.layout.RedisScripts;
+import io.bloomguard.redis.port.RedisPort;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import org.apache.commons.logging.Log;
@@ -18,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * Moves a filter's whole generations in and out of Redis: announces a new one (from then on every add reaches it
@@ -129,7 +131,7 @@ final class RedisGenerations {
             int previousLayers, long[] staleMarks, long[] uploadedBits, long fence) {
         long[] leftToMerge = uploadedBits;
         if (target.layout().mergesUploadBeforeSwap()) {
-            mergeCounters(target, uploadedBits);
+            mergeUploads(target, uploadedBits);
             leftToMerge = new long[target.shards()]; // merged and deleted: FINISH finds no upload, and ORs nothing
         }
         else if (target.shards() > 1) {
@@ -204,11 +206,16 @@ final class RedisGenerations {
         }
     }
 
-    /** Adds each shard's uploaded counters to its next generation's; see {@link io.bloomguard.redis.layout.RedisCounterScripts#MERGE}. */
-    private void mergeCounters(RedisFilterIdentity target, long[] uploadedBits) {
-        RedisCounters.Caller via = RedisCounters.within(commands, timeout);
+    /** Merges each shard's upload into its next generation, as the kind does (a counting filter adds counters). */
+    private void mergeUploads(RedisFilterIdentity target, long[] uploadedBits) {
+        RedisCaller via = new RedisCaller() {
+            @Override
+            public <T> T call(Function<RedisPort, CompletableFuture<T>> command) {
+                return commands.call(command, timeout);
+            }
+        };
         for (int shard = 0; shard < target.shards(); shard++) {
-            long merged = RedisCounters.merge(via, keys.next(shard, target), keys.upload(shard, target, owner),
+            long merged = target.kind().mergeUpload(via, keys.next(shard, target), keys.upload(shard, target, owner),
                     target.blocksIn(shard) * target.bytesPerBlock());
             if (merged < 0) {
                 throw new IllegalStateException("Filter '" + filterName + "': the generation being built for shard "

@@ -4,28 +4,23 @@ import io.bloomguard.core.SharedBloomFilter.CheckLatencyListener;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.copy.RedisNearCopy;
 import io.bloomguard.redis.copy.RedisOrderedCheck;
+import io.bloomguard.redis.layout.Generation;
 import io.bloomguard.redis.layout.RedisKeyCheck;
-import io.bloomguard.redis.layout.RedisLayout;
-import io.bloomguard.redis.port.LuaScript;
-import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStoredState;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
- * Checks keys against the live generation, each as its {@link RedisLayout} reads it (timed, through the checks'
+ * Checks keys against the live generation, each as its kind reads it ({@link Generation}, timed, through the checks'
  * breaker): one {@code GETRANGE} of the key's block, or one script over every layer of a filter that grows by
- * layers; for a batch, one script per shard, or one per key where the layout checks keys apart. With no live
+ * layers; for a batch, one script per shard, or one per key where the kind checks keys apart. With no live
  * generation, or when the bitmap turns out to be gone, a key "might be contained": a missing bitmap never means
  * "absent".
  *
@@ -50,8 +45,8 @@ public final class RedisBitReader {
         this.nearCopy = nearCopy;
         this.events = new RedisKeyCheck.Events() {
             @Override
-            public void bitmapMissing(RedisFilterView view) {
-                state.bitmapMissing(view);
+            public void bitmapMissing(Generation seen) {
+                state.bitmapMissing(seen);
             }
 
             @Override
@@ -60,8 +55,13 @@ public final class RedisBitReader {
             }
 
             @Override
-            public void blockRead(RedisFilterView view, long block, byte[] bytes) {
-                nearCopy.learnBlock(view, block, bytes);
+            public void blockRead(Generation seen, long block, byte[] bytes) {
+                nearCopy.learnBlock(seen, block, bytes);
+            }
+
+            @Override
+            public void keyHeld(Generation seen, Object key) {
+                nearCopy.learnKey(seen, key); // all its positions are in Redis
             }
         };
     }
@@ -76,11 +76,11 @@ public final class RedisBitReader {
             return copied;
         }
         nearCopy.sent(1);
-        RedisLayout layout = current.live.layout();
-        if (!layout.checkable(current)) {
+        Generation live = current.generation;
+        if (live == null || !live.readable()) {
             return true;
         }
-        return inRedis(layout.check(current, key, events));
+        return inRedis(live.check(key, events));
     }
 
     private <R> boolean inRedis(RedisKeyCheck<R> check) {
@@ -134,11 +134,11 @@ public final class RedisBitReader {
     /** The key's block (every layer's, for a filter that grows by layers) read in Redis. */
     private CompletableFuture<Boolean> readAsync(RedisFilterView current, Object key) {
         nearCopy.sent(1);
-        RedisLayout layout = current.live.layout();
-        if (!layout.checkable(current)) {
+        Generation live = current.generation;
+        if (live == null || !live.readable()) {
             return CompletableFuture.completedFuture(true);
         }
-        return inRedisAsync(layout.check(current, key, events));
+        return inRedisAsync(live.check(key, events));
     }
 
     private <R> CompletableFuture<Boolean> inRedisAsync(RedisKeyCheck<R> check) {
@@ -159,12 +159,12 @@ public final class RedisBitReader {
         this.checkLatency = listener;
     }
 
-    /** One script per shard, all sent before any answer is awaited: one round trip for a batch on one shard. */
+    /** Every key's check sent before any answer is awaited: one round trip for a batch. */
     public boolean[] mightContainAll(List<?> checked) {
-        boolean[] answers = new boolean[checked.size()];
         RedisFilterView current = state.view();
-        RedisFilterIdentity live = current.live;
-        if (live == null || !live.layout().checkable(current)) {
+        Generation live = current.generation;
+        if (live == null || !live.readable()) {
+            boolean[] answers = new boolean[checked.size()];
             Arrays.fill(answers, true);
             return answers;
         }
@@ -176,48 +176,12 @@ public final class RedisBitReader {
                 return copied;
             }
         }
-        LuaScript checkAll = live.layout().checkAll();
-        if (checkAll == null) {
-            return mightContainAllApart(current, checked, held);
+        int lacking = 0;
+        for (boolean hit : held) {
+            lacking += hit ? 0 : 1; // the near copy holds the others: only these go to Redis
         }
-        Map<Integer, List<Integer>> indexesByShard = new LinkedHashMap<>();
-        Map<Integer, List<String>> argsByShard = new LinkedHashMap<>();
-        for (int i = 0; i < answers.length; i++) {
-            if (held[i]) {
-                answers[i] = true; // the near copy holds it: only the keys it lacks go to Redis
-                continue;
-            }
-            RedisFilterIdentity.KeyBits located = live.locate(checked.get(i));
-            indexesByShard.computeIfAbsent(located.shard(), s -> new ArrayList<>()).add(i);
-            List<String> args = argsByShard.computeIfAbsent(located.shard(),
-                    s -> new ArrayList<>(List.of(Integer.toString(live.hashCount()))));
-            for (long offset : located.offsets()) {
-                args.add(Long.toString(offset));
-            }
-        }
-        nearCopy.sent(indexesByShard.values().stream().mapToInt(List::size).sum());
-        Map<Integer, CompletableFuture<Object>> replies = new LinkedHashMap<>();
-        for (Map.Entry<Integer, List<String>> entry : argsByShard.entrySet()) {
-            String bitmap = current.liveKeys[entry.getKey()];
-            replies.put(entry.getKey(), commands.send(port -> port.eval(checkAll, List.of(bitmap),
-                    entry.getValue())));
-        }
-        for (Map.Entry<Integer, CompletableFuture<Object>> reply : replies.entrySet()) {
-            byte[] bits = (byte[]) commands.await(reply.getValue());
-            List<Integer> indexes = indexesByShard.get(reply.getKey());
-            // '-' is the script's "no bitmap"; a shard holding one key of the batch answers one character too.
-            boolean missing = bits.length > 0 && bits[0] == '-';
-            if (missing) {
-                state.bitmapMissing(current);
-            }
-            for (int j = 0; j < indexes.size(); j++) {
-                answers[indexes.get(j)] = missing || bits[j] == '1';
-                if (!missing && bits[j] == '1') {
-                    nearCopy.learnKeys(current, List.of(checked.get(indexes.get(j)))); // all its bits are in Redis
-                }
-            }
-        }
-        return answers;
+        nearCopy.sent(lacking);
+        return live.checkAll(checked, held, commands, events);
     }
 
     /**
@@ -253,31 +217,5 @@ public final class RedisBitReader {
             }
         }
         return answers;
-    }
-
-    /** One check per key (a filter that grows by layers), all sent before any answer is awaited: one round trip. */
-    private boolean[] mightContainAllApart(RedisFilterView current, List<?> checked, boolean[] held) {
-        RedisLayout layout = current.live.layout();
-        List<@Nullable BooleanSupplier> answered = new ArrayList<>(checked.size());
-        int sent = 0;
-        for (int i = 0; i < held.length; i++) {
-            if (held[i]) {
-                answered.add(null); // answered by the copy
-                continue;
-            }
-            answered.add(sendInBatch(layout.check(current, checked.get(i), events)));
-            sent++;
-        }
-        nearCopy.sent(sent);
-        boolean[] answers = new boolean[checked.size()];
-        for (int i = 0; i < answers.length; i++) {
-            answers[i] = held[i] || answered.get(i).getAsBoolean();
-        }
-        return answers;
-    }
-
-    private <R> BooleanSupplier sendInBatch(RedisKeyCheck<R> check) {
-        CompletableFuture<R> reply = commands.send(check::send);
-        return () -> check.answer(commands.await(reply));
     }
 }

@@ -2,10 +2,8 @@ package io.bloomguard.redis.state;
 
 import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
-import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.redis.client.RedisFilterCommands;
-import io.bloomguard.redis.layout.RedisCounters;
-import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.layout.Generation;
 import io.bloomguard.redis.port.RedisUnavailableException;
 
 import java.time.Duration;
@@ -14,7 +12,7 @@ import java.util.OptionalLong;
 
 /**
  * The last fill a filter read from Redis ({@code BITCOUNT} of its bitmaps, or of each layer of one that grows by
- * layers; the counters above zero of a counting filter's, counted by {@link RedisCounters#nonZero}), kept so that
+ * layers; the counters above zero of a counting filter's, counted by a script), kept so that
  * asking for it never waits on Redis nor fails while it is down. The maintenance task reads it again every few refreshes: a {@code BITCOUNT}
  * scans the whole bitmap, too much to repeat every refresh for a large filter.
  *
@@ -50,39 +48,16 @@ public final class RedisFillEstimate {
      */
     public FillEstimate read() {
         RedisFilterView current = state.view();
-        RedisFilterIdentity live = current.live;
+        Generation live = current.generation;
         if (live == null) {
             return new FillEstimate(0, 0.0, Instant.now(), false);
         }
-        if (current.layers != null) {
-            return readLayers(current.layers);
+        FilterSizing stored = (current.liveSizing != null) ? current.liveSizing : live.identity().sizing(sizing);
+        Generation.Fill fill = live.readFill(commands::call, stored);
+        if (fill.layerSetBits() >= 0) {
+            layerSetBits = fill.layerSetBits();
         }
-        long setBits = 0;
-        for (int shard = 0; shard < current.liveKeys.length; shard++) {
-            String bitmap = current.liveKeys[shard];
-            setBits += live.layout().positionsInUse(commands::call, bitmap, live.blocksIn(shard) * live.bytesPerBlock());
-        }
-        FilterSizing stored = (current.liveSizing != null) ? current.liveSizing : live.sizing(sizing);
-        return new FillEstimate(stored.estimateKeyCount(setBits), stored.falsePositiveProbabilityAt(setBits),
-                Instant.now(), false);
-    }
-
-    /** The keys of every layer together, and the chance that an absent key passes any of them. */
-    private FillEstimate readLayers(RedisLayers layers) {
-        double keys = 0;
-        long allSetBits = 0;
-        double[] fpp = new double[layers.count()];
-        for (int layer = 0; layer < layers.count(); layer++) {
-            String bitmap = layers.key(layer);
-            long setBits = commands.call(port -> port.bitCount(bitmap));
-            allSetBits += setBits;
-            double estimate = layers.sizing(layer).estimateKeys(setBits);
-            keys += estimate;
-            fpp[layer] = Double.isInfinite(estimate) ? 1.0 : layers.sizing(layer).falsePositiveProbability(estimate);
-        }
-        long count = Double.isInfinite(keys) ? Long.MAX_VALUE : Math.round(keys);
-        layerSetBits = allSetBits;
-        return new FillEstimate(count, ScalableSizing.compoundFalsePositiveProbability(fpp), Instant.now(), false);
+        return new FillEstimate(fill.keys(), fill.falsePositiveProbability(), Instant.now(), false);
     }
 
     /**

@@ -2,7 +2,7 @@ package io.bloomguard.redis.state;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedFilterStatus;
-import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.layout.Generation;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisFilterView {
 
-    public static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null, null, 1,
-            null, null, null, null, 0L, false, null);
+    public static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null,
+            null, 1, null, null, null, null, 0L, false, null);
 
     public final SharedFilterStatus status;
     public final @Nullable RedisFilterIdentity live;
@@ -45,9 +45,9 @@ public final class RedisFilterView {
     public final long epoch;
     /** Names of the live bitmaps, one per shard: computed once rather than per check. */
     public final String[] liveKeys;
-    /** The live generation's layers when it grows by layers ({@code growth: scale}) and this instance can use it. */
-    public final @Nullable RedisLayers layers;
-    /** The metadata's count of layers (1 unless the filter grows by layers): what {@link #layers} was built for. */
+    /** The live generation opened by its kind, when there is one ({@link #live}): what checks read. */
+    public final @Nullable Generation generation;
+    /** The metadata's count of layers (1 unless the filter grows by layers): what {@link #generation} was opened with. */
     public final int layerCount;
     /**
      * Whether the metadata shows the filter was stored once: it names a live generation (whose bitmaps may be gone),
@@ -58,7 +58,7 @@ public final class RedisFilterView {
     /** @param liveNamed the live generation shard 0's metadata names, whether or not its bitmaps all exist */
     RedisFilterView(SharedFilterStatus status, @Nullable RedisFilterIdentity live,
             @Nullable RedisFilterIdentity liveNamed, @Nullable FilterSizing liveSizing, int layerCount,
-            @Nullable RedisLayers layers, @Nullable RedisFilterIdentity next, @Nullable String storeStale,
+            @Nullable Generation generation, @Nullable RedisFilterIdentity next, @Nullable String storeStale,
             @Nullable String liveBuild, long epoch, boolean stored, @Nullable RedisFilterKeys keys) {
         this.status = status;
         this.epoch = epoch;
@@ -67,7 +67,7 @@ public final class RedisFilterView {
         this.liveForAdds = (live != null) ? live : (liveNamed != null && !liveNamed.layered()) ? liveNamed : null;
         this.liveSizing = (live != null) ? liveSizing : null;
         this.layerCount = layerCount;
-        this.layers = (this.liveSizing != null) ? layers : null;
+        this.generation = (live != null) ? generation : null;
         this.next = next;
         this.storeStale = storeStale;
         this.liveBuild = (live != null) ? liveBuild : null;
@@ -79,7 +79,7 @@ public final class RedisFilterView {
 
     /** The same view with another status. */
     RedisFilterView withStatus(SharedFilterStatus changed, RedisFilterKeys keys) {
-        return new RedisFilterView(changed, live, liveForAdds, liveSizing, layerCount, layers, next, storeStale,
-                liveBuild, epoch, stored, keys);
+        return new RedisFilterView(changed, live, liveForAdds, liveSizing, layerCount, generation, next,
+                storeStale, liveBuild, epoch, stored, keys);
     }
 }

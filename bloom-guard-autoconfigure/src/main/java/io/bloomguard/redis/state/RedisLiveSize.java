@@ -3,7 +3,9 @@ package io.bloomguard.redis.state;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
 import io.bloomguard.core.SharedFilterStatus;
-import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.layout.Generation;
+
+import org.jspecify.annotations.Nullable;
 
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
@@ -32,31 +34,38 @@ public final class RedisLiveSize {
 
     /** Bits of the live generation, of all its layers when it grows by layers. */
     public long bitSize() {
-        RedisLayers layers = state.view().layers;
-        return (layers != null) ? layers.bitSize() : sizing().bitSize();
+        Generation.GrownSize grown = grownSize();
+        return (grown != null) ? grown.bitSize() : sizing().bitSize();
     }
 
     /** Bytes of the live generation in Redis, of all its layers when it grows by layers. */
     public long byteSize() {
-        RedisLayers layers = state.view().layers;
-        return (layers != null) ? layers.bitSize() / Byte.SIZE : sizing().blockCount() * configured.bytesPerBlock();
+        Generation.GrownSize grown = grownSize();
+        return (grown != null) ? grown.bitSize() / Byte.SIZE : sizing().blockCount() * configured.bytesPerBlock();
     }
 
     /** Bits a put sets: in the newest layer when it grows by layers. */
     public int hashCount() {
-        RedisLayers layers = state.view().layers;
-        return (layers != null) ? layers.newestHashCount() : sizing().hashCount();
+        Generation.GrownSize grown = grownSize();
+        return (grown != null) ? grown.hashCount() : sizing().hashCount();
     }
 
     /** Keys it holds at its error rate: of all its layers together when it grows by layers. */
     public long capacity() {
-        RedisLayers layers = state.view().layers;
-        return (layers != null) ? layers.capacity() : sizing().expectedSize();
+        Generation.GrownSize grown = grownSize();
+        return (grown != null) ? grown.capacity() : sizing().expectedSize();
     }
 
     /** Layers of the live generation as last read: 1 unless it grows by layers, 0 before it has one. */
     public int layerCount() {
-        return configured.layout().layerCount(state.view());
+        RedisFilterView view = state.view();
+        return configured.layout().layerCount((view.liveSizing != null) ? view.generation : null);
+    }
+
+    private Generation.@Nullable GrownSize grownSize() {
+        RedisFilterView view = state.view();
+        Generation live = view.generation;
+        return (live != null && view.liveSizing != null) ? live.grownSize() : null;
     }
 
     /** The live generation's size (the configured one, or the one it grew to) once known; until then the configured. */
@@ -85,8 +94,9 @@ public final class RedisLiveSize {
             throw new IllegalStateException(
                     "Filter '" + name + "' has no complete bitmap in Redis (" + status.get() + ")");
         }
-        if (view.layers != null && view.layers.count() > 1) {
-            throw new UnsupportedOperationException("Filter '" + name + "' has grown to " + view.layers.count()
+        Generation generation = view.generation;
+        if (generation != null && generation.layerCount() > 1) {
+            throw new UnsupportedOperationException("Filter '" + name + "' has grown to " + generation.layerCount()
                     + " layers, and a snapshot holds one; rebuild it (which makes its layers one) and export again");
         }
         return export.apply(live, (view.liveSizing != null) ? view.liveSizing : live.sizing(sizing));

@@ -5,7 +5,7 @@ import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.layout.BlockKind;
-import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.layout.Generation;
 import io.bloomguard.redis.port.LuaScript;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -106,13 +106,14 @@ public final class RedisStoredState {
         FilterSizing liveSizing = (live != null) ? usableSizing(live, meta.get("expected-size"), meta.get("error-rate"))
                 : null;
         int layerCount = layerCount(meta.get("layers"));
-        RedisLayers layers = (live != null && liveSizing != null && live.layered())
-                ? RedisLayers.of(live, liveSizing, layerCount, keys) : null;
-        if (live != null && liveSizing != null && live.layered() && layers == null) {
+        String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
+        Generation generation = (live != null) ? live.kind().open(live, liveSizing, layerCount, keys, liveBuild)
+                : null;
+        if (generation != null && liveSizing != null && !generation.readable()) {
             liveSizing = null; // more layers than this version can size: it cannot read them all
         }
         RedisFilterIdentity liveNamed = live;
-        if (live != null && !allExist(live, layers)) {
+        if (generation != null && !allExist(generation.dataKeys())) {
             live = null;
         }
         if (live == null) {
@@ -127,11 +128,10 @@ public final class RedisStoredState {
         else {
             status = SharedFilterStatus.READY;
         }
-        String liveBuild = meta.get("generation") + "@" + meta.get("loaded-at");
         boolean stored = liveNamed != null || meta.containsKey("live") || meta.containsKey("generation")
                 || meta.containsKey(LOST_AT);
-        RedisFilterView updated = new RedisFilterView(status, live, liveNamed, liveSizing, layerCount, layers, next,
-                stale, liveBuild, epochOf(meta), stored, keys);
+        RedisFilterView updated = new RedisFilterView(status, live, liveNamed, liveSizing, layerCount, generation,
+                next, stale, liveBuild, epochOf(meta), stored, keys);
         RedisFilterView previous;
         synchronized (this) {
             if (begun < viewRefresh) {
@@ -279,11 +279,20 @@ public final class RedisStoredState {
      * that published meanwhile, or publishes later, may have read it before it went: it does not undo this.
      */
     public void bitmapMissing(RedisFilterView seen) {
+        Generation generation = seen.generation;
+        if (generation != null) {
+            bitmapMissing(generation);
+        }
+    }
+
+    /** {@link #bitmapMissing(RedisFilterView)} for a command that read {@code seen}. */
+    public void bitmapMissing(Generation seen) {
         RedisFilterView current;
         RedisFilterView missing;
         synchronized (this) {
             current = view;
-            if (current.status != SharedFilterStatus.READY || !sameBuild(current, seen)) {
+            Generation live = current.generation;
+            if (current.status != SharedFilterStatus.READY || live == null || !live.sameBuild(seen)) {
                 return;
             }
             missing = current.withStatus(SharedFilterStatus.MISSING, keys);
@@ -292,12 +301,6 @@ public final class RedisStoredState {
             viewRefresh = refreshesBegun.incrementAndGet();
         }
         reportChange(current, missing, Map.of());
-    }
-
-    private static boolean sameBuild(RedisFilterView current, RedisFilterView seen) {
-        return current == seen || (current.live != null && current.live.equals(seen.live)
-                && current.liveBuild != null && current.liveBuild.equals(seen.liveBuild)
-                && current.layerCount == seen.layerCount);
     }
 
     /** What an operator may see of the stored filter, as last read: never the seed. */
@@ -314,16 +317,11 @@ public final class RedisStoredState {
                 checksBreakerOpen, commandsBreakerOpen, configured.shards(), nearCopy);
     }
 
-    /** Whether every shard's bitmap exists, and every layer's of a filter that grows by layers. */
-    private boolean allExist(RedisFilterIdentity live, @Nullable RedisLayers layers) {
-        List<CompletableFuture<Long>> replies = new ArrayList<>();
-        for (int shard = 0; shard < live.shards(); shard++) {
-            String bitmap = keys.bits(shard, live);
-            replies.add(commands.send(port -> port.exists(bitmap)));
-        }
-        for (int layer = 1; layers != null && layer < layers.count(); layer++) {
-            String bitmap = layers.key(layer);
-            replies.add(commands.send(port -> port.exists(bitmap)));
+    /** Whether every key of a generation exists: each shard's bitmap, and each layer's. */
+    private boolean allExist(List<String> dataKeys) {
+        List<CompletableFuture<Long>> replies = new ArrayList<>(dataKeys.size());
+        for (String key : dataKeys) {
+            replies.add(commands.send(port -> port.exists(key)));
         }
         boolean all = true;
         for (CompletableFuture<Long> reply : replies) {

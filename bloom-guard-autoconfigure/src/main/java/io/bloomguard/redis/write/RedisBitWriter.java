@@ -2,25 +2,23 @@ package io.bloomguard.redis.write;
 
 import io.bloomguard.redis.client.RedisFilterCommands;
 import io.bloomguard.redis.copy.RedisNearCopy;
-import io.bloomguard.redis.layout.RedisLayerScripts;
-import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.layout.AddReply;
+import io.bloomguard.redis.layout.BlockAdds;
+import io.bloomguard.redis.layout.RedisAdds;
 import io.bloomguard.redis.layout.RedisLayout;
-import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStoredState;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Sets keys' bits in Redis: one add script per shard, the one {@link RedisLayout#addFor} picks for the generations
- * (a counting filter's increments counters, a layered one's adds into the newest layer), all sent before any reply
- * is awaited, into the live generation and, while one is
+ * Sets keys' bits in Redis: one add script per shard, as the live generation's kind writes them
+ * ({@link RedisLayout#adds}: a counting filter's increments counters, a layered one's adds into the newest layer),
+ * all sent before any reply is awaited, into the live generation and, while one is
  * being built, into the next one too, so that the swap loses none. A script that
  * finds the generations changed since this instance last looked writes nothing (a shard begun or swapped apart from
  * shard 0 is not such a change: see {@link io.bloomguard.redis.layout.RedisScripts#PLACE}); the writer reads the stored state
@@ -63,7 +61,7 @@ public final class RedisBitWriter {
                 // can say that no bitmap takes the keys, in one step with a build's announcement, so it is asked.
                 // Kept here while one is announced, the keys would be missing from the generation the other
                 // instances trust once it is swapped in, until this instance replays them.
-                if (!buildAnnounced(current)) {
+                if (!buildAnnounced()) {
                     unwritten.addAll(remaining);
                     return new Written(changed, unwritten, List.of());
                 }
@@ -73,50 +71,32 @@ public final class RedisBitWriter {
                 state.refresh();
                 continue;
             }
-            Map<Integer, RedisShardWrite> writes = new LinkedHashMap<>();
-            RedisLayers layers = current.layers;
-            for (Object key : remaining) {
-                if (layers != null) {
-                    writes.computeIfAbsent(0, this::shardWrite).addLive(key, layers.offsetsOf(key));
-                }
-                else if (live != null) {
-                    RedisFilterIdentity.KeyBits located = live.locate(key);
-                    writes.computeIfAbsent(located.shard(), this::shardWrite).addLive(key, located.offsets());
-                }
-                if (current.next != null) {
-                    RedisFilterIdentity.KeyBits located = current.next.locate(key);
-                    writes.computeIfAbsent(located.shard(), this::shardWrite).addNext(key, located.offsets());
-                }
-            }
+            RedisLayout kind = (live != null) ? live.kind() : current.next.kind();
+            RedisAdds adds = kind.adds(live, current.generation, current.next, keys);
+            remaining.forEach(adds::add);
             // Before Redis has them: a local bit only ever lets a call through (see RedisNearCopy), and this
             // instance's next check of the key needs no round trip.
             nearCopy.learnKeys(current, remaining);
-            Map<RedisShardWrite, CompletableFuture<Object>> replies = new LinkedHashMap<>();
-            for (RedisShardWrite shardWrite : writes.values()) {
-                LuaScript add = RedisLayout.addFor(current, shardWrite.shard());
-                boolean inLayers = add == RedisLayerScripts.ADD;
-                List<String> keyNames = inLayers ? shardWrite.layeredKeys(current, layers) : shardWrite.keys(current);
-                List<String> args = inLayers ? shardWrite.layeredArgs(current, layers) : shardWrite.args(current);
-                replies.put(shardWrite, commands.send(port -> port.eval(add, keyNames, args)));
+            List<RedisAdds.Call> calls = adds.calls();
+            List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size());
+            for (RedisAdds.Call call : calls) {
+                replies.add(commands.send(port -> port.eval(call.script(), call.keys(), call.args())));
             }
             // A list, not a set: a counting filter counts a key put twice in one batch twice.
             List<Object> retry = new ArrayList<>();
             boolean layerAdded = false;
-            for (Map.Entry<RedisShardWrite, CompletableFuture<Object>> reply : replies.entrySet()) {
-                long answer = (Long) commands.await(reply.getValue());
-                if (answer >= RedisLayerScripts.LAYER_ADDED) {
-                    layerAdded = true;
-                    answer -= RedisLayerScripts.LAYER_ADDED;
+            for (int i = 0; i < calls.size(); i++) {
+                AddReply answer = AddReply.of((Long) commands.await(replies.get(i)));
+                layerAdded |= answer.layerAdded();
+                if (answer.outdated()) {
+                    retry.addAll(calls.get(i).carried());
                 }
-                if (answer == -2) {
-                    retry.addAll(reply.getKey().allKeys());
-                }
-                else if (answer == -1) {
-                    unwritten.addAll(reply.getKey().allKeys());
+                else if (answer.missing()) {
+                    unwritten.addAll(calls.get(i).carried());
                     state.bitmapMissing(current);
                 }
                 else {
-                    changed += answer;
+                    changed += answer.changed();
                 }
             }
             if (layerAdded) {
@@ -134,18 +114,14 @@ public final class RedisBitWriter {
     }
 
     /**
-     * Whether shard 0's metadata, which every instance reads, names a live or next generation that {@code current}
-     * (which has neither) does not know: the add script, sent with no keys, answers -2 then, -1 when there is none.
+     * Whether shard 0's metadata, which every instance reads, names a live or next generation that this instance's
+     * view (which has neither) does not know: the add script, sent with no keys, answers -2 then, -1 when there is none.
      */
-    private boolean buildAnnounced(RedisFilterView current) {
-        RedisShardWrite none = shardWrite(0);
-        long answer = (Long) commands.await(commands.send(port -> port.eval(RedisLayout.addFor(current, 0),
-                none.keys(current), none.args(current))));
+    private boolean buildAnnounced() {
+        RedisAdds.Call probe = BlockAdds.announcedProbe(keys);
+        long answer = (Long) commands.await(commands.send(port -> port.eval(probe.script(), probe.keys(),
+                probe.args())));
         return answer == -2;
-    }
-
-    private RedisShardWrite shardWrite(int shard) {
-        return new RedisShardWrite(shard, keys);
     }
 
     /**

@@ -1,19 +1,16 @@
 package io.bloomguard.redis.write;
 
 import io.bloomguard.redis.client.RedisFilterCommands;
-import io.bloomguard.redis.layout.RedisCounterScripts;
-import io.bloomguard.redis.state.RedisFilterIdentity;
-import io.bloomguard.redis.state.RedisFilterKeys;
+import io.bloomguard.redis.layout.Generation;
+import io.bloomguard.redis.layout.RedisAdds;
 import io.bloomguard.redis.state.RedisFilterView;
 import io.bloomguard.redis.state.RedisStoredState;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 
 /**
- * Takes keys back from a counting filter in Redis: one {@link RedisCounterScripts#REMOVE} per key, on the live
- * generation only. Not on a generation being built: its key source read may or may not hold the key, and a remove
+ * Takes keys back from a counting filter in Redis: one remove script per key ({@link Generation#removal}), on the
+ * live generation only. Not on a generation being built: its key source read may or may not hold the key, and a remove
  * of a key it never counted would take counts that belong to other keys; the key stays in the new generation as a
  * false positive until the next rebuild. Nor are removes buffered while Redis does not answer: a remove that is lost
  * only leaves a false positive.
@@ -24,12 +21,10 @@ public final class RedisCounterRemoval {
 
     private static final int ATTEMPTS = 3;
 
-    private final RedisFilterKeys keys;
     private final RedisStoredState state;
     private final RedisFilterCommands commands;
 
-    public RedisCounterRemoval(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands) {
-        this.keys = keys;
+    public RedisCounterRemoval(RedisStoredState state, RedisFilterCommands commands) {
         this.state = state;
         this.commands = commands;
     }
@@ -48,7 +43,7 @@ public final class RedisCounterRemoval {
 
     /**
      * {@link #remove(Object)} for a row whose delete began at build epoch {@code epoch}: nothing changes once Redis
-     * holds another (see {@link RedisCounterScripts#REMOVE}).
+     * holds another (see {@link Generation#removal}).
      */
     public boolean removeAt(Object key, long epoch) {
         return remove(key, Long.toString(epoch));
@@ -58,20 +53,12 @@ public final class RedisCounterRemoval {
         String id = UUID.randomUUID().toString(); // one per remove, sent again with each attempt
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             RedisFilterView current = state.view();
-            RedisFilterIdentity live = current.live;
-            if (live == null || !live.counting()) {
-                return false;
+            Generation live = current.generation;
+            RedisAdds.Call removal = (live != null) ? live.removal(key, epoch, id) : null;
+            if (removal == null) {
+                return false; // nothing live, or a generation that keeps no counts
             }
-            RedisFilterIdentity.KeyBits located = live.locate(key);
-            List<String> args = new ArrayList<>(2 + located.offsets().length);
-            args.add(live.fingerprint());
-            args.add(epoch);
-            for (long offset : located.offsets()) {
-                args.add(Long.toString(offset));
-            }
-            List<String> names = List.of(keys.meta(located.shard()), current.liveKeys[located.shard()],
-                    keys.adds(located.shard()), keys.removal(located.shard(), id));
-            long answer = (Long) commands.call(port -> port.eval(RedisCounterScripts.REMOVE, names, args));
+            long answer = (Long) commands.call(port -> port.eval(removal.script(), removal.keys(), removal.args()));
             if (answer == -1) {
                 state.bitmapMissing(current);
                 return false;

@@ -1,19 +1,18 @@
-package io.bloomguard.redis.write;
+package io.bloomguard.redis.layout;
 
-import io.bloomguard.redis.layout.RedisLayers;
 import io.bloomguard.redis.state.RedisFilterIdentity;
 import io.bloomguard.redis.state.RedisFilterKeys;
-import io.bloomguard.redis.state.RedisFilterView;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The keys one {@link io.bloomguard.redis.layout.RedisScripts#ADD} call writes into one shard: their bit offsets in the live generation and,
+ * The keys one {@link RedisScripts#ADD} call writes into one shard: their bit offsets in the live generation and,
  * during a rebuild, in the next one, so that an add made while a generation is built reaches both. For a filter that
- * grows by layers, the arguments of {@link io.bloomguard.redis.layout.RedisLayerScripts#ADD} instead.
+ * grows by layers, the arguments of {@link RedisLayerScripts#ADD} instead.
  */
-final class RedisShardWrite {
+final class ShardWrite {
 
     private final int shard;
     private final RedisFilterKeys names;
@@ -22,7 +21,7 @@ final class RedisShardWrite {
     private final List<String> liveOffsets = new ArrayList<>();
     private final List<String> nextOffsets = new ArrayList<>();
 
-    RedisShardWrite(int shard, RedisFilterKeys names) {
+    ShardWrite(int shard, RedisFilterKeys names) {
         this.shard = shard;
         this.names = names;
     }
@@ -57,9 +56,8 @@ final class RedisShardWrite {
         return all;
     }
 
-    List<String> keys(RedisFilterView current) {
-        RedisFilterIdentity live = current.liveForAdds;
-        RedisFilterIdentity next = current.next;
+    /** KEYS of the add scripts without layers, for the live generation and the next one ({@code null}: none). */
+    List<String> keys(@Nullable RedisFilterIdentity live, @Nullable RedisFilterIdentity next) {
         String liveKey = (live != null && shard < live.shards()) ? names.bits(shard, live) : names.meta(shard) + ":none";
         boolean inNext = next != null && shard < next.shards();
         String nextKey = inNext ? names.next(shard, next) : names.meta(shard) + ":none";
@@ -69,12 +67,11 @@ final class RedisShardWrite {
     }
 
     /**
-     * KEYS of {@link io.bloomguard.redis.layout.RedisLayerScripts#ADD}, for a filter that grows by layers (one shard):
+     * KEYS of {@link RedisLayerScripts#ADD}, for a filter that grows by layers (one shard):
      * this write must be shard 0's, where its layers and the next generation's shard 0 are.
      */
-    List<String> layeredKeys(RedisFilterView current, RedisLayers layers) {
+    List<String> layeredKeys(RedisLayers layers, @Nullable RedisFilterIdentity next) {
         List<String> keyNames = new ArrayList<>(layers.checkKeys());
-        RedisFilterIdentity next = current.next;
         keyNames.add((next != null) ? names.next(0, next) : names.meta(0) + ":none");
         keyNames.add(layers.growKey(names));
         keyNames.add(names.adds(0));
@@ -82,13 +79,12 @@ final class RedisShardWrite {
     }
 
     /**
-     * ARGV of {@link io.bloomguard.redis.layout.RedisLayerScripts#ADD}: the view the metadata must match, and each key's offsets in every layer
+     * ARGV of {@link RedisLayerScripts#ADD}: the view the metadata must match, and each key's offsets in every layer
      * ({@link #addLive} was handed {@link RedisLayers#offsetsOf}).
      */
-    List<String> layeredArgs(RedisFilterView current, RedisLayers layers) {
-        RedisFilterIdentity next = current.next;
+    List<String> layeredArgs(RedisFilterIdentity live, RedisLayers layers, @Nullable RedisFilterIdentity next) {
         List<String> args = new ArrayList<>(8 + layers.count() + liveOffsets.size() + nextOffsets.size());
-        args.add(current.live.fingerprint());
+        args.add(live.fingerprint());
         args.add((next != null) ? next.fingerprint() : "");
         args.add(Integer.toString(layers.count()));
         args.add(Long.toString(layers.fullAtSetBits()));
@@ -104,10 +100,8 @@ final class RedisShardWrite {
         return args;
     }
 
-    /** The view this shard's metadata must match; see {@link io.bloomguard.redis.layout.RedisScripts#ADD}. */
-    List<String> args(RedisFilterView current) {
-        RedisFilterIdentity live = current.liveForAdds;
-        RedisFilterIdentity next = current.next;
+    /** ARGV of the add scripts without layers: the view the shard's metadata must match ({@link RedisScripts#ADD}). */
+    List<String> args(@Nullable RedisFilterIdentity live, @Nullable RedisFilterIdentity next) {
         List<String> args = new ArrayList<>(6 + liveOffsets.size() + nextOffsets.size());
         args.add((live != null && shard < live.shards()) ? live.fingerprint() : "");
         args.add((next != null && shard < next.shards()) ? next.fingerprint() : "");
