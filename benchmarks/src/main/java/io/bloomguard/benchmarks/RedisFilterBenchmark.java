@@ -1,11 +1,10 @@
 package io.bloomguard.benchmarks;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.NearCopyMode;
-
 import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.redis.RedisBloomFilter;
 import io.bloomguard.redis.RedisFilterBackend;
-import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;

@@ -1,5 +1,6 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.ScalableSizing;
@@ -7,16 +8,15 @@ import io.bloomguard.local.LocalCountingFilter;
 import io.bloomguard.local.RebuildableLocalFilter;
 import io.bloomguard.local.ScalableLocalFilter;
 import io.bloomguard.redis.RedisFilterBackend;
-import io.bloomguard.core.AddFailurePolicy;
-import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.BackgroundRebuilds;
+import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.DisabledBloomFilter;
-import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterSpecCustomizer;
+import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FilterType;
-import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
+import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.springframework.context.aot.AbstractAotProcessor;
 

@@ -12,10 +12,10 @@ import io.bloomguard.observation.ObservationCheckObserver;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloadRunner;
 import io.bloomguard.preload.FilterPreloader;
+import io.bloomguard.preload.KeyReadScope;
 import io.bloomguard.preload.KeySourceBean;
 import io.bloomguard.preload.ScheduledRebuilds;
 import io.bloomguard.preload.SharedFilterReadiness;
-import io.bloomguard.preload.KeyReadScope;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterSpec;
@@ -36,9 +36,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
@@ -47,11 +47,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import javax.sql.DataSource;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
 
 /**
  * Auto-configuration for bloom-guard: the filter registry and one bean per filter (on the local or the redis

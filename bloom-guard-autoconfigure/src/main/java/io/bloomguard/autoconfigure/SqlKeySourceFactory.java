@@ -5,9 +5,9 @@ import io.bloomguard.preload.SqlKeySource;
 import io.bloomguard.registry.FilterSpec;
 import org.springframework.beans.factory.ObjectProvider;
 
-import javax.sql.DataSource;
 import java.util.ArrayList;
 import java.util.List;
+import javax.sql.DataSource;
 
 /** Makes the {@code preload.sql} key sources, over the application's {@code DataSource}. */
 final class SqlKeySourceFactory {

@@ -2,10 +2,10 @@ package io.bloomguard.guard;
 
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.util.ClassUtils;
-import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
 import java.lang.reflect.Method;

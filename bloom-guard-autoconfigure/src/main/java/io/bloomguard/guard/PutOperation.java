@@ -1,8 +1,8 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.RebuildableBloomFilter;
 import io.bloomguard.core.SharedBloomFilter;
-import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.apache.commons.logging.Log;

@@ -3,8 +3,8 @@ package io.bloomguard.preload;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcUtils;
 
-import javax.sql.DataSource;
 import java.util.stream.Stream;
+import javax.sql.DataSource;
 
 /**
  * {@code preload.sql}: the first column of every row a query returns, streamed through the application's

@@ -9,8 +9,8 @@ import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;
-import io.bloomguard.redis.client.RedisCommands;
-import io.bloomguard.redis.layout.RedisLayers;
+import io.bloomguard.redis.engine.RedisFilterParts;
+import io.bloomguard.redis.kind.layered.Layers;
 import io.bloomguard.redis.port.RedisAccessDeniedException;
 import io.bloomguard.redis.port.RedisUnavailableException;
 import org.jspecify.annotations.Nullable;
@@ -23,7 +23,7 @@ import java.util.concurrent.CompletableFuture;
  * filters move between the two), one {@code GETRANGE} of the key's 64-byte block per check, one script per
  * shard for an add or a batch. A counting filter ({@link RedisFilterBackend#createCounting}) keeps the counters of
  * {@link io.bloomguard.local.LocalCountingFilter} instead, 256 bytes a block, and can {@link #remove} keys. One that
- * grows by layers ({@link RedisFilterBackend#createScalable}, see {@link RedisLayers}) adds a larger layer when its
+ * grows by layers ({@link RedisFilterBackend#createScalable}, see {@link Layers}) adds a larger layer when its
  * newest is full, and is checked with one script that reads every layer.
  *
  * <p>Usage (the auto-configuration does this for {@code backend: redis}):
@@ -36,7 +36,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>What keeps it from ever answering "absent" for a key that was added:
  * <ul>
- * <li>the bitmap's key name carries the {@link io.bloomguard.redis.state.RedisFilterIdentity} its bits were written
+ * <li>the bitmap's key name carries the {@link io.bloomguard.redis.kind.RedisFilterIdentity} its bits were written
  * with, so an instance that would compute other positions reads a missing key ("not ready") instead;</li>
  * <li>a missing bitmap, a filter still loading, a stored filter of another size, or adds that could not be
  * written make the filter not {@linkplain #trustedToReject() trusted}, and calls pass through;</li>
@@ -55,10 +55,9 @@ public final class RedisBloomFilter extends RedisSizedFilter {
     private final String name;
     private final RedisFilterParts parts;
 
-    RedisBloomFilter(String name, FilterSizing sizing, RedisFilterOptions options, RedisBackendSettings settings,
-            RedisFilterParts.Shared backend) {
+    RedisBloomFilter(String name, RedisFilterParts parts) {
         this.name = name;
-        this.parts = new RedisFilterParts(this, name, sizing, options, settings, backend);
+        this.parts = parts;
     }
 
     public String name() {
@@ -68,11 +67,6 @@ public final class RedisBloomFilter extends RedisSizedFilter {
     @Override
     RedisFilterParts parts() {
         return parts;
-    }
-
-    /** The key of the filter's metadata, which a {@link RecoveryProbe} asks about. */
-    String metaKey() {
-        return parts.keys.meta(0);
     }
 
     @Override
@@ -204,12 +198,7 @@ public final class RedisBloomFilter extends RedisSizedFilter {
      */
     @Override
     public void close() {
-        close(parts.commands.newLastAttempt());
-    }
-
-    /** {@link #close()} within a last attempt shared by every filter of the backend. */
-    void close(RedisCommands lastAttempt) {
-        parts.lifecycle.close(lastAttempt);
+        parts.lifecycle.close(parts.commands.newLastAttempt());
     }
 
     @Override

@@ -3,37 +3,31 @@ package io.bloomguard.redis;
 import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.NearCopyMode;
-import io.bloomguard.redis.client.CircuitBreaker;
-import io.bloomguard.redis.client.RedisCommands;
-import io.bloomguard.redis.client.SharedConnection;
-import io.bloomguard.redis.copy.RedisAddFeed;
-import io.bloomguard.redis.layout.BlockKind;
-import io.bloomguard.redis.layout.CountingLayout;
-import io.bloomguard.redis.layout.LayeredLayout;
-import io.bloomguard.redis.layout.PlainLayout;
-import io.bloomguard.redis.layout.RedisLayout;
+import io.bloomguard.redis.engine.EngineSettings;
+import io.bloomguard.redis.engine.FilterOptions;
+import io.bloomguard.redis.engine.RedisEngine;
+import io.bloomguard.redis.kind.BlockKind;
+import io.bloomguard.redis.kind.RedisKind;
+import io.bloomguard.redis.kind.counting.CountingKind;
+import io.bloomguard.redis.kind.layered.LayeredKind;
+import io.bloomguard.redis.kind.plain.PlainKind;
 import io.bloomguard.redis.port.LettuceRedisPort;
 import io.bloomguard.redis.port.RedisPort;
 
 import java.security.SecureRandom;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * The Redis filters of one application: they share one connection (opened on first use, replaced at once when it
- * drops), circuit breakers (a dead server is one outage, not one per filter: one breaker for checks, one for adds
- * and other commands), one maintenance thread and one {@link RecoveryProbe}; their startup builds wait out their
- * rebuild grace together, then build one at a time.
+ * The Redis filters of one application: they share one connection, circuit breakers, threads and a recovery probe
+ * ({@link RedisEngine}), and every kind a stored filter may be of is registered here.
  *
  * <p>Usage: {@code try (RedisFilterBackend redis = new RedisFilterBackend(() -> LettuceRedisPort.connect(client),
  * RedisBackendSettings.defaults())) { RedisBloomFilter users = redis.create("users", sizing, 1); ... }}
@@ -47,25 +41,13 @@ public final class RedisFilterBackend implements AutoCloseable {
     public static final long MAX_BLOCKS_PER_KEY = BlockKind.MAX_BIT_BLOCKS_PER_SHARD;
 
     /** Every kind a stored generation may be of: what an instance recognises in Redis, whatever it is configured as. */
-    private static final List<BlockKind> KINDS = List.of(PlainLayout.INSTANCE, CountingLayout.INSTANCE,
-            LayeredLayout.INSTANCE);
+    private static final List<BlockKind> KINDS = List.of(PlainKind.INSTANCE, CountingKind.INSTANCE,
+            LayeredKind.INSTANCE);
 
     private static final SecureRandom SEEDS = new SecureRandom();
 
     private final RedisBackendSettings settings;
-    private final SharedConnection connection;
-    private final CircuitBreaker checkBreaker;
-    private final CircuitBreaker commandBreaker;
-    private final RedisCommands checks;
-    private final RedisCommands commands;
-    private final ScheduledExecutorService scheduler;
-    private final ExecutorService builders;
-    private final RecoveryProbe recovery;
-    /** The adds near copies that read in order follow; its subscriber connection is opened by the first of them. */
-    private final RedisAddFeed adds;
-    /** One startup build at a time holds its bits in the heap, as the startup heap check assumes. */
-    private final Semaphore startupBuilds = new Semaphore(1);
-    private final List<RedisBloomFilter> filters = new CopyOnWriteArrayList<>();
+    private final RedisEngine engine;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** A backend on daemon platform threads of its own, for use without Spring. */
@@ -86,19 +68,7 @@ public final class RedisFilterBackend implements AutoCloseable {
     public RedisFilterBackend(Supplier<RedisPort> connector, RedisBackendSettings settings,
             ScheduledExecutorService maintenance, ExecutorService builders) {
         this.settings = settings;
-        this.connection = new SharedConnection(connector, settings.reconnectDelay());
-        // Two breakers: checks that miss their short timeout (a GC pause will do) must not hold back adds, whose
-        // keys the other instances would lack meanwhile; adds have their own, longer timeout and breaker.
-        this.checkBreaker = new CircuitBreaker("checks", settings.breaker(), settings.checkTimeout());
-        this.commandBreaker = new CircuitBreaker("adds and other commands", settings.breaker(),
-                settings.commandTimeout());
-        this.checks = new RedisCommands(connection::get, checkBreaker);
-        this.commands = new RedisCommands(connection::get, commandBreaker);
-        this.scheduler = maintenance;
-        this.builders = builders;
-        this.recovery = new RecoveryProbe(connection, commands, scheduler, builders, settings.commandTimeout());
-        this.adds = new RedisAddFeed(connection::get);
-        recovery.start(settings.probeInterval());
+        this.engine = new RedisEngine(connector, engineSettings(settings), maintenance, builders, KINDS);
     }
 
     /** A filter with a random seed (used only if this instance is the one that creates it in Redis). */
@@ -149,8 +119,7 @@ public final class RedisFilterBackend implements AutoCloseable {
     /** {@link #create(String, FilterSizing, int, AddFailurePolicy, NearCopyMode)} with a chosen seed. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
             AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
-        return register(new RedisBloomFilter(name, sizing,
-                new RedisFilterOptions(seed, shards, PlainLayout.INSTANCE, onAddFailure, nearCopy), settings, shared()));
+        return filter(name, sizing, new FilterOptions(seed, shards, PlainKind.INSTANCE, onAddFailure, nearCopy));
     }
 
     /**
@@ -175,8 +144,7 @@ public final class RedisFilterBackend implements AutoCloseable {
     /** {@link #createCounting(String, FilterSizing, int, AddFailurePolicy, NearCopyMode)} with a chosen seed. */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards,
             AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
-        return register(new RedisBloomFilter(name, sizing,
-                new RedisFilterOptions(seed, shards, CountingLayout.INSTANCE, onAddFailure, nearCopy), settings, shared()));
+        return filter(name, sizing, new FilterOptions(seed, shards, CountingKind.INSTANCE, onAddFailure, nearCopy));
     }
 
     /** A counting filter with a chosen seed for when this instance creates it: for tests and migrations. */
@@ -217,25 +185,27 @@ public final class RedisFilterBackend implements AutoCloseable {
     /** {@link #createScalable(String, FilterSizing, AddFailurePolicy, NearCopyMode)} with a chosen seed. */
     public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, int seed,
             AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
-        return register(new RedisBloomFilter(name, firstLayer,
-                new RedisFilterOptions(seed, 1, LayeredLayout.INSTANCE, onAddFailure, nearCopy), settings, shared()));
+        return filter(name, firstLayer, new FilterOptions(seed, 1, LayeredKind.INSTANCE, onAddFailure, nearCopy));
     }
 
-    private RedisFilterParts.Shared shared() {
-        return new RedisFilterParts.Shared(checks, commands, scheduler, builders, recovery, startupBuilds, adds,
-                KINDS);
+    private RedisBloomFilter filter(String name, FilterSizing sizing, FilterOptions options) {
+        return new RedisBloomFilter(name, engine.filter(name, sizing, options));
     }
 
-    private RedisBloomFilter register(RedisBloomFilter filter) {
-        filters.add(filter);
-        return filter;
+    /** The engine reads the settings as its own record: it depends on none of the API's types. */
+    private static EngineSettings engineSettings(RedisBackendSettings settings) {
+        RedisBreakerSettings breaker = settings.breaker();
+        return new EngineSettings(settings.keyPrefix(), settings.checkTimeout(), settings.commandTimeout(),
+                new EngineSettings.Breaker(breaker.failureRatePercent(), breaker.minimumCalls(), breaker.window(),
+                        breaker.openWait()), settings.lockTtl(), settings.refreshInterval(), settings.pendingAddsLimit(),
+                settings.rebuildGrace(), settings.probeInterval(), settings.reconnectDelay());
     }
 
     private RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards, boolean counting,
             AddFailurePolicy onAddFailure, boolean nearCopy) {
-        RedisLayout layout = counting ? CountingLayout.INSTANCE : PlainLayout.INSTANCE;
-        return register(new RedisBloomFilter(name, sizing, new RedisFilterOptions(seed, shards, layout, onAddFailure,
-                nearCopy ? NearCopyMode.ON : NearCopyMode.OFF), settings, shared()));
+        RedisKind layout = counting ? CountingKind.INSTANCE : PlainKind.INSTANCE;
+        return filter(name, sizing, new FilterOptions(seed, shards, layout, onAddFailure,
+                nearCopy ? NearCopyMode.ON : NearCopyMode.OFF));
     }
 
     public RedisBackendSettings settings() {
@@ -244,7 +214,7 @@ public final class RedisFilterBackend implements AutoCloseable {
 
     /** Whether a circuit breaker is open: Redis failed recently and calls (checks, or other commands) fail fast. */
     public boolean unavailable() {
-        return checkBreaker.isOpen() || commandBreaker.isOpen();
+        return engine.unavailable();
     }
 
     /**
@@ -258,24 +228,7 @@ public final class RedisFilterBackend implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        RedisCommands lastAttempt = commands.lastAttempt(settings.lastAttemptTimeout());
-        // Maintenance first: a replay under way holds the keys it drained until its reply (or interruption).
-        recovery.stop();
-        scheduler.shutdownNow();
-        boolean interrupted = false;
-        try {
-            scheduler.awaitTermination(settings.commandTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (InterruptedException ex) {
-            interrupted = true; // restored once the last attempt, which waits for replies, is done
-        }
-        filters.forEach(filter -> filter.close(lastAttempt));
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        builders.shutdownNow();
-        adds.close();
-        connection.release();
+        engine.close();
     }
 
     private static ScheduledExecutorService maintenanceThread() {

@@ -3,8 +3,9 @@ package io.bloomguard.redis;
 import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedBloomFilter;
-import io.bloomguard.redis.layout.RedisLayers;
-import io.bloomguard.redis.state.RedisFillEstimate;
+import io.bloomguard.redis.engine.RedisFillEstimate;
+import io.bloomguard.redis.engine.RedisFilterParts;
+import io.bloomguard.redis.kind.layered.Layers;
 
 import java.util.OptionalLong;
 
@@ -67,7 +68,7 @@ abstract sealed class RedisSizedFilter implements SharedBloomFilter permits Redi
         return parts().fill.layerSetBits();
     }
 
-    /** Whether it grows by layers ({@code growth: scale}); see {@link RedisLayers}. */
+    /** Whether it grows by layers ({@code growth: scale}); see {@link Layers}. */
     public boolean layered() {
         return parts().configured.layered();
     }

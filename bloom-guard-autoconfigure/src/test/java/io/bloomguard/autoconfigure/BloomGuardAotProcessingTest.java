@@ -1,10 +1,10 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.actuate.BloomFiltersEndpoint;
+import io.bloomguard.actuate.BloomFiltersEndpointWebExtension;
 import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.annotation.BloomRemove;
-import io.bloomguard.actuate.BloomFiltersEndpoint;
-import io.bloomguard.actuate.BloomFiltersEndpointWebExtension;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.junit.jupiter.api.Test;
@@ -29,8 +29,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.LinkedList;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

@@ -1,13 +1,13 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.actuate.BloomFilterHealthIndicator;
-import io.bloomguard.actuate.BloomFiltersEndpoint;
 import io.bloomguard.actuate.BloomFiltersEndpoint.FilterDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.FilterHeadline;
 import io.bloomguard.actuate.BloomFiltersEndpoint.MembershipDescriptor;
-import io.bloomguard.actuate.BloomFiltersEndpointWebExtension;
+import io.bloomguard.actuate.BloomFiltersEndpoint;
 import io.bloomguard.actuate.BloomFiltersEndpointWebExtension.FailureDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpointWebExtension.UnknownFilterDescriptor;
+import io.bloomguard.actuate.BloomFiltersEndpointWebExtension;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.registry.BloomFilterRegistry;

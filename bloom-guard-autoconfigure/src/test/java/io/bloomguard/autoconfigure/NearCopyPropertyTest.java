@@ -1,8 +1,7 @@
 package io.bloomguard.autoconfigure;
 
-import io.bloomguard.core.NearCopyMode;
-
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.registry.FilterSpec;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -1,12 +1,12 @@
 package io.bloomguard.metrics;
 
-import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.registry.FilterHistory.LoadKind;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
+import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

@@ -1,17 +1,17 @@
 package io.bloomguard.metrics;
 
-import io.bloomguard.registry.FilterSpecBuilder;
-import io.bloomguard.core.NearCopyMode;
-import io.bloomguard.registry.GrowthPolicy;
 import com.jayway.jsonpath.JsonPath;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
+import io.bloomguard.registry.FilterSpecBuilder;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
+import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

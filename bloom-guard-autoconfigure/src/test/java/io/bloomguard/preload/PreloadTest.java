@@ -6,18 +6,18 @@ import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.OwnThread;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.availability.ReadinessState;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
-import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContextInitializer;
@@ -409,7 +409,6 @@ class PreloadTest {
     static NamedBloomFilter filter(ConfigurableApplicationContext context, String name) {
         return BeanFactoryAnnotationUtils.qualifiedBeanOfType(context.getBeanFactory(), NamedBloomFilter.class, name);
     }
-
 
     /** Runs statements on the application's DataSource as soon as it exists, before the preload reads it. */
     static org.springframework.beans.factory.config.BeanPostProcessor sqlOnTheDataSource(String... statements) {

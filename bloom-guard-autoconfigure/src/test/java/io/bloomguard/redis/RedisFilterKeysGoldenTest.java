@@ -1,11 +1,11 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.core.FilterSizing;
-import io.bloomguard.redis.layout.CountingLayout;
-import io.bloomguard.redis.layout.LayeredLayout;
-import io.bloomguard.redis.layout.PlainLayout;
-import io.bloomguard.redis.state.RedisFilterIdentity;
-import io.bloomguard.redis.state.RedisFilterKeys;
+import io.bloomguard.redis.kind.RedisFilterIdentity;
+import io.bloomguard.redis.kind.RedisFilterKeys;
+import io.bloomguard.redis.kind.counting.CountingKind;
+import io.bloomguard.redis.kind.layered.LayeredKind;
+import io.bloomguard.redis.kind.plain.PlainKind;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Method;
@@ -28,7 +28,7 @@ class RedisFilterKeysGoldenTest {
 
     @Test
     void aPlainFilterWrittenByThisVersionIsFoundByTheNext() throws Exception {
-        RedisFilterIdentity plain = PlainLayout.INSTANCE.identity(SIZING, SEED, 3);
+        RedisFilterIdentity plain = PlainKind.INSTANCE.identity(SIZING, SEED, 3);
         assertThat(plain.fingerprint()).isEqualTo("v1.b19723.k7.scafe1234.n3");
         assertThat(plain.fingerprintWithoutSeed()).isEqualTo("v1.b19723.k7.s*.n3");
         assertThat(plain.type()).isEqualTo("bloom");
@@ -44,7 +44,7 @@ class RedisFilterKeysGoldenTest {
 
     @Test
     void aCountingFilterWrittenByThisVersionIsFoundByTheNext() throws Exception {
-        RedisFilterIdentity counting = CountingLayout.INSTANCE.identity(SIZING, SEED, 3);
+        RedisFilterIdentity counting = CountingKind.INSTANCE.identity(SIZING, SEED, 3);
         assertThat(counting.fingerprint()).isEqualTo("v1.b19723.k7.scafe1234.n3.c4");
         assertThat(counting.fingerprintWithoutSeed()).isEqualTo("v1.b19723.k7.s*.n3.c4");
         assertThat(counting.type()).isEqualTo("counting");
@@ -58,7 +58,7 @@ class RedisFilterKeysGoldenTest {
 
     @Test
     void aFilterThatGrowsByLayersWrittenByThisVersionIsFoundByTheNext() throws Exception {
-        RedisFilterIdentity layered = LayeredLayout.INSTANCE.identity(SIZING, SEED, 1);
+        RedisFilterIdentity layered = LayeredKind.INSTANCE.identity(SIZING, SEED, 1);
         assertThat(layered.fingerprint()).isEqualTo("v1.b19723.k7.scafe1234.n1.x2");
         assertThat(layered.fingerprintWithoutSeed()).isEqualTo("v1.b19723.k7.s*.n1.x2");
         assertThat(layered.type()).isEqualTo("bloom");

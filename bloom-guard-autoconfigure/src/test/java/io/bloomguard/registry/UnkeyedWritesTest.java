@@ -1,7 +1,6 @@
 package io.bloomguard.registry;
 
 import io.bloomguard.testapp.OwnThread;
-
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.CompletableFuture;

@@ -1,8 +1,8 @@
 package io.bloomguard.local;
 
 import io.bloomguard.core.BloomFilter;
-import io.bloomguard.testsupport.BloomFilterContractTest;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.testsupport.BloomFilterContractTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,9 +1,9 @@
 package io.bloomguard.local;
 
 import io.bloomguard.core.BloomFilter;
-import io.bloomguard.testsupport.BloomFilterContractTest;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.ScalableSizing;
+import io.bloomguard.testsupport.BloomFilterContractTest;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -2,6 +2,7 @@ package io.bloomguard.redis;
 
 import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.port.RedisPort;
+
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -1,10 +1,10 @@
 package io.bloomguard.redis;
 
-import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
+import io.bloomguard.testsupport.redis.RedisServerProcess;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.hibernate.stat.Statistics;

@@ -6,7 +6,7 @@ import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalCountingFilter;
-import io.bloomguard.redis.layout.RedisCounters;
+import io.bloomguard.redis.kind.counting.Counters;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -198,7 +198,7 @@ class RedisCountingFilterIT {
         RedisBloomFilter filter = counting(sizing, RecordingKeyFeed.of(keys));
         LocalCountingFilter local = LocalCountingFilter.create(sizing, SEED);
         keys.forEach(local::put);
-        assertThat(filter.byteSize()).isGreaterThan(4L * RedisCounters.SAMPLE_BYTES);
+        assertThat(filter.byteSize()).isGreaterThan(4L * Counters.SAMPLE_BYTES);
         long exact = local.approximateElementCount();
         assertThat(filter.approximateElementCount()).isBetween((long) (0.98 * exact), (long) (1.02 * exact));
     }

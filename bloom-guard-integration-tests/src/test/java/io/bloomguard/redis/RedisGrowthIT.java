@@ -1,8 +1,8 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.core.AddFailurePolicy;
-import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;

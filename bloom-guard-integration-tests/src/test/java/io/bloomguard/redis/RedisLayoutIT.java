@@ -7,7 +7,7 @@ import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;
-import io.bloomguard.redis.layout.RedisBitmapCodec;
+import io.bloomguard.redis.kind.BitmapCodec;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.RedisClient;
@@ -107,7 +107,7 @@ class RedisLayoutIT {
 
         String bitsKey = "bloom-guard:{golden}:bits:v1.b20.k7.s2a.n1";
         byte[] stored = rawGet(bitsKey);
-        byte[] expected = RedisBitmapCodec.toRedisBytes(local.toWords(), 0, local.toWords().length);
+        byte[] expected = BitmapCodec.toRedisBytes(local.toWords(), 0, local.toWords().length);
         assertThat(stored).as("bytes of %s", bitsKey).hasSize(20 * 64).isEqualTo(expected);
         assertThat(rawGet("bloom-guard:{golden-loaded}:bits:v1.b20.k7.s2a.n1")).isEqualTo(stored);
         assertThat(stored).as("SETBIT numbering: offset b is bit 7 - (b mod 8) of byte b/8, from the most significant")

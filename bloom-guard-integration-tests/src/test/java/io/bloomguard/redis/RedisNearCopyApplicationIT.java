@@ -1,9 +1,9 @@
 package io.bloomguard.redis;
 
-import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
+import io.bloomguard.testsupport.redis.RedisServerProcess;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.hibernate.stat.Statistics;
@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,7 +30,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.Callable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -2,7 +2,7 @@ package io.bloomguard.redis;
 
 import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.RebuildRefusedException;
-import io.bloomguard.redis.state.RedisFilterKeys;
+import io.bloomguard.redis.kind.RedisFilterKeys;
 import io.bloomguard.registry.FilterHistory;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Lookups;

@@ -1,14 +1,14 @@
 package io.bloomguard.redis;
 
-import io.bloomguard.core.NearCopyMode;
-import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.preload.KeyReadScope;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
+import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerExtension;

@@ -1,9 +1,9 @@
 package io.bloomguard.testsupport;
 
-import java.time.Duration;
-
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisBreakerSettings;
+
+import java.time.Duration;
 
 /**
  * {@link RedisBackendSettings} made from others with a few settings changed, so that a test names only the settings

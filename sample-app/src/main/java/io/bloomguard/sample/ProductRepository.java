@@ -2,6 +2,7 @@ package io.bloomguard.sample;
 
 import io.bloomguard.annotation.BloomGuarded;
 import io.bloomguard.annotation.BloomRemove;
+import jakarta.persistence.QueryHint;
 import org.hibernate.jpa.HibernateHints;
 import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.data.jpa.repository.Modifying;
@@ -9,7 +10,6 @@ import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.jpa.repository.QueryHints;
 import org.springframework.transaction.annotation.Transactional;
 
-import jakarta.persistence.QueryHint;
 import java.util.Optional;
 import java.util.stream.Stream;
 

@@ -58,7 +58,7 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
 
     /**
      * Whether this refusal says what to fix: every one does but a {@code WRONGTYPE} answered to a command, until
-     * {@link io.bloomguard.redis.access.RedisKeyTypes} has found which key it was.
+     * {@link io.bloomguard.redis.engine.RedisKeyTypes} has found which key it was.
      */
     public boolean pinpointed() {
         return denials.stream().noneMatch(RedisDenial::keyUnknown);

@@ -1,5 +1,7 @@
 package io.bloomguard.testsupport.redis;
 
+import redis.embedded.core.ExecutableProvider;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,8 +12,6 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import redis.embedded.core.ExecutableProvider;
 
 /**
  * The {@code redis-server} executable the harness runs: the one on {@code PATH} when there is one, so a

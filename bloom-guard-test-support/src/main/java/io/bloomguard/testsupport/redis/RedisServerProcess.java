@@ -1,5 +1,8 @@
 package io.bloomguard.testsupport.redis;
 
+import org.awaitility.core.ConditionTimeoutException;
+import org.jspecify.annotations.Nullable;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -12,9 +15,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
-
-import org.awaitility.core.ConditionTimeoutException;
-import org.jspecify.annotations.Nullable;
 
 import static org.awaitility.Awaitility.await;
 

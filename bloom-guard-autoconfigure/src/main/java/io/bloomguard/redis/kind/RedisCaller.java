@@ -1,0 +1,13 @@
+package io.bloomguard.redis.kind;
+
+import io.bloomguard.redis.port.RedisPort;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/** Sends one command for a filter, through its breaker and timeout, and waits for the reply. */
+@FunctionalInterface
+public interface RedisCaller {
+
+    <T> T call(Function<RedisPort, CompletableFuture<T>> command);
+}

@@ -1,0 +1,14 @@
+package io.bloomguard.redis.kind;
+
+import io.bloomguard.redis.port.LuaScript;
+
+import java.util.List;
+
+/**
+ * One script call a kind asks the engine to send for a filter: an add into one shard, a remove.
+ *
+ * @param carried the filter's keys the call writes, for retrying it or keeping it for replay: a key put twice in
+ *                one write twice (a counting filter counts both puts), a key in both generations of a rebuild once
+ */
+public record ScriptCall(LuaScript script, List<String> keys, List<String> args, List<Object> carried) {
+}
