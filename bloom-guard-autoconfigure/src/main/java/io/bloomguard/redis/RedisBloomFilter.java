@@ -1,6 +1,7 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.core.AddFailurePolicy;
+import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.FilterSnapshot;
 import io.bloomguard.core.KeyFeed;
@@ -9,13 +10,13 @@ import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.local.LocalBloomFilter;
-import io.bloomguard.redis.engine.RedisFilterParts;
-import io.bloomguard.redis.kind.layered.Layers;
+import io.bloomguard.redis.engine.FilterEngine;
 import io.bloomguard.redis.port.RedisAccessDeniedException;
 import io.bloomguard.redis.port.RedisUnavailableException;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -23,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
  * filters move between the two), one {@code GETRANGE} of the key's 64-byte block per check, one script per
  * shard for an add or a batch. A counting filter ({@link RedisFilterBackend#createCounting}) keeps the counters of
  * {@link io.bloomguard.local.LocalCountingFilter} instead, 256 bytes a block, and can {@link #remove} keys. One that
- * grows by layers ({@link RedisFilterBackend#createScalable}, see {@link Layers}) adds a larger layer when its
+ * grows by layers ({@link RedisFilterBackend#createScalable}, a filter of the layered kind) adds a larger layer when its
  * newest is full, and is checked with one script that reads every layer.
  *
  * <p>Usage (the auto-configuration does this for {@code backend: redis}):
@@ -46,18 +47,18 @@ import java.util.concurrent.CompletableFuture;
  * for every instance and rebuilt.</li>
  * </ul>
  *
- * <p>It answers for the filter, each method with its contract; none of the work is done here: each job has its
- * class, wired together by {@link RedisFilterParts}, and what it reports of its size is answered by
- * {@link RedisSizedFilter}.
+ * <p>It answers for the filter, each method with its contract; none of the work is done here: it all goes through
+ * the filter's {@link FilterEngine}, and what it reports of its size was read by its maintenance: none of it waits on
+ * Redis.
  */
-public final class RedisBloomFilter extends RedisSizedFilter {
+public final class RedisBloomFilter implements SharedBloomFilter {
 
     private final String name;
-    private final RedisFilterParts parts;
+    private final FilterEngine engine;
 
-    RedisBloomFilter(String name, RedisFilterParts parts) {
+    RedisBloomFilter(String name, FilterEngine engine) {
         this.name = name;
-        this.parts = parts;
+        this.engine = engine;
     }
 
     public String name() {
@@ -65,33 +66,28 @@ public final class RedisBloomFilter extends RedisSizedFilter {
     }
 
     @Override
-    RedisFilterParts parts() {
-        return parts;
-    }
-
-    @Override
     public StartOutcome start(KeyFeed keys) {
-        return parts.lifecycle.join(keys);
+        return engine.join(keys);
     }
 
     @Override
     public StartOutcome follow() {
-        return parts.lifecycle.join(null);
+        return engine.join(null);
     }
 
     /** Reads the stored state, replays buffered adds, and (re)builds the filter when it is gone or stale. */
     void maintain() {
-        parts.lifecycle.maintain();
+        engine.maintain();
     }
 
     /** Reads the metadata of shard 0 and whether the live bitmaps exist; updates {@link #status()}. */
     void refresh() {
-        parts.state.refresh();
+        engine.refresh();
     }
 
     /** The refusal this filter is under ({@code ACCESS_DENIED}), with what to change; {@code null} when none. */
     public @Nullable RedisAccessDeniedException accessDenied() {
-        return parts.access.denied();
+        return engine.accessDenied();
     }
 
     @Override
@@ -101,27 +97,27 @@ public final class RedisBloomFilter extends RedisSizedFilter {
 
     @Override
     public @Nullable String statusReason() {
-        return parts.access.reason();
+        return engine.accessReason();
     }
 
     @Override
     public SharedFilterStatus status() {
-        return parts.lifecycle.status();
+        return engine.status();
     }
 
     @Override
     public boolean storedBefore() {
-        return parts.state.storedBefore();
+        return engine.storedBefore();
     }
 
     @Override
     public boolean hasKeySource() {
-        return parts.loader.hasKeySource();
+        return engine.hasKeySource();
     }
 
     @Override
     public long rebuild() {
-        return parts.loader.rebuild();
+        return engine.rebuild();
     }
 
     /**
@@ -134,13 +130,13 @@ public final class RedisBloomFilter extends RedisSizedFilter {
      */
     @Override
     public long rebuild(long expectedSize) {
-        return parts.loader.rebuild(expectedSize);
+        return engine.rebuild(expectedSize);
     }
 
     /** The epoch this instance last read from Redis; see {@link #rebuiltSince}. */
     @Override
     public long buildEpoch() {
-        return parts.state.view().epoch;
+        return engine.buildEpoch();
     }
 
     /**
@@ -151,7 +147,7 @@ public final class RedisBloomFilter extends RedisSizedFilter {
     @Override
     public boolean rebuiltSince(long epoch) {
         try {
-            return parts.state.storedEpoch() != epoch;
+            return engine.storedEpoch() != epoch;
         }
         catch (RuntimeException ex) {
             return true;
@@ -160,13 +156,13 @@ public final class RedisBloomFilter extends RedisSizedFilter {
 
     @Override
     public void onBuilt(BuildListener listener) {
-        parts.loader.onBuilt(listener);
+        engine.onBuilt(listener);
     }
 
     /** Told after each read of the fill by the maintenance, every ten {@code refresh-interval}s. */
     @Override
     public void onFillRead(Runnable listener) {
-        parts.fill.onRead(listener);
+        engine.onFillRead(listener);
     }
 
     /**
@@ -176,17 +172,17 @@ public final class RedisBloomFilter extends RedisSizedFilter {
      * @throws IllegalStateException when another instance holds the load lock
      */
     public void importSnapshot(FilterSnapshot snapshot) {
-        parts.loader.importSnapshot(snapshot);
+        engine.importSnapshot(snapshot);
     }
 
     /** The stored bits with their size and seed, for a local filter or another store. */
     public FilterSnapshot exportSnapshot() {
-        return parts.size.export(name, this::status, parts.loader::export);
+        return engine.exportSnapshot(this::status);
     }
 
     @Override
     public void markIncomplete(String reason) {
-        parts.outage.markIncomplete(reason);
+        engine.markIncomplete(reason);
     }
 
     /**
@@ -198,28 +194,28 @@ public final class RedisBloomFilter extends RedisSizedFilter {
      */
     @Override
     public void close() {
-        parts.lifecycle.close(parts.commands.newLastAttempt());
+        engine.close();
     }
 
     @Override
     public boolean mightContain(Object key) {
-        return parts.reader.mightContain(key);
+        return engine.mightContain(key);
     }
 
     @Override
     public CompletableFuture<Boolean> mightContainAsync(Object key) {
-        return parts.reader.mightContainAsync(key);
+        return engine.mightContainAsync(key);
     }
 
     /** One script per shard, all sent before any answer is awaited: one round trip for a batch on one shard. */
     @Override
     public boolean[] mightContainAll(List<?> keys) {
-        return parts.reader.mightContainAll(keys);
+        return engine.mightContainAll(keys);
     }
 
     @Override
     public void onCheckLatency(CheckLatencyListener listener) {
-        parts.reader.onCheckLatency(listener);
+        engine.onCheckLatency(listener);
     }
 
     @Override
@@ -239,7 +235,7 @@ public final class RedisBloomFilter extends RedisSizedFilter {
      */
     @Override
     public long putAll(Iterable<?> added) {
-        return parts.outage.putAll(added);
+        return engine.putAll(added);
     }
 
     /**
@@ -254,34 +250,110 @@ public final class RedisBloomFilter extends RedisSizedFilter {
      */
     @Override
     public boolean remove(Object key) {
-        if (!parts.configured.counting()) {
-            return super.remove(key);
+        if (!engine.removes()) {
+            return SharedBloomFilter.super.remove(key);
         }
-        return parts.removal.remove(key);
+        return engine.remove(key);
     }
 
     /** As {@link #remove}, atomically with a check of the shard's build epoch in Redis. */
     @Override
     public boolean removeAt(Object key, long epoch) {
-        if (!parts.configured.counting()) {
-            return super.remove(key);
+        if (!engine.removes()) {
+            return SharedBloomFilter.super.remove(key);
         }
-        return parts.removal.removeAt(key, epoch);
+        return engine.removeAt(key, epoch);
     }
 
     /** Adds waiting for replay. */
     public int pendingAdds() {
-        return parts.outage.pendingAdds();
+        return engine.pendingAdds();
     }
 
     @Override
     public SharedFilterDetails details() {
-        return parts.state.details(parts.commands.checksBreakerOpen(), parts.commands.commandsBreakerOpen(),
-                parts.nearCopy.details());
+        return engine.details();
+    }
+
+    /** Whether each position is a 4-bit counter ({@code type: counting}), so that keys can be removed. */
+    public boolean counting() {
+        return engine.counting();
+    }
+
+    @Override
+    public long approximateElementCount() {
+        return engine.readFill().approximateElementCount();
+    }
+
+    @Override
+    public double expectedFpp() {
+        return engine.readFill().expectedFpp();
+    }
+
+    @Override
+    public FillEstimate lastEstimate() {
+        return engine.lastFill();
+    }
+
+    /** Bits of the live generation, of all its layers when it grows by layers. */
+    @Override
+    public long bitSize() {
+        return engine.bitSize();
+    }
+
+    @Override
+    public long byteSize() {
+        return engine.byteSize();
+    }
+
+    /** Bits a put sets: in the newest layer when it grows by layers. */
+    @Override
+    public int hashCount() {
+        return engine.hashCount();
+    }
+
+    /** Keys it holds at its error rate: of all its layers together when it grows by layers. */
+    @Override
+    public long capacity() {
+        return engine.capacity();
+    }
+
+    /** See {@link RedisFillEstimate#layerSetBits()}. */
+    @Override
+    public OptionalLong countedSetBits() {
+        return engine.countedSetBits();
+    }
+
+    /** Whether it grows by layers ({@code growth: scale}); see {@link Layers}. */
+    public boolean layered() {
+        return engine.layered();
+    }
+
+    /** Layers of the live generation as last read: 1 unless it grows by layers, 0 before it has one. */
+    @Override
+    public int layerCount() {
+        return engine.layerCount();
+    }
+
+    /** The live generation's size (the configured one, or the one it grew to) once known; until then the configured. */
+    @Override
+    public FilterSizing sizing() {
+        return engine.sizing();
+    }
+
+    /** Seed of the stored filter once known; until then the seed this instance would create it with. */
+    @Override
+    public int seed() {
+        return engine.seed();
+    }
+
+    /** Shards the configured filter is split over. */
+    public int shards() {
+        return engine.shards();
     }
 
     @Override
     public String toString() {
-        return "RedisBloomFilter[" + name + ", " + status() + ", " + parts.configured.fingerprintWithoutSeed() + "]";
+        return "RedisBloomFilter[" + name + ", " + status() + ", " + engine.fingerprintWithoutSeed() + "]";
     }
 }

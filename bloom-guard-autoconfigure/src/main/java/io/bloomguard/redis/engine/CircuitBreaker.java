@@ -23,7 +23,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Usage: {@code if (breaker.tryAcquire()) { try { call(); breaker.onSuccess(); } catch (...) { breaker.onFailure(); } }}
  */
-public final class CircuitBreaker {
+final class CircuitBreaker {
 
     private static final Log logger = LogFactory.getLog(CircuitBreaker.class);
 

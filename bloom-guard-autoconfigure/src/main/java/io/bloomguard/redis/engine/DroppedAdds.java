@@ -5,7 +5,7 @@ package io.bloomguard.redis.engine;
  * rebuild that reads the key source after the drops can. The write path's buffer counts them; the stale marks and
  * the builds read the count, so they need nothing else of the buffer.
  */
-public interface DroppedAdds {
+interface DroppedAdds {
 
     /** Keys dropped so far: what a rebuild or a stale mark that starts now covers. */
     long dropped();

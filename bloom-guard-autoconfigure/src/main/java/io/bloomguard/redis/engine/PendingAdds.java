@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * are counted rather than flagged so that a rebuild makes up for exactly those before it, not for one made while
  * it ran.
  */
-public final class PendingAdds implements DroppedAdds {
+final class PendingAdds implements DroppedAdds {
 
     private final int limit;
     private final ConcurrentLinkedQueue<Object> keys = new ConcurrentLinkedQueue<>();

@@ -31,7 +31,7 @@ final class RecoveryProbe {
     private final ScheduledExecutorService scheduler;
     private final Executor connector;
     private final Duration timeout;
-    private final Set<RedisFilterParts> waiting = ConcurrentHashMap.newKeySet();
+    private final Set<FilterEngine> waiting = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean probing = new AtomicBoolean();
     private volatile @Nullable ScheduledFuture<?> ticks;
 
@@ -56,7 +56,7 @@ final class RecoveryProbe {
     }
 
     /** {@code filter} holds adds or a stale mark it could not deliver because Redis did not answer. */
-    void waiting(RedisFilterParts filter) {
+    void waiting(FilterEngine filter) {
         waiting.add(filter);
     }
 
@@ -97,7 +97,7 @@ final class RecoveryProbe {
     }
 
     private void deliver() {
-        for (RedisFilterParts filter : List.copyOf(waiting)) {
+        for (FilterEngine filter : List.copyOf(waiting)) {
             waiting.remove(filter);
             filter.lifecycle.maintain(); // which has it wait again if Redis fails it once more
         }

@@ -25,7 +25,7 @@ import java.util.UUID;
  * <p>Usage: {@code check.verify(commands, view);} (throws {@link io.bloomguard.redis.port.RedisAccessDeniedException} naming what was
  * refused)
  */
-public final class RedisAccessCheck {
+final class RedisAccessCheck {
 
     /**
      * Runs every command with {@code redis.pcall}, which returns a refusal instead of stopping the script, and

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Usage: {@code RedisCommands mine = commands.reportingTo(access); ... if (access.denied() != null) ...}
  */
-public final class RedisAccessState implements RedisCommands.Outcomes {
+final class RedisAccessState implements RedisCommands.Outcomes {
 
     private static final Log logger = LogFactory.getLog(RedisAccessState.class);
 

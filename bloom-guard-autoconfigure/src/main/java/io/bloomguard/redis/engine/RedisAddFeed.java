@@ -34,7 +34,7 @@ import java.util.function.Supplier;
  * <p>Usage: {@code long epoch = feed.subscribe(channels, handler, timeout); ... feed.barrier().get(); if (feed.epoch()
  * == epoch) ...}
  */
-public final class RedisAddFeed implements RedisSubscriber.Listener {
+final class RedisAddFeed implements RedisSubscriber.Listener {
 
     private static final Log logger = LogFactory.getLog(RedisAddFeed.class);
 

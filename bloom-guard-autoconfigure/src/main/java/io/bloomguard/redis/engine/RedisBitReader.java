@@ -24,7 +24,7 @@ import java.util.function.Function;
  *
  * <p>Usage: {@code boolean maybe = reader.mightContain(42L);}
  */
-public final class RedisBitReader {
+final class RedisBitReader {
 
     private final RedisStoredState state;
     private final RedisFilterCommands commands;

@@ -24,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Usage: {@code Written written = writer.write(keys); if (!written.unplaced().isEmpty()) ...}
  */
-public final class RedisBitWriter {
+final class RedisBitWriter {
 
     private static final int WRITE_ATTEMPTS = 3;
 

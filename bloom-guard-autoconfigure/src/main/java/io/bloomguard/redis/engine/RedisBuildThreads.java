@@ -14,6 +14,6 @@ import java.util.concurrent.Semaphore;
  * @param scheduler     the backend's maintenance thread
  * @param startupBuilds one permit: startup builds run one at a time
  */
-public record RedisBuildThreads(ExecutorService builders, ScheduledExecutorService scheduler,
+record RedisBuildThreads(ExecutorService builders, ScheduledExecutorService scheduler,
         Semaphore startupBuilds) {
 }

@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code byte[] block = commands.call(port -> port.getRange(key, 0, 63), settings.checkTimeout());}
  */
-public final class RedisCommands {
+final class RedisCommands {
 
     private final Supplier<RedisPort> port;
     /** Null for a {@linkplain #lastAttempt last attempt}, which no breaker holds back and a deadline bounds. */

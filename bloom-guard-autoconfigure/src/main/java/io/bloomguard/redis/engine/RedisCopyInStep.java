@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * follows it; every add after it reaches the copy in the order Redis processed it; and a barrier sent after a check
  * began comes back after every add processed before the check began.
  */
-public final class RedisCopyInStep {
+final class RedisCopyInStep {
 
     private static final Log logger = LogFactory.getLog(RedisCopyInStep.class);
 

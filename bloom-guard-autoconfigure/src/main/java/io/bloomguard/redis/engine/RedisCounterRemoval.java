@@ -14,7 +14,7 @@ import java.util.UUID;
  *
  * <p>Usage: {@code boolean removed = removal.remove(42L);}
  */
-public final class RedisCounterRemoval {
+final class RedisCounterRemoval {
 
     private static final int ATTEMPTS = 3;
 

@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * one at a time.
  *
  * <p>Usage: {@code RedisEngine engine = new RedisEngine(connector, settings, maintenance, builders, kinds);
- * RedisFilterParts users = engine.filter("users", sizing, options); ... engine.close();}
+ * FilterEngine users = engine.filter("users", sizing, options); ... engine.close();}
  */
 public final class RedisEngine {
 
@@ -38,7 +38,7 @@ public final class RedisEngine {
     /** One startup build at a time holds its bits in the heap, as the startup heap check assumes. */
     private final Semaphore startupBuilds = new Semaphore(1);
     private final List<BlockKind> kinds;
-    private final List<RedisFilterParts> filters = new CopyOnWriteArrayList<>();
+    private final List<FilterEngine> filters = new CopyOnWriteArrayList<>();
 
     /**
      * @param maintenance one thread (periodic work runs one task at a time): refreshes, the recovery probe, replays
@@ -68,9 +68,9 @@ public final class RedisEngine {
     }
 
     /** The parts of one filter, sharing this engine's connection, breakers and threads. */
-    public RedisFilterParts filter(String name, FilterSizing sizing, FilterOptions options) {
-        RedisFilterParts parts = new RedisFilterParts(name, sizing, options, settings,
-                new RedisFilterParts.Shared(checks, commands, scheduler, builders, recovery, startupBuilds, adds,
+    public FilterEngine filter(String name, FilterSizing sizing, FilterOptions options) {
+        FilterEngine parts = new FilterEngine(name, sizing, options, settings,
+                new FilterEngine.Shared(checks, commands, scheduler, builders, recovery, startupBuilds, adds,
                         kinds));
         filters.add(parts);
         return parts;

@@ -17,7 +17,7 @@ import java.util.OptionalLong;
  *
  * <p>Usage: in maintenance {@code fill.refreshIfDue()}; to answer {@code fill.current(answering)}.
  */
-public final class RedisFillEstimate {
+final class RedisFillEstimate {
 
     /** Refreshes between two reads of the fill. */
     static final int REFRESHES_PER_READ = 10;

@@ -22,7 +22,7 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code Map<String, String> meta = commands.call(port -> port.hashGetAll(key));}
  */
-public final class RedisFilterCommands implements RedisCalls {
+final class RedisFilterCommands implements RedisCalls {
 
     private final RedisCommands checks;
     private final RedisCommands commands;

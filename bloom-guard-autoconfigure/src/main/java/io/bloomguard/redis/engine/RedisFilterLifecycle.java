@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Usage: {@code StartOutcome outcome = lifecycle.join(feed); ... lifecycle.maintain(); ... lifecycle.close(last);}
  */
-public final class RedisFilterLifecycle {
+final class RedisFilterLifecycle {
 
     private static final Log logger = LogFactory.getLog(RedisFilterLifecycle.class);
 

@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Usage: {@code loader.join(feed); ... StartOutcome outcome = loader.loadAtStart(); ... loader.buildIfNeeded();}
  */
-public final class RedisFilterLoader {
+final class RedisFilterLoader {
 
     private static final Log logger = LogFactory.getLog(RedisFilterLoader.class);
 

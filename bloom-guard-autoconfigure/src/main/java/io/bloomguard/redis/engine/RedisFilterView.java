@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * generation being built, and why the store is marked stale.
  * Immutable: a check reads one view throughout, however the filter changes meanwhile.
  */
-public final class RedisFilterView {
+final class RedisFilterView {
 
     public static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null,
             null, 1, null, null, null, null, 0L, false, null);

@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  *
  * <p>Usage: {@code RedisDenial wrong = keyTypes.find(commands, view); if (wrong != null) ...}
  */
-public final class RedisKeyTypes {
+final class RedisKeyTypes {
 
     /** The seed in a bitmap's name, which is never shown: it would let anyone who sees it pick keys that pass. */
     private static final Pattern SEED = Pattern.compile("(:(?:bits|next):v\\d+\\.b\\d+\\.k\\d+\\.s)[0-9a-f]+");

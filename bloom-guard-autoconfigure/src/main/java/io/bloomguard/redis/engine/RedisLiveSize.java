@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code long bits = size.bitSize(); FilterSizing sizing = size.sizing();}
  */
-public final class RedisLiveSize {
+final class RedisLiveSize {
 
     private final FilterSizing sizing;
     private final RedisFilterIdentity configured;

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Usage: {@code if (nearCopy.holds(view, key)) return true; ...; nearCopy.learnBlock(view, block, bytes);}
  */
-public final class RedisNearCopy {
+final class RedisNearCopy {
 
     private final boolean enabled;
     /** Reads the copy whole, in the background. */

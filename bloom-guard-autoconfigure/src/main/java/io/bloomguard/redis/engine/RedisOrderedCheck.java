@@ -20,7 +20,7 @@ import java.util.function.Function;
  *
  * <p>Usage: {@code Boolean answer = check.answer(key, check.barrier(port, key).get()); if (answer == null) ... Redis ...}
  */
-public final class RedisOrderedCheck {
+final class RedisOrderedCheck {
 
     private final RedisAddFeed feed;
     private final RedisFilterIdentity identity;

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Usage: {@code outage.putAll(keys); ... outage.deliver(); ... if (outage.close()) outage.deliverOwed();}
  */
-public final class RedisOutageBuffer {
+final class RedisOutageBuffer {
 
     private static final Log logger = LogFactory.getLog(RedisOutageBuffer.class);
 

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Usage: {@code marks.owe(reason); ... Owed owed = marks.owed(); marks.send(owed.reason()); marks.delivered(owed);}
  */
-public final class RedisStaleMarks {
+final class RedisStaleMarks {
 
     private final RedisFilterKeys keys;
     private final RedisFilterCommands commands;

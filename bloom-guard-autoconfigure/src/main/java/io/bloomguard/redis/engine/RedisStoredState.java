@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Usage: {@code state.refresh(); RedisFilterIdentity live = state.view().live;}
  */
-public final class RedisStoredState {
+final class RedisStoredState {
 
     private static final Log logger = LogFactory.getLog(RedisStoredState.class);
 

@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code RedisPort port = connection.get(); ... connection.reconnectIfDown(executor);}
  */
-public final class SharedConnection {
+final class SharedConnection {
 
     private static final Log logger = LogFactory.getLog(SharedConnection.class);
 
