@@ -8,6 +8,9 @@ import io.bloomguard.local.LocalCountingFilter;
 import io.bloomguard.local.RebuildableLocalFilter;
 import io.bloomguard.local.ScalableLocalFilter;
 import io.bloomguard.redis.RedisFilterBackend;
+import io.bloomguard.redis.RedisFilterSpec;
+import io.bloomguard.redis.RedisKinds;
+import io.bloomguard.redis.kind.RedisKind;
 import io.bloomguard.registry.BackgroundRebuilds;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.DisabledBloomFilter;
@@ -77,15 +80,13 @@ final class BloomFilterRegistryFactory {
                             + " org.springframework.boot:spring-boot-starter-data-redis and point"
                             + " spring.data.redis.* at your Redis; or use backend local");
         }
-        AddFailurePolicy onAddFailure = spec.writes().onAddFailure();
-        if (spec.sizing().growth() == GrowthPolicy.SCALE) {
-            return backend.createScalable(spec.name(),
-                    ScalableSizing.of(spec.sizing().expectedSize(), spec.sizing().errorRate()).layer(0),
-                    onAddFailure, options.nearCopy());
-        }
-        return (spec.sizing().type() == FilterType.COUNTING)
-                ? backend.createCounting(spec.name(), sizing, options.shards(), onAddFailure, options.nearCopy())
-                : backend.create(spec.name(), sizing, options.shards(), onAddFailure, options.nearCopy());
+        boolean layered = spec.sizing().growth() == GrowthPolicy.SCALE;
+        RedisKind kind = layered ? RedisKinds.LAYERED
+                : (spec.sizing().type() == FilterType.COUNTING) ? RedisKinds.COUNTING : RedisKinds.BLOOM;
+        FilterSizing stored = layered
+                ? ScalableSizing.of(spec.sizing().expectedSize(), spec.sizing().errorRate()).layer(0) : sizing;
+        return backend.create(spec.name(), RedisFilterSpec.builder(kind, stored).shards(layered ? 1 : options.shards())
+                .onAddFailure(spec.writes().onAddFailure()).nearCopy(options.nearCopy()).build());
     }
 
     /** Counting + scale was refused when the spec was resolved. */

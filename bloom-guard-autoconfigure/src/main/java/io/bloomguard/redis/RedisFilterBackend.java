@@ -7,14 +7,9 @@ import io.bloomguard.redis.engine.EngineSettings;
 import io.bloomguard.redis.engine.FilterOptions;
 import io.bloomguard.redis.engine.RedisEngine;
 import io.bloomguard.redis.kind.BlockKind;
-import io.bloomguard.redis.kind.RedisKind;
-import io.bloomguard.redis.kind.counting.CountingKind;
-import io.bloomguard.redis.kind.layered.LayeredKind;
-import io.bloomguard.redis.kind.plain.PlainKind;
 import io.bloomguard.redis.port.LettuceRedisPort;
 import io.bloomguard.redis.port.RedisPort;
 
-import java.security.SecureRandom;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,12 +35,6 @@ public final class RedisFilterBackend implements AutoCloseable {
      */
     public static final long MAX_BLOCKS_PER_KEY = BlockKind.MAX_BIT_BLOCKS_PER_SHARD;
 
-    /** Every kind a stored generation may be of: what an instance recognises in Redis, whatever it is configured as. */
-    private static final List<BlockKind> KINDS = List.of(PlainKind.INSTANCE, CountingKind.INSTANCE,
-            LayeredKind.INSTANCE);
-
-    private static final SecureRandom SEEDS = new SecureRandom();
-
     private final RedisBackendSettings settings;
     private final RedisEngine engine;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -68,28 +57,40 @@ public final class RedisFilterBackend implements AutoCloseable {
     public RedisFilterBackend(Supplier<RedisPort> connector, RedisBackendSettings settings,
             ScheduledExecutorService maintenance, ExecutorService builders) {
         this.settings = settings;
-        this.engine = new RedisEngine(connector, engineSettings(settings), maintenance, builders, KINDS);
+        this.engine = new RedisEngine(connector, engineSettings(settings), maintenance, builders, RedisKinds.ALL);
     }
+
+    /**
+     * A filter as {@code spec} says: the one way every other {@code create} here goes.
+     *
+     * @param name the filter's name: part of its Redis keys, shared by every instance that creates it
+     */
+    public RedisBloomFilter create(String name, RedisFilterSpec spec) {
+        return new RedisBloomFilter(name, engine.filter(name, spec.sizing(), new FilterOptions(spec.seed(),
+                spec.shards(), spec.kind(), spec.onAddFailure(), spec.nearCopy())));
+    }
+
+    // The overloads below are shorthands for create(name, spec), kept for the code written against them.
 
     /** A filter with a random seed (used only if this instance is the one that creates it in Redis). */
     public RedisBloomFilter create(String name, FilterSizing sizing, int shards) {
-        return create(name, sizing, SEEDS.nextInt(), shards);
+        return create(name, plain(sizing).shards(shards).build());
     }
 
     /** A filter with a random seed whose puts do as {@code onAddFailure} says when Redis does not answer. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int shards, AddFailurePolicy onAddFailure) {
-        return create(name, sizing, SEEDS.nextInt(), shards, onAddFailure);
+        return create(name, plain(sizing).shards(shards).onAddFailure(onAddFailure).build());
     }
 
     /** A filter with a chosen seed for when this instance creates it: for tests and migrations. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards) {
-        return create(name, sizing, seed, shards, AddFailurePolicy.BUFFER);
+        return create(name, plain(sizing).seed(seed).shards(shards).build());
     }
 
     /** A filter with a chosen seed, whose puts do as {@code onAddFailure} says when Redis does not answer. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
             AddFailurePolicy onAddFailure) {
-        return create(name, sizing, seed, shards, false, onAddFailure, false);
+        return create(name, plain(sizing).seed(seed).shards(shards).onAddFailure(onAddFailure).build());
     }
 
     /**
@@ -98,13 +99,13 @@ public final class RedisFilterBackend implements AutoCloseable {
      */
     public RedisBloomFilter create(String name, FilterSizing sizing, int shards, AddFailurePolicy onAddFailure,
             boolean nearCopy) {
-        return create(name, sizing, SEEDS.nextInt(), shards, false, onAddFailure, nearCopy);
+        return create(name, sizing, shards, onAddFailure, nearCopy ? NearCopyMode.ON : NearCopyMode.OFF);
     }
 
     /** A filter with a chosen seed, and a near copy of its bits in this instance's heap if {@code nearCopy}. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
             AddFailurePolicy onAddFailure, boolean nearCopy) {
-        return create(name, sizing, seed, shards, false, onAddFailure, nearCopy);
+        return create(name, sizing, seed, shards, onAddFailure, nearCopy ? NearCopyMode.ON : NearCopyMode.OFF);
     }
 
     /**
@@ -113,13 +114,14 @@ public final class RedisFilterBackend implements AutoCloseable {
      */
     public RedisBloomFilter create(String name, FilterSizing sizing, int shards, AddFailurePolicy onAddFailure,
             NearCopyMode nearCopy) {
-        return create(name, sizing, SEEDS.nextInt(), shards, onAddFailure, nearCopy);
+        return create(name, plain(sizing).shards(shards).onAddFailure(onAddFailure).nearCopy(nearCopy).build());
     }
 
     /** {@link #create(String, FilterSizing, int, AddFailurePolicy, NearCopyMode)} with a chosen seed. */
     public RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards,
             AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
-        return filter(name, sizing, new FilterOptions(seed, shards, PlainKind.INSTANCE, onAddFailure, nearCopy));
+        return create(name, plain(sizing).seed(seed).shards(shards).onAddFailure(onAddFailure).nearCopy(nearCopy)
+                .build());
     }
 
     /**
@@ -128,7 +130,7 @@ public final class RedisFilterBackend implements AutoCloseable {
      */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int shards,
             AddFailurePolicy onAddFailure) {
-        return create(name, sizing, SEEDS.nextInt(), shards, true, onAddFailure, false);
+        return create(name, counting(sizing).shards(shards).onAddFailure(onAddFailure).build());
     }
 
     /**
@@ -138,24 +140,25 @@ public final class RedisFilterBackend implements AutoCloseable {
      */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int shards,
             AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
-        return createCounting(name, sizing, SEEDS.nextInt(), shards, onAddFailure, nearCopy);
+        return create(name, counting(sizing).shards(shards).onAddFailure(onAddFailure).nearCopy(nearCopy).build());
     }
 
     /** {@link #createCounting(String, FilterSizing, int, AddFailurePolicy, NearCopyMode)} with a chosen seed. */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards,
             AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
-        return filter(name, sizing, new FilterOptions(seed, shards, CountingKind.INSTANCE, onAddFailure, nearCopy));
+        return create(name, counting(sizing).seed(seed).shards(shards).onAddFailure(onAddFailure).nearCopy(nearCopy)
+                .build());
     }
 
     /** A counting filter with a chosen seed for when this instance creates it: for tests and migrations. */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards) {
-        return createCounting(name, sizing, seed, shards, AddFailurePolicy.BUFFER);
+        return create(name, counting(sizing).seed(seed).shards(shards).build());
     }
 
     /** A counting filter with a chosen seed, whose puts do as {@code onAddFailure} says when Redis is down. */
     public RedisBloomFilter createCounting(String name, FilterSizing sizing, int seed, int shards,
             AddFailurePolicy onAddFailure) {
-        return create(name, sizing, seed, shards, true, onAddFailure, false);
+        return create(name, counting(sizing).seed(seed).shards(shards).onAddFailure(onAddFailure).build());
     }
 
     /**
@@ -164,13 +167,13 @@ public final class RedisFilterBackend implements AutoCloseable {
      * it is a Redis key of its own in the same hash slot, so it lives on one shard.
      */
     public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, AddFailurePolicy onAddFailure) {
-        return createScalable(name, firstLayer, SEEDS.nextInt(), onAddFailure);
+        return create(name, layered(firstLayer).onAddFailure(onAddFailure).build());
     }
 
     /** {@link #createScalable(String, FilterSizing, AddFailurePolicy)} with a chosen seed: for tests and migrations. */
     public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, int seed,
             AddFailurePolicy onAddFailure) {
-        return createScalable(name, firstLayer, seed, onAddFailure, NearCopyMode.OFF);
+        return create(name, layered(firstLayer).seed(seed).onAddFailure(onAddFailure).build());
     }
 
     /**
@@ -179,33 +182,35 @@ public final class RedisFilterBackend implements AutoCloseable {
      */
     public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, AddFailurePolicy onAddFailure,
             NearCopyMode nearCopy) {
-        return createScalable(name, firstLayer, SEEDS.nextInt(), onAddFailure, nearCopy);
+        return create(name, layered(firstLayer).onAddFailure(onAddFailure).nearCopy(nearCopy).build());
     }
 
     /** {@link #createScalable(String, FilterSizing, AddFailurePolicy, NearCopyMode)} with a chosen seed. */
     public RedisBloomFilter createScalable(String name, FilterSizing firstLayer, int seed,
             AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {
-        return filter(name, firstLayer, new FilterOptions(seed, 1, LayeredKind.INSTANCE, onAddFailure, nearCopy));
+        return create(name, layered(firstLayer).seed(seed).onAddFailure(onAddFailure).nearCopy(nearCopy).build());
     }
 
-    private RedisBloomFilter filter(String name, FilterSizing sizing, FilterOptions options) {
-        return new RedisBloomFilter(name, engine.filter(name, sizing, options));
+    private static RedisFilterSpec.Builder plain(FilterSizing sizing) {
+        return RedisFilterSpec.builder(RedisKinds.BLOOM, sizing);
+    }
+
+    private static RedisFilterSpec.Builder counting(FilterSizing sizing) {
+        return RedisFilterSpec.builder(RedisKinds.COUNTING, sizing);
+    }
+
+    private static RedisFilterSpec.Builder layered(FilterSizing firstLayer) {
+        return RedisFilterSpec.builder(RedisKinds.LAYERED, firstLayer);
     }
 
     /** The engine reads the settings as its own record: it depends on none of the API's types. */
     private static EngineSettings engineSettings(RedisBackendSettings settings) {
         RedisBreakerSettings breaker = settings.breaker();
+        EngineSettings.Breaker engineBreaker = new EngineSettings.Breaker(breaker.failureRatePercent(),
+                breaker.minimumCalls(), breaker.window(), breaker.openWait());
         return new EngineSettings(settings.keyPrefix(), settings.checkTimeout(), settings.commandTimeout(),
-                new EngineSettings.Breaker(breaker.failureRatePercent(), breaker.minimumCalls(), breaker.window(),
-                        breaker.openWait()), settings.lockTtl(), settings.refreshInterval(), settings.pendingAddsLimit(),
+                engineBreaker, settings.lockTtl(), settings.refreshInterval(), settings.pendingAddsLimit(),
                 settings.rebuildGrace(), settings.probeInterval(), settings.reconnectDelay());
-    }
-
-    private RedisBloomFilter create(String name, FilterSizing sizing, int seed, int shards, boolean counting,
-            AddFailurePolicy onAddFailure, boolean nearCopy) {
-        RedisKind layout = counting ? CountingKind.INSTANCE : PlainKind.INSTANCE;
-        return filter(name, sizing, new FilterOptions(seed, shards, layout, onAddFailure,
-                nearCopy ? NearCopyMode.ON : NearCopyMode.OFF));
     }
 
     public RedisBackendSettings settings() {
