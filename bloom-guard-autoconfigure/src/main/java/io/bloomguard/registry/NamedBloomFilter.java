@@ -57,7 +57,7 @@ public final class NamedBloomFilter implements BloomFilter {
         this.lifecycle = BackendLifecycle.of(backend);
         this.states = new FilterStateMachine(initialState, lifecycle);
         this.rebuilds = new FilterRebuilds(this, spec, lifecycle, states, background);
-        this.checks = new FilterChecks(backend, states);
+        this.checks = new FilterChecks(backend, lifecycle, states);
         this.writes = new FilterWrites(spec, backend, counters, states, rebuilds);
     }
 
@@ -182,8 +182,8 @@ public final class NamedBloomFilter implements BloomFilter {
     }
 
     /**
-     * Whether a "no" from this filter may be acted on: it is ready (and, shared, complete in its store). The guard
-     * also asks {@link #unkeyedWrites()} before it rejects.
+     * Whether a "no" from this filter may be acted on: it is ready (and, shared, complete in its store). A
+     * {@link #check} also waits for the {@link #unkeyedWrites() writes under way} before it answers "absent".
      */
     public boolean trustedToReject() {
         return states.trustedToReject();
@@ -238,7 +238,41 @@ public final class NamedBloomFilter implements BloomFilter {
         return checks.unkeyedWrites();
     }
 
-    /** The backend's own answer, whatever the state: for the guard, which checks the state itself. */
+    /**
+     * The filter's answer for a key, by the rule every check follows: {@link CheckResult#NOT_READY} unless it is
+     * {@link #trustedToReject() trusted to reject}; {@link CheckResult#ABSENT} only once the writes under way whose
+     * rows may be visible have put their keys (waiting for them at most {@link UnkeyedWrites#MAX_WAIT}); undecided
+     * inside a write of the calling thread's own to this filter, whose row is there and whose key is not yet.
+     *
+     * @throws IllegalArgumentException for a key of an unsupported type, in every state
+     */
+    public CheckResult check(Object key) {
+        return checks.check(key, false);
+    }
+
+    /**
+     * {@link #check} without blocking: the future completes once a shared store has answered and the writes under way
+     * have put their keys; a local backend's answer with no write under way is in at once.
+     *
+     * @param inOwnWrite whether the caller (a reactive pipeline) is inside a write of its own to this filter whose key
+     *                   is not in yet; the calling thread's own writes are seen without it
+     * @throws IllegalArgumentException for a key of an unsupported type, in every state
+     */
+    public CompletableFuture<CheckResult> checkAsync(Object key, boolean inOwnWrite) {
+        return checks.checkAsync(key, inOwnWrite);
+    }
+
+    /** {@link #check} for many keys, in one batch (one round trip to a shared store). */
+    public BatchCheckResult checkAll(List<?> keys) {
+        return checks.checkAll(keys, false);
+    }
+
+    /** {@link #checkAll(List)}, for a caller that may be inside a write of its own: see {@link #checkAsync}. */
+    public BatchCheckResult checkAll(List<?> keys, boolean inOwnWrite) {
+        return checks.checkAll(keys, inOwnWrite);
+    }
+
+    /** The backend's own answer, whatever the state and the writes under way (as the endpoint's membership shows). */
     public boolean backendMightContain(Object key) {
         return backend.mightContain(key);
     }
@@ -259,7 +293,7 @@ public final class NamedBloomFilter implements BloomFilter {
 
     @Override
     public boolean mightContain(Object key) {
-        return checks.mightContain(key);
+        return checks.check(key, false).mightContain();
     }
 
     @Override
@@ -308,7 +342,7 @@ public final class NamedBloomFilter implements BloomFilter {
 
     @Override
     public boolean[] mightContainAll(List<?> keys) {
-        return checks.mightContainAll(keys);
+        return checks.checkAll(keys, false).mightContain();
     }
 
     /**
