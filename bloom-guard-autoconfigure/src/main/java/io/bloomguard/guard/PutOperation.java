@@ -1,7 +1,6 @@
 package io.bloomguard.guard;
 
 import io.bloomguard.core.RebuildableBloomFilter;
-import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.NamedBloomFilter;
@@ -35,7 +34,7 @@ record PutOperation(NamedBloomFilter filter, KeyExpression key, String descripti
 
     /** Whether other instances read the filter too, so that only a put before the commit keeps them right. */
     boolean sharedFilter() {
-        return filter.backend() instanceof SharedBloomFilter;
+        return filter.shared().isPresent();
     }
 
     /** The filter's build epoch as this instance last saw it, read before a put: see {@link #rebuiltSince}. */

@@ -4,9 +4,11 @@ import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.RebuildableBloomFilter;
+import io.bloomguard.core.SharedBloomFilter;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
@@ -429,6 +431,14 @@ public final class NamedBloomFilter implements BloomFilter {
     @Override
     public int seed() {
         return backend.seed();
+    }
+
+    /**
+     * What a backend shared by instances through a store tells of it (status, details, refusal, start), whatever the
+     * store; empty for a filter whose bits are in this JVM.
+     */
+    public Optional<SharedBloomFilter> shared() {
+        return lifecycle.shared();
     }
 
     /** The backend filter holding the bits. */
