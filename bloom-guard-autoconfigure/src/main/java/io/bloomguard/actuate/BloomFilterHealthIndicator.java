@@ -62,7 +62,8 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
                     + overCapacityRemedy(filter));
         }
         Health.Builder health = Health.up();
-        if (filter.backend() instanceof SharedBloomFilter shared) {
+        SharedBloomFilter shared = filter.shared().orElse(null);
+        if (shared != null) {
             SharedFilterDetails details = shared.details();
             if (details.checksBreakerOpen()) {
                 reasons.add("the Redis circuit breaker for checks is open: checks fail at once and go by"

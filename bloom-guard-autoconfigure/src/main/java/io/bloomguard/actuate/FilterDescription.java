@@ -10,7 +10,6 @@ import io.bloomguard.actuate.BloomFiltersEndpoint.NearCopyDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.RedisDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.SpecDescriptor;
 import io.bloomguard.core.BlockedBloomLayout;
-import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.registry.FilterHistory;
 import io.bloomguard.registry.FilterSpec;
@@ -56,7 +55,7 @@ final class FilterDescription {
     /** The filter in detail: the {@link #headline()} fields, then the rest. */
     FilterDescriptor detail() {
         FilterHeadline headline = headline();
-        RedisDescriptor redis = (filter.backend() instanceof SharedBloomFilter shared) ? redis(shared.details()) : null;
+        RedisDescriptor redis = filter.shared().map(shared -> redis(shared.details())).orElse(null);
         return new FilterDescriptor(headline.backend(), headline.mode(), headline.state(), headline.stateReason(),
                 headline.stateSince(), headline.expectedSize(), headline.approximateElements(),
                 headline.capacityRatio(), headline.capacity(), headline.overCapacity(),
@@ -79,7 +78,7 @@ final class FilterDescription {
     }
 
     private LayoutDescriptor layout() {
-        int shards = (filter.backend() instanceof SharedBloomFilter shared) ? shared.details().shards() : 1;
+        int shards = filter.shared().map(shared -> shared.details().shards()).orElse(1);
         long bits = filter.bitSize();
         return new LayoutDescriptor(bits, filter.byteSize(), filter.hashCount(), bits / BlockedBloomLayout.BLOCK_BITS,
                 shards, filter.layerCount());

@@ -1,5 +1,6 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.registry.CheckResult;
 import io.bloomguard.registry.UnkeyedWrites;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -99,21 +100,13 @@ public final class BloomGuardInterceptor implements MethodInterceptor, SmartInit
     }
 
     /**
-     * Asks the filter on the calling thread, waiting (at most {@link UnkeyedWrites#MAX_WAIT}) for writes under way
-     * whose rows may be visible to put their keys before an "absent" is taken, and hands the answer to the decision.
+     * Asks the filter on the calling thread (which may wait, at most {@link UnkeyedWrites#MAX_WAIT}, for writes under
+     * way whose rows may be visible to put their keys), and hands the answer to the decision.
      */
     private GuardDecision.Verdict ask(GuardOperation guard, Object key, CheckObserver.@Nullable Check check) {
-        UnkeyedWrites writes = guard.filter().unkeyedWrites();
-        int visibleWrites = writes.visibleCount(); // before the bits: a write that puts its key after is counted
-        boolean mightContain;
+        CheckResult result;
         try {
-            mightContain = guard.filter().backendMightContain(key);
-            if (!mightContain && GuardDecision.asksAgainAfterWrites(writes, visibleWrites, false)) {
-                if (GuardDecision.writingItsOwnRow(writes, false) || !writes.awaitVisibleWrites()) {
-                    return decision.undecided(guard, check);
-                }
-                mightContain = guard.filter().backendMightContain(key);
-            }
+            result = guard.filter().check(key);
         }
         catch (IllegalArgumentException ex) {
             return decision.unhashable(guard, ex, check);
@@ -121,6 +114,6 @@ public final class BloomGuardInterceptor implements MethodInterceptor, SmartInit
         catch (RuntimeException ex) {
             return decision.failed(guard, ex, check);
         }
-        return decision.decide(guard, key, mightContain, check);
+        return decision.decide(guard, key, result, check);
     }
 }

@@ -1,6 +1,7 @@
 package io.bloomguard.guard;
 
 import io.bloomguard.registry.BackendFailurePolicy;
+import io.bloomguard.registry.CheckResult;
 import io.bloomguard.registry.FilterCounters;
 import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
@@ -21,8 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * blocking call ({@link BloomGuardInterceptor}) and a Reactor one ({@link ReactiveGuard}): both adapters ask, then hand
  * the answer here.
  *
- * <p>A call is rejected only when its filter is ready, the mode is {@code enforce} and the filter says "absent" — and
- * still says so once any write under way whose row may already be visible has put its key ({@link UnkeyedWrites}).
+ * <p>A call is rejected only when the mode is {@code enforce} and the filter's {@link NamedBloomFilter#check check}
+ * answers {@link CheckResult#ABSENT}: it is ready, and says "absent" still once any write under way whose row may
+ * already be visible has put its key ({@link UnkeyedWrites}).
  * Anything unexpected (no key, a key expression that fails, a key of an unsupported type, a backend error under the
  * {@code allow} policy) lets the call through: a wasted query is the price of never answering "not found" for a record
  * that exists.
@@ -106,30 +108,11 @@ final class GuardDecision {
     }
 
     /**
-     * Check: whether a filter's "absent" must be asked again once the writes under way are keyed, as
-     * {@link #writingItsOwnRow} and {@link UnkeyedWrites#MAX_WAIT} allow.
-     *
-     * @param visibleWrites the writes whose rows may be visible, counted before the filter was asked: a write that
-     *                      puts its key after is counted
-     * @param writingHere   whether the caller's reactive pipeline writes to the filter
-     */
-    static boolean asksAgainAfterWrites(UnkeyedWrites writes, int visibleWrites, boolean writingHere) {
-        return writingHere || visibleWrites > 0 || writes.writingOnThisThread();
-    }
-
-    /**
-     * Check: whether the lookup runs inside a write of its own to the same filter (its thread's, or its reactive
-     * pipeline's), whose row is there and whose key is not yet: the filter cannot decide it.
-     */
-    static boolean writingItsOwnRow(UnkeyedWrites writes, boolean writingHere) {
-        return writingHere || writes.writingOnThisThread();
-    }
-
-    /**
      * Decide: whether a checked call goes through, given the filter's answer: it does when the filter said "might
      * contain", or only shadows.
      */
-    Verdict decide(GuardOperation guard, Object key, boolean mightContain, CheckObserver.@Nullable Check check) {
+    private Verdict decide(GuardOperation guard, Object key, boolean mightContain,
+            CheckObserver.@Nullable Check check) {
         if (mightContain) {
             decided(guard, check, CheckOutcome.PASSED, null);
             return new Verdict(true, key, true);
@@ -142,9 +125,20 @@ final class GuardDecision {
         return new Verdict(false, key, false);
     }
 
-    /** Decide: the filter said "absent" and cannot decide it, a write under way having not put its key in time. */
-    Verdict undecided(GuardOperation guard, CheckObserver.@Nullable Check check) {
-        decided(guard, check, CheckOutcome.SKIPPED, SkipReason.WRITE_PENDING);
+    /**
+     * Decide: whether a checked call goes through, given the filter's {@link NamedBloomFilter#check answer}: an
+     * undecided one lets it through unchecked, counted with its reason.
+     */
+    Verdict decide(GuardOperation guard, Object key, CheckResult result, CheckObserver.@Nullable Check check) {
+        return result.decided() ? decide(guard, key, result.mightContain(), check) : undecided(guard, result, check);
+    }
+
+    /**
+     * Decide: the filter did not decide (it stopped being trusted since {@link #filterDecides}, or said "absent" while
+     * a write under way had not put its key).
+     */
+    Verdict undecided(GuardOperation guard, CheckResult result, CheckObserver.@Nullable Check check) {
+        decided(guard, check, CheckOutcome.SKIPPED, Objects.requireNonNull(result.skipReason(), "an undecided reason"));
         return Verdict.UNCHECKED;
     }
 

@@ -32,14 +32,16 @@ final class LateKeys {
     }
 
     /**
-     * The keys still unknown of a write that returned {@code result}, whose keys already put were {@code keysPut}
-     * ({@code null}: none), or {@code null} if none is.
+     * The keys still unknown of a write that returned {@code result}, whose key expression gave {@code evaluated}
+     * then (the keys it put), or {@code null} if none is.
      */
-    static @Nullable LateKeys of(PutOperation put, Object[] args, @Nullable Object result, @Nullable Object keysPut) {
+    static @Nullable LateKeys of(PutOperation put, Object[] args, @Nullable Object result,
+            PutOperation.Evaluated evaluated) {
+        Object keysPut = evaluated.keys();
         if (keysPut == null) {
             // A key from a null result has nothing to key: the method wrote nothing it returned.
             boolean nothingWritten = put.key().usesResult() && result == null;
-            return !nothingWritten && put.yieldsNull(args, result) ? new LateKeys(put, args, result, null, 1) : null;
+            return !nothingWritten && evaluated.nullKey() ? new LateKeys(put, args, result, null, 1) : null;
         }
         List<@Nullable Object> elements = elementsOf(keysPut);
         if (elements == null) {
@@ -72,7 +74,7 @@ final class LateKeys {
      */
     int putKnown() {
         if (unknown == null) {
-            wholePut = wholePut || put.putFromResult(args, result) != null;
+            wholePut = wholePut || put.putFromResult(args, result).keys() != null;
             return wholePut ? 1 : 0;
         }
         List<@Nullable Object> keys = elementsOf(put.keysOf(args, result));

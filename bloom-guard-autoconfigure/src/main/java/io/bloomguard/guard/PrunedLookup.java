@@ -1,5 +1,6 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.registry.BatchCheckResult;
 import io.bloomguard.registry.FilterCounters;
 import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.SkipReason;
@@ -118,18 +119,9 @@ final class PrunedLookup {
      */
     static Pruning ask(GuardDecision decision, GuardOperation guard, Batch batch, boolean writingHere,
             CheckObserver.@Nullable Check check) {
-        UnkeyedWrites writes = guard.filter().unkeyedWrites();
-        int visibleWrites = writes.visibleCount(); // before the bits: a write that puts its key after is counted
-        boolean[] answers;
+        BatchCheckResult answers;
         try {
-            answers = guard.filter().backendMightContainAll(batch.keys());
-            if (!allTrue(answers) && GuardDecision.asksAgainAfterWrites(writes, visibleWrites, writingHere)) {
-                if (GuardDecision.writingItsOwnRow(writes, writingHere) || !writes.awaitVisibleWrites()) {
-                    decision.undecided(guard, check);
-                    return Pruning.AS_IS;
-                }
-                answers = guard.filter().backendMightContainAll(batch.keys());
-            }
+            answers = guard.filter().checkAll(batch.keys(), writingHere);
         }
         catch (IllegalArgumentException ex) {
             decision.unhashable(guard, ex, check);
@@ -138,7 +130,11 @@ final class PrunedLookup {
         catch (RuntimeException ex) {
             return decision.failed(guard, ex, check).through() ? Pruning.AS_IS : Pruning.EMPTY;
         }
-        return decide(guard, batch, answers, check);
+        if (!answers.result().decided()) {
+            decision.undecided(guard, answers.result(), check);
+            return Pruning.AS_IS;
+        }
+        return decide(guard, batch, answers.mightContain(), check);
     }
 
     /**
@@ -178,14 +174,5 @@ final class PrunedLookup {
                 && guard.filter().spec().guard().mode() == GuardMode.ENFORCE) {
             guard.filter().counters().falsePositives(pruning.passedKeys());
         }
-    }
-
-    private static boolean allTrue(boolean[] answers) {
-        for (boolean answer : answers) {
-            if (!answer) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -2,7 +2,6 @@ package io.bloomguard.guard;
 
 import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.RebuildableBloomFilter;
-import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.BackendFailurePolicy;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.apache.commons.logging.Log;
@@ -35,7 +34,7 @@ record PutOperation(NamedBloomFilter filter, KeyExpression key, String descripti
 
     /** Whether other instances read the filter too, so that only a put before the commit keeps them right. */
     boolean sharedFilter() {
-        return filter.backend() instanceof SharedBloomFilter;
+        return filter.shared().isPresent();
     }
 
     /** The filter's build epoch as this instance last saw it, read before a put: see {@link #rebuiltSince}. */
@@ -61,21 +60,29 @@ record PutOperation(NamedBloomFilter filter, KeyExpression key, String descripti
         }
     }
 
-    /** Whether the key expression evaluates, to {@code null}: no key to put, as opposed to a failed expression. */
-    boolean yieldsNull(Object[] args, @Nullable Object result) {
-        try {
-            return key.evaluate(args, result) == null;
-        }
-        catch (RuntimeException ex) {
-            return false;
+    /**
+     * What one evaluation of the key expression gave, once the method returned: the keys put, none yet (a
+     * {@code null} key, which the database may still fill in), or a failed expression.
+     *
+     * @param keys   the key(s) put, or {@code null}
+     * @param failed whether the expression failed (logged by then, and the filter stops rejecting)
+     */
+    record Evaluated(@Nullable Object keys, boolean failed) {
+
+        static final Evaluated FAILED = new Evaluated(null, true);
+        static final Evaluated NULL_KEY = new Evaluated(null, false);
+
+        /** Whether the expression evaluated to {@code null}: no key yet, as opposed to a failed expression. */
+        boolean nullKey() {
+            return keys == null && !failed;
         }
     }
 
     /**
-     * Puts the key(s) a write that has returned {@code result} wrote, and returns them: {@code null} when there
-     * were none, or when the key expression failed (which is logged, and stops the filter from rejecting).
+     * Puts the key(s) a write that has returned {@code result} wrote, evaluating the key expression once, and says
+     * what it gave: the keys, a {@code null} key, or a failure (which is logged, and stops the filter from rejecting).
      */
-    @Nullable Object putFromResult(Object[] args, @Nullable Object result) {
+    Evaluated putFromResult(Object[] args, @Nullable Object result) {
         Object keys;
         try {
             keys = key.evaluate(args, result);
@@ -90,10 +97,13 @@ record PutOperation(NamedBloomFilter filter, KeyExpression key, String descripti
                 keyLost("its key expression failed on the method's result", "Fix the @BloomPut key expression", ex);
             }
             // else no result, nothing written to key
-            return null;
+            return Evaluated.FAILED;
+        }
+        if (keys == null) {
+            return Evaluated.NULL_KEY;
         }
         putKeys(keys);
-        return keys;
+        return new Evaluated(keys, false);
     }
 
     /** Puts a key, or each element of a collection or array of keys. */

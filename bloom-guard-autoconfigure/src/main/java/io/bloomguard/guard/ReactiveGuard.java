@@ -1,7 +1,7 @@
 package io.bloomguard.guard;
 
 import io.bloomguard.guard.GuardDecision.Verdict;
-import io.bloomguard.registry.UnkeyedWrites;
+import io.bloomguard.registry.CheckResult;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.ProxyMethodInvocation;
@@ -65,11 +65,9 @@ final class ReactiveGuard {
         if (key == null) {
             return Mono.just(Verdict.UNCHECKED);
         }
-        UnkeyedWrites writes = guard.filter().unkeyedWrites();
-        int visibleWrites = writes.visibleCount(); // before the bits, as for a blocking call
-        CompletableFuture<Boolean> answer;
+        CompletableFuture<CheckResult> answer;
         try {
-            answer = guard.filter().backendMightContainAsync(key);
+            answer = guard.filter().checkAsync(key, writingHere);
         }
         catch (IllegalArgumentException ex) {
             return Mono.just(decision.unhashable(guard, ex, check));
@@ -77,37 +75,17 @@ final class ReactiveGuard {
         catch (RuntimeException ex) { // a backend that fails at once, not through the future
             return Mono.fromCallable(() -> decision.failed(guard, ex, check));
         }
-        Mono<Boolean> answered = Mono.fromFuture(answer);
+        Mono<CheckResult> answered = Mono.fromFuture(answer);
         if (!answer.isDone()) {
-            // A shared filter's answer arrives on the Redis client's I/O thread, which the method must not run on: a
-            // slow subscriber there would hold up every Redis reply of the application. A local one is in already.
+            // A shared filter's answer arrives on the Redis client's I/O thread, and one given once writes under way
+            // are keyed on the thread that keyed the last: the method must not run there (a slow subscriber on the
+            // I/O thread would hold up every Redis reply of the application). A local one is in already.
             answered = answered.publishOn(Schedulers.parallel());
         }
-        if (GuardDecision.asksAgainAfterWrites(writes, visibleWrites, writingHere)) {
-            answered = answered.flatMap(mightContain -> mightContain ? Mono.just(true)
-                    : askedOnceWritesAreKeyed(guard, key, writingHere));
-        }
         Mono<Verdict> decided = answered
-                .map(mightContain -> decision.decide(guard, key, mightContain, check))
-                // the filter could not decide: a write of its own is pending
-                .switchIfEmpty(Mono.fromSupplier(() -> decision.undecided(guard, check)))
+                .map(result -> decision.decide(guard, key, result, check))
                 .onErrorResume(RuntimeException.class, failure -> Mono.just(decision.failed(guard, failure, check)));
         return (check != null) ? decided.doOnCancel(check::cancelled) : decided;
-    }
-
-    /**
-     * The filter's answer once the writes under way whose rows may be visible have put their keys; undecided (empty)
-     * inside a write of this pipeline or thread to the same filter, or past {@link UnkeyedWrites#MAX_WAIT}.
-     */
-    private static Mono<Boolean> askedOnceWritesAreKeyed(GuardOperation guard, Object key, boolean writingHere) {
-        UnkeyedWrites writes = guard.filter().unkeyedWrites();
-        if (GuardDecision.writingItsOwnRow(writes, writingHere)) {
-            return Mono.empty();
-        }
-        return Mono.fromFuture(writes.settled())
-                .timeout(UnkeyedWrites.MAX_WAIT)
-                .then(Mono.defer(() -> Mono.fromFuture(guard.filter().backendMightContainAsync(key))))
-                .onErrorResume(java.util.concurrent.TimeoutException.class, late -> Mono.empty());
     }
 
     /** The method's {@code Mono}, counting once it has answered whether the filter's answer was right. */

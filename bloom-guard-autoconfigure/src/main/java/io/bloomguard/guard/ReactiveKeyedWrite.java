@@ -64,11 +64,11 @@ final class ReactiveKeyedWrite {
                     .doOnError(failure -> watch.failed())
                     .doOnCancel(watch::cancelled)
                     .doOnSuccess(value -> {
-                        Object keys = put.putFromResult(args, value);
-                        watch.put(keys);
+                        PutOperation.Evaluated keys = put.putFromResult(args, value);
+                        watch.put(keys.keys());
                         // An empty Mono keyed on its result wrote nothing; any other write whose key is still null
                         // wrote a row without it.
-                        if (keys == null && (value != null || !put.key().usesResult()) && put.yieldsNull(args, value)) {
+                        if (keys.nullKey() && (value != null || !put.key().usesResult())) {
                             watch.deliveredWithoutKey();
                         }
                     })));
@@ -81,16 +81,16 @@ final class ReactiveKeyedWrite {
                     .doOnCancel(watch::cancelled);
             return watch.track(put.key().usesResult()
                     ? watchedFlux.doOnNext(value -> {
-                        Object keys = put.putFromResult(args, value);
-                        watch.put(keys);
-                        if (keys == null && put.yieldsNull(args, value)) {
+                        PutOperation.Evaluated keys = put.putFromResult(args, value);
+                        watch.put(keys.keys());
+                        if (keys.nullKey()) {
                             watch.deliveredWithoutKey(); // nothing re-reads a delivered element at the commit
                         }
                     })
                     : watchedFlux.doOnComplete(() -> {
-                        Object keys = put.putFromResult(args, null);
-                        watch.put(keys);
-                        if (keys == null && put.yieldsNull(args, null)) {
+                        PutOperation.Evaluated keys = put.putFromResult(args, null);
+                        watch.put(keys.keys());
+                        if (keys.nullKey()) {
                             watch.deliveredWithoutKey(); // the arguments never received their key
                         }
                     }));

@@ -87,9 +87,7 @@ public final class BloomFilterMetrics implements MeterBinder {
         bindGauges(registry, filter, tags);
         bindStates(registry, filter, tags);
         new LoadMeters(registry, tags).listenTo(filter.history());
-        if (filter.backend() instanceof SharedBloomFilter redis) {
-            bindRedis(registry, redis, tags);
-        }
+        filter.shared().ifPresent(shared -> bindRedis(registry, shared, tags));
     }
 
     private static void bindChecks(MeterRegistry registry, NamedBloomFilter filter, Tags tags) {

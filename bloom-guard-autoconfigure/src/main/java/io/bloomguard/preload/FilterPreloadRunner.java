@@ -33,7 +33,8 @@ public final class FilterPreloadRunner implements ApplicationRunner, Ordered {
     public void run(ApplicationArguments args) {
         preloader.preloadAll();
         for (NamedBloomFilter filter : registry.all()) {
-            if (filter.backend() instanceof SharedBloomFilter shared) {
+            SharedBloomFilter shared = filter.shared().orElse(null);
+            if (shared != null) {
                 RuntimeException refused = shared.refusal();
                 if (refused != null) {
                     throw refused;

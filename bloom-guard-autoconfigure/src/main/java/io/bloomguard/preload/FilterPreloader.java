@@ -94,7 +94,7 @@ public final class FilterPreloader {
                 logger.info("Filter '" + filter.name() + "' is filled by puts alone: it starts empty and is never"
                         + " rebuilt");
             }
-            else if (sources.isEmpty() && !(filter.backend() instanceof SharedBloomFilter)) {
+            else if (sources.isEmpty() && filter.shared().isEmpty()) {
                 // (A shared filter with no source here waits for an instance that has one, and says so.)
                 Set<String> methods = guarded.getOrDefault(filter.name(), Set.of());
                 if (!methods.isEmpty()) {
@@ -108,7 +108,8 @@ public final class FilterPreloader {
                             + " for keys put from code");
                 }
             }
-            if (filter.backend() instanceof SharedBloomFilter shared) {
+            SharedBloomFilter shared = filter.shared().orElse(null);
+            if (shared != null) {
                 sharedStarts.add(() -> startShared(filter, shared, sources));
             }
             else if (sources.isEmpty()) {

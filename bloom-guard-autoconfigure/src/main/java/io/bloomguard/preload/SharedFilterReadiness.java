@@ -1,6 +1,5 @@
 package io.bloomguard.preload;
 
-import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
@@ -119,7 +118,7 @@ public final class SharedFilterReadiness implements ApplicationListener<Availabi
     private synchronized void startLooking() {
         BloomFilterRegistry filters = registry.getIfAvailable();
         if (poller != null || filters == null
-                || filters.all().stream().noneMatch(filter -> filter.backend() instanceof SharedBloomFilter)) {
+                || filters.all().stream().noneMatch(filter -> filter.shared().isPresent())) {
             return;
         }
         ThreadPoolTaskScheduler looking = pollerBuilder.build();

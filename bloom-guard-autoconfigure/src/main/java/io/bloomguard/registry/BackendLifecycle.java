@@ -6,6 +6,7 @@ import io.bloomguard.core.RebuildableBloomFilter;
 import io.bloomguard.core.SharedBloomFilter;
 import org.jspecify.annotations.Nullable;
 
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
@@ -21,6 +22,9 @@ sealed interface BackendLifecycle permits LocalBackendLifecycle, SharedBackendLi
         return (backend instanceof SharedBloomFilter shared) ? new SharedBackendLifecycle(shared)
                 : new LocalBackendLifecycle(backend);
     }
+
+    /** The backend, if it is shared by instances through a store; empty for one whose bits are in this JVM. */
+    Optional<SharedBloomFilter> shared();
 
     /** What a filter that is {@code READY} on this instance is: {@code READY}, or what its store says of it. */
     FilterState stateWhenReady();

@@ -4,7 +4,6 @@ import io.bloomguard.core.CountingBlockLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.RebuildableBloomFilter;
-import io.bloomguard.core.SharedBloomFilter;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -92,7 +91,7 @@ final class GrowthRebuilds {
         if (elements < THRESHOLD * capacity) {
             return;
         }
-        if (backend instanceof SharedBloomFilter && !backend.hasKeySource()) {
+        if (backend != null && filter.shared().isPresent() && !backend.hasKeySource()) {
             if (warned.compareAndSet(false, true)) {
                 logger.info("Filter '" + filter.name() + "' holds about " + elements + " keys, " + percent(elements,
                         capacity) + " of the " + capacity + " it is sized for: an instance with a key source grows it;"

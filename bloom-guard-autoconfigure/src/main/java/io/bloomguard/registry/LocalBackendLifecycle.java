@@ -7,6 +7,7 @@ import io.bloomguard.core.RebuildableBloomFilter;
 import io.bloomguard.core.SharedBloomFilter;
 import org.jspecify.annotations.Nullable;
 
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
@@ -20,6 +21,11 @@ final class LocalBackendLifecycle implements BackendLifecycle {
     LocalBackendLifecycle(BloomFilter backend) {
         this.backend = backend;
         this.rebuildable = (backend instanceof RebuildableBloomFilter canRebuild) ? canRebuild : null;
+    }
+
+    @Override
+    public Optional<SharedBloomFilter> shared() {
+        return Optional.empty();
     }
 
     @Override

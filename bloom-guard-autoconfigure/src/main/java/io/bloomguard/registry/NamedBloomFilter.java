@@ -1,11 +1,15 @@
 package io.bloomguard.registry;
 
 import io.bloomguard.core.BloomFilter;
+import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.RebuildableBloomFilter;
+import io.bloomguard.core.SharedBloomFilter;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -21,15 +25,18 @@ import java.util.concurrent.CompletableFuture;
  * <p>It is the one object the guard, the preload, the endpoint and user code share for a filter, and hands each of
  * its jobs to a class of its own: {@link FilterStateMachine} its lifecycle state and history, {@link FilterChecks}
  * its checks (which wait for the {@link UnkeyedWrites writes under way}), {@link FilterWrites} its puts and removes,
- * {@link FilterRebuilds} its rebuilds (with their gate, recovery and growth), and {@link BackedBloomFilter}, which
- * it extends, what it reports of its backend's bits: their layout, its capacity and how full it is.
+ * {@link FilterRebuilds} its rebuilds (with their gate, recovery and growth). What it reports of its backend's bits
+ * (their layout, its capacity, how full it is) it answers itself, never waiting on a shared store.
  */
-public final class NamedBloomFilter extends BackedBloomFilter {
+public final class NamedBloomFilter implements BloomFilter {
 
     /** Keys per backend batch when {@link #putAll} is given an {@code Iterable} that is not a collection. */
     static final int ITERABLE_BATCH = 10_000;
 
     private final FilterSpec spec;
+    private final BloomFilter backend;
+    /** How this kind of backend carries out the lifecycle: chosen once, so no operation asks the backend's type. */
+    private final BackendLifecycle lifecycle;
     private final FilterCounters counters = new FilterCounters();
     private final FilterStateMachine states;
     private final FilterRebuilds rebuilds;
@@ -47,11 +54,12 @@ public final class NamedBloomFilter extends BackedBloomFilter {
      */
     public NamedBloomFilter(FilterSpec spec, BloomFilter backend, FilterState initialState,
             BackgroundRebuilds background) {
-        super(backend);
         this.spec = spec;
+        this.backend = backend;
+        this.lifecycle = BackendLifecycle.of(backend);
         this.states = new FilterStateMachine(initialState, lifecycle);
         this.rebuilds = new FilterRebuilds(this, spec, lifecycle, states, background);
-        this.checks = new FilterChecks(backend, states);
+        this.checks = new FilterChecks(backend, lifecycle, states);
         this.writes = new FilterWrites(spec, backend, counters, states, rebuilds);
     }
 
@@ -176,8 +184,8 @@ public final class NamedBloomFilter extends BackedBloomFilter {
     }
 
     /**
-     * Whether a "no" from this filter may be acted on: it is ready (and, shared, complete in its store). The guard
-     * also asks {@link #unkeyedWrites()} before it rejects.
+     * Whether a "no" from this filter may be acted on: it is ready (and, shared, complete in its store). A
+     * {@link #check} also waits for the {@link #unkeyedWrites() writes under way} before it answers "absent".
      */
     public boolean trustedToReject() {
         return states.trustedToReject();
@@ -232,7 +240,41 @@ public final class NamedBloomFilter extends BackedBloomFilter {
         return checks.unkeyedWrites();
     }
 
-    /** The backend's own answer, whatever the state: for the guard, which checks the state itself. */
+    /**
+     * The filter's answer for a key, by the rule every check follows: {@link CheckResult#NOT_READY} unless it is
+     * {@link #trustedToReject() trusted to reject}; {@link CheckResult#ABSENT} only once the writes under way whose
+     * rows may be visible have put their keys (waiting for them at most {@link UnkeyedWrites#MAX_WAIT}); undecided
+     * inside a write of the calling thread's own to this filter, whose row is there and whose key is not yet.
+     *
+     * @throws IllegalArgumentException for a key of an unsupported type, in every state
+     */
+    public CheckResult check(Object key) {
+        return checks.check(key, false);
+    }
+
+    /**
+     * {@link #check} without blocking: the future completes once a shared store has answered and the writes under way
+     * have put their keys; a local backend's answer with no write under way is in at once.
+     *
+     * @param inOwnWrite whether the caller (a reactive pipeline) is inside a write of its own to this filter whose key
+     *                   is not in yet; the calling thread's own writes are seen without it
+     * @throws IllegalArgumentException for a key of an unsupported type, in every state
+     */
+    public CompletableFuture<CheckResult> checkAsync(Object key, boolean inOwnWrite) {
+        return checks.checkAsync(key, inOwnWrite);
+    }
+
+    /** {@link #check} for many keys, in one batch (one round trip to a shared store). */
+    public BatchCheckResult checkAll(List<?> keys) {
+        return checks.checkAll(keys, false);
+    }
+
+    /** {@link #checkAll(List)}, for a caller that may be inside a write of its own: see {@link #checkAsync}. */
+    public BatchCheckResult checkAll(List<?> keys, boolean inOwnWrite) {
+        return checks.checkAll(keys, inOwnWrite);
+    }
+
+    /** The backend's own answer, whatever the state and the writes under way (as the endpoint's membership shows). */
     public boolean backendMightContain(Object key) {
         return backend.mightContain(key);
     }
@@ -253,7 +295,7 @@ public final class NamedBloomFilter extends BackedBloomFilter {
 
     @Override
     public boolean mightContain(Object key) {
-        return checks.mightContain(key);
+        return checks.check(key, false).mightContain();
     }
 
     @Override
@@ -302,7 +344,7 @@ public final class NamedBloomFilter extends BackedBloomFilter {
 
     @Override
     public boolean[] mightContainAll(List<?> keys) {
-        return checks.mightContainAll(keys);
+        return checks.checkAll(keys, false).mightContain();
     }
 
     /**
@@ -317,6 +359,91 @@ public final class NamedBloomFilter extends BackedBloomFilter {
     /** Whether {@code growth: rebuild} is rebuilding it larger right now. */
     public boolean growing() {
         return rebuilds.growing();
+    }
+
+    /**
+     * Keys estimated from the bits set. A shared filter answers the value its maintenance last read from the store,
+     * without waiting on it (and without failing while it is down): {@link NamedBloomFilter#stats()} says when it
+     * was read.
+     */
+    @Override
+    public long approximateElementCount() {
+        return lifecycle.approximateElementCount();
+    }
+
+    /** False-positive probability at the current fill; for a shared filter as last read, as {@link #approximateElementCount()}. */
+    @Override
+    public double expectedFpp() {
+        return lifecycle.expectedFpp();
+    }
+
+    /**
+     * Set bits over bits. Counted exactly where the backend counts them (a local filter); for a shared filter,
+     * derived from the key estimate its maintenance last read, so that asking never waits on the store.
+     */
+    public double fillRatio() {
+        OptionalLong counted = backend.countedSetBits();
+        long bits = backend.bitSize();
+        if (bits == 0) {
+            return 0.0; // disabled: no bits at all
+        }
+        if (counted.isPresent()) {
+            return (double) counted.getAsLong() / bits;
+        }
+        long keys = approximateElementCount();
+        if (keys == Long.MAX_VALUE) {
+            return 1.0; // every bit set: the estimate is unbounded
+        }
+        return Math.min(1.0, sizing().expectedSetBits(keys) / bits);
+    }
+
+    /** Keys it holds at its error rate: its expected size, larger once it has grown. */
+    @Override
+    public long capacity() {
+        return backend.capacity();
+    }
+
+    @Override
+    public long bitSize() {
+        return backend.bitSize();
+    }
+
+    @Override
+    public long byteSize() {
+        return backend.byteSize();
+    }
+
+    @Override
+    public int hashCount() {
+        return backend.hashCount();
+    }
+
+    @Override
+    public int layerCount() {
+        return backend.layerCount();
+    }
+
+    @Override
+    public FilterSizing sizing() {
+        return backend.sizing();
+    }
+
+    @Override
+    public int seed() {
+        return backend.seed();
+    }
+
+    /**
+     * What a backend shared by instances through a store tells of it (status, details, refusal, start), whatever the
+     * store; empty for a filter whose bits are in this JVM.
+     */
+    public Optional<SharedBloomFilter> shared() {
+        return lifecycle.shared();
+    }
+
+    /** The backend filter holding the bits. */
+    public BloomFilter backend() {
+        return backend;
     }
 
     @Override

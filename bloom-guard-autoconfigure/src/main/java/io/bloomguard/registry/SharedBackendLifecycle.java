@@ -7,6 +7,7 @@ import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterStatus;
 import org.jspecify.annotations.Nullable;
 
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
@@ -17,9 +18,16 @@ import java.util.concurrent.CompletableFuture;
 final class SharedBackendLifecycle implements BackendLifecycle {
 
     private final SharedBloomFilter shared;
+    private final Optional<SharedBloomFilter> asShared;
 
     SharedBackendLifecycle(SharedBloomFilter shared) {
         this.shared = shared;
+        this.asShared = Optional.of(shared);
+    }
+
+    @Override
+    public Optional<SharedBloomFilter> shared() {
+        return asShared;
     }
 
     @Override
