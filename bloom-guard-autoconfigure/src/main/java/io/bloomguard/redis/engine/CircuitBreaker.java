@@ -19,7 +19,7 @@ import java.util.function.LongSupplier;
  * within the window. While open, calls fail at
  * once, except one trial call at a time, the first after {@link EngineSettings.Breaker#openWait()} and each next one
  * an open wait after the last failed (or after its timeout, if it never reports); the first call that succeeds (a trial, or a
- * {@linkplain io.bloomguard.redis.engine.RecoveryProbe probe} sent past the breaker) closes it and starts the window afresh.
+ * {@linkplain RecoveryProbe probe} sent past the breaker) closes it and starts the window afresh.
  *
  * <p>Usage: {@code if (breaker.tryAcquire()) { try { call(); breaker.onSuccess(); } catch (...) { breaker.onFailure(); } }}
  */

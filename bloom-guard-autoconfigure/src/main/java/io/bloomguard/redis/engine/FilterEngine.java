@@ -46,7 +46,8 @@ public final class FilterEngine {
     final RedisAccessState access;
     final RedisFilterCommands commands;
     final RedisStoredState state;
-    final RedisNearCopy nearCopy;
+    /** {@code null} unless the filter keeps a near copy ({@code redis.near-copy}): a copy switched off is none. */
+    final @Nullable RedisNearCopy nearCopy;
     final RedisBitReader reader;
     final RedisOutageBuffer outage;
     final RedisFilterLoader loader;
@@ -69,8 +70,8 @@ public final class FilterEngine {
         this.state = new RedisStoredState(name, sizing, configured, backend.kinds(), keys, commands, marks);
         RedisCopyInStep inStep = (nearCopy == NearCopyMode.ORDERED) ? new RedisCopyInStep(name, backend.adds(), keys,
                 commands, settings.commandTimeout(), settings.refreshInterval()) : null;
-        this.nearCopy = new RedisNearCopy(nearCopy.keepsCopy(), inStep, name, configured, commands, backend.builders(),
-                settings.refreshInterval());
+        this.nearCopy = nearCopy.keepsCopy() ? new RedisNearCopy(inStep, name, configured, commands,
+                backend.builders(), settings.refreshInterval()) : null;
         this.reader = new RedisBitReader(state, commands, this.nearCopy, backend.scheduler());
         this.removal = new RedisCounterRemoval(state, commands);
         Runnable waitForRedis = () -> backend.recovery().waiting(this); // when it owes Redis adds or a mark
@@ -199,7 +200,8 @@ public final class FilterEngine {
     }
 
     public SharedFilterDetails details() {
-        return state.details(commands.checksBreakerOpen(), commands.commandsBreakerOpen(), nearCopy.details());
+        return state.details(commands.checksBreakerOpen(), commands.commandsBreakerOpen(),
+                (nearCopy != null) ? nearCopy.details() : null);
     }
 
     /** The configured identity's fingerprint, without its seed: safe to show. */

@@ -28,17 +28,24 @@ final class RedisBitReader {
 
     private final RedisStoredState state;
     private final RedisFilterCommands commands;
-    private final RedisNearCopy nearCopy;
+    /** {@code null} when the filter keeps no copy: then a check never asks for one. */
+    private final @Nullable RedisNearCopy nearCopy;
     private final KeyCheck.Events events;
     private volatile CheckLatencyListener checkLatency = CheckLatencyListener.NO_OP;
 
     /** @param refresher where a view that lacks a layer a check found is read again */
-    public RedisBitReader(RedisStoredState state, RedisFilterCommands commands, RedisNearCopy nearCopy,
+    RedisBitReader(RedisStoredState state, RedisFilterCommands commands, @Nullable RedisNearCopy nearCopy,
             Executor refresher) {
         this.state = state;
         this.commands = commands;
         this.nearCopy = nearCopy;
-        this.events = new KeyCheck.Events() {
+        this.events = events(state, nearCopy, refresher);
+    }
+
+    /** What a check reports: to the stored state, and the blocks and keys it read to the copy when there is one. */
+    private static KeyCheck.Events events(RedisStoredState state, @Nullable RedisNearCopy nearCopy,
+            Executor refresher) {
+        return new KeyCheck.Events() {
             @Override
             public void bitmapMissing(Generation seen) {
                 state.bitmapMissing(seen);
@@ -51,12 +58,16 @@ final class RedisBitReader {
 
             @Override
             public void blockRead(Generation seen, long block, byte[] bytes) {
-                nearCopy.learnBlock(seen, block, bytes);
+                if (nearCopy != null) {
+                    nearCopy.learnBlock(seen, block, bytes);
+                }
             }
 
             @Override
             public void keyHeld(Generation seen, Object key) {
-                nearCopy.learnKey(seen, key); // all its positions are in Redis
+                if (nearCopy != null) {
+                    nearCopy.learnKey(seen, key); // all its positions are in Redis
+                }
             }
         };
     }
@@ -66,11 +77,14 @@ final class RedisBitReader {
         if (current.live == null) {
             return true;
         }
-        Boolean copied = fromCopy(current, key);
-        if (copied != null) {
-            return copied;
+        RedisNearCopy copy = nearCopy;
+        if (copy != null) {
+            Boolean copied = fromCopy(copy, current, key);
+            if (copied != null) {
+                return copied;
+            }
+            copy.sent(1);
         }
-        nearCopy.sent(1);
         Generation live = current.generation;
         if (live == null || !live.readable()) {
             return true;
@@ -94,11 +108,11 @@ final class RedisBitReader {
      * The near copy's answer: {@code true} when it holds the key, the answer after a barrier when it is in step,
      * {@code null} when Redis must answer.
      */
-    private @Nullable Boolean fromCopy(RedisFilterView current, Object key) {
-        if (nearCopy.holds(current, key)) {
+    private @Nullable Boolean fromCopy(RedisNearCopy copy, RedisFilterView current, Object key) {
+        if (copy.holds(current, key)) {
             return true;
         }
-        RedisOrderedCheck ordered = nearCopy.ordered(current);
+        RedisOrderedCheck ordered = copy.ordered(current);
         if (ordered == null) {
             return null;
         }
@@ -114,10 +128,11 @@ final class RedisBitReader {
 
     public CompletableFuture<Boolean> mightContainAsync(Object key) {
         RedisFilterView current = state.view();
-        if (current.live == null || nearCopy.holds(current, key)) {
+        RedisNearCopy copy = nearCopy;
+        if (current.live == null || (copy != null && copy.holds(current, key))) {
             return CompletableFuture.completedFuture(true);
         }
-        RedisOrderedCheck ordered = nearCopy.ordered(current);
+        RedisOrderedCheck ordered = (copy != null) ? copy.ordered(current) : null;
         if (ordered == null) {
             return readAsync(current, key);
         }
@@ -128,7 +143,9 @@ final class RedisBitReader {
 
     /** The key's block (every layer's, for a filter that grows by layers) read in Redis. */
     private CompletableFuture<Boolean> readAsync(RedisFilterView current, Object key) {
-        nearCopy.sent(1);
+        if (nearCopy != null) {
+            nearCopy.sent(1);
+        }
         Generation live = current.generation;
         if (live == null || !live.readable()) {
             return CompletableFuture.completedFuture(true);
@@ -163,8 +180,12 @@ final class RedisBitReader {
             Arrays.fill(answers, true);
             return answers;
         }
-        boolean[] held = nearCopy.holdsAll(current, checked);
-        RedisOrderedCheck ordered = nearCopy.ordered(current);
+        RedisNearCopy copy = nearCopy;
+        if (copy == null) {
+            return live.checkAll(checked, new boolean[checked.size()], commands, events);
+        }
+        boolean[] held = copy.holdsAll(current, checked);
+        RedisOrderedCheck ordered = copy.ordered(current);
         if (ordered != null) {
             boolean[] copied = afterBarrier(ordered, checked, held);
             if (copied != null) {
@@ -175,7 +196,7 @@ final class RedisBitReader {
         for (boolean hit : held) {
             lacking += hit ? 0 : 1; // the near copy holds the others: only these go to Redis
         }
-        nearCopy.sent(lacking);
+        copy.sent(lacking);
         return live.checkAll(checked, held, commands, events);
     }
 

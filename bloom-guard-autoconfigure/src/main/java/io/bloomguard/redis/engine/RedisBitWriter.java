@@ -8,6 +8,8 @@ import io.bloomguard.redis.kind.RedisFilterKeys;
 import io.bloomguard.redis.kind.RedisKind;
 import io.bloomguard.redis.kind.ScriptCall;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -31,10 +33,11 @@ final class RedisBitWriter {
     private final RedisFilterKeys keys;
     private final RedisStoredState state;
     private final RedisFilterCommands commands;
-    private final RedisNearCopy nearCopy;
+    /** {@code null} when the filter keeps no copy. */
+    private final @Nullable RedisNearCopy nearCopy;
 
     public RedisBitWriter(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands,
-            RedisNearCopy nearCopy) {
+            @Nullable RedisNearCopy nearCopy) {
         this.keys = keys;
         this.state = state;
         this.commands = commands;
@@ -73,7 +76,9 @@ final class RedisBitWriter {
             remaining.forEach(adds::add);
             // Before Redis has them: a local bit only ever lets a call through (see RedisNearCopy), and this
             // instance's next check of the key needs no round trip.
-            nearCopy.learnKeys(current, remaining);
+            if (nearCopy != null) {
+                nearCopy.learnKeys(current, remaining);
+            }
             List<ScriptCall> calls = adds.calls();
             List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size());
             for (ScriptCall call : calls) {

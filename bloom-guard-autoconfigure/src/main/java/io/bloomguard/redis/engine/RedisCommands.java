@@ -30,7 +30,7 @@ final class RedisCommands {
     private final @Nullable CircuitBreaker breaker;
     /** {@code System.nanoTime()} after which a last attempt waits for no more replies. */
     private final long deadline;
-    /** Told of every reply and every failure: a filter's {@link io.bloomguard.redis.engine.RedisAccessState}. */
+    /** Told of every reply and every failure: a filter's {@link RedisAccessState}. */
     private final Outcomes outcomes;
 
     public RedisCommands(Supplier<RedisPort> port, CircuitBreaker breaker) {
@@ -153,7 +153,7 @@ final class RedisCommands {
 
     /**
      * Sends a command past the breaker, without counting it towards opening it, and completes once it is answered
-     * within {@code timeout}: that reply closes the breaker, since Redis answers again. For the {@link io.bloomguard.redis.engine.RecoveryProbe}.
+     * within {@code timeout}: that reply closes the breaker, since Redis answers again. For the {@link RecoveryProbe}.
      */
     public CompletableFuture<Void> probe(Function<RedisPort, CompletableFuture<?>> command, Duration timeout) {
         CompletableFuture<?> reply;

@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 /**
  * How one filter's commands reach Redis: single-key checks through the checks' circuit breaker within the check
  * timeout, every other command through the other breaker within the command timeout ({@link RedisCommands} waits
- * and counts), each outcome told to the filter's {@link io.bloomguard.redis.engine.RedisAccessState}.
+ * and counts), each outcome told to the filter's {@link RedisAccessState}.
  *
  * <p>A closed filter makes a last attempt to hand Redis what it still owes, since nothing will later: the commands
  * a thread sends while it runs {@link #lastAttempt} or {@link #within} go past the breaker (open, perhaps, for a

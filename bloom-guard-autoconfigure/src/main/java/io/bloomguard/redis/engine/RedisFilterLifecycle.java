@@ -38,7 +38,8 @@ final class RedisFilterLifecycle {
     private final RedisAccessCheck accessCheck;
     private final RedisFilterCommands commands;
     private final RedisStoredState state;
-    private final RedisNearCopy nearCopy;
+    /** {@code null} when the filter keeps no copy. */
+    private final @Nullable RedisNearCopy nearCopy;
     private final RedisOutageBuffer outage;
     private final RedisFilterLoader loader;
     private final RedisFillEstimate fill;
@@ -49,10 +50,10 @@ final class RedisFilterLifecycle {
     /** Set when the start could not reach Redis: until it has, the filter is {@code UNREACHABLE}. */
     private volatile boolean unreachableAtStart;
 
-    public RedisFilterLifecycle(String name, Duration refreshInterval, RedisAccessState access, RedisAccessCheck accessCheck,
-            RedisFilterCommands commands, RedisStoredState state, RedisNearCopy nearCopy, RedisOutageBuffer outage,
-            RedisFilterLoader loader, RedisFillEstimate fill, ScheduledExecutorService scheduler,
-            Runnable waitForRedis) {
+    RedisFilterLifecycle(String name, Duration refreshInterval, RedisAccessState access, RedisAccessCheck accessCheck,
+            RedisFilterCommands commands, RedisStoredState state, @Nullable RedisNearCopy nearCopy,
+            RedisOutageBuffer outage, RedisFilterLoader loader, RedisFillEstimate fill,
+            ScheduledExecutorService scheduler, Runnable waitForRedis) {
         this.name = name;
         this.refreshInterval = refreshInterval;
         this.access = access;
@@ -80,7 +81,9 @@ final class RedisFilterLifecycle {
                 case MISMATCHED -> StartOutcome.MISMATCHED;
                 default -> (keys != null) ? loader.loadAtStart() : waitForALoader();
             };
-            nearCopy.follow(state.view()); // starts reading the copy now, not one refresh interval later
+            if (nearCopy != null) {
+                nearCopy.follow(state.view()); // starts reading the copy now, not one refresh interval later
+            }
             return outcome;
         }
         catch (RedisAccessDeniedException ex) {
@@ -141,7 +144,9 @@ final class RedisFilterLifecycle {
                 verifyAccess(); // throws while Redis refuses a command
             }
             state.refresh();
-            nearCopy.follow(state.view());
+            if (nearCopy != null) {
+                nearCopy.follow(state.view());
+            }
             fill.refreshIfDue();
             outage.deliver();
             loader.buildIfNeeded();
@@ -229,7 +234,9 @@ final class RedisFilterLifecycle {
         if (task != null) {
             task.cancel(false);
         }
-        nearCopy.close();
+        if (nearCopy != null) {
+            nearCopy.close();
+        }
         commands.within(lastAttempt, outage::deliverOwed);
     }
 }

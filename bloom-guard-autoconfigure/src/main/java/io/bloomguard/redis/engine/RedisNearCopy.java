@@ -39,7 +39,6 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class RedisNearCopy {
 
-    private final boolean enabled;
     /** Reads the copy whole, in the background. */
     private final RedisWholeRead wholeRead;
     /** With {@code redis.near-copy: ordered}: keeps the copy in step, to answer absent keys too; else {@code null}. */
@@ -51,23 +50,21 @@ final class RedisNearCopy {
     private final LongAdder sentToRedis = new LongAdder();
 
     /**
-     * @param enabled    whether the filter keeps a copy; when not, every method does nothing and no copy is held
      * @param inStep     with one, the copy is kept in step with Redis and answers absent keys too; {@code null}
      *                   leaves them to Redis
      * @param configured the configured generation, whose size the startup heap check counted; a copy is held of a
      *                   live generation of that size, or of the size it grew to ({@code growth: rebuild})
      * @param reads      where whole reads run, away from the maintenance thread the backend's filters share
      */
-    public RedisNearCopy(boolean enabled, @Nullable RedisCopyInStep inStep, String name, RedisFilterIdentity configured,
+    RedisNearCopy(@Nullable RedisCopyInStep inStep, String name, RedisFilterIdentity configured,
             RedisFilterCommands commands, Executor reads, Duration refreshInterval) {
         long maxBlocks = configured.layout().maxLocalBlocks();
-        if (enabled && configured.blockCount() > maxBlocks) {
+        if (configured.blockCount() > maxBlocks) {
             throw new IllegalArgumentException("Filter '" + name + "': a near copy is held in the heap, which takes"
                     + " at most " + maxBlocks + " blocks (16 GiB); " + configured.fingerprintWithoutSeed() + " needs "
                     + configured.blockCount());
         }
-        this.enabled = enabled;
-        this.inStep = enabled ? inStep : null;
+        this.inStep = inStep;
         this.wholeRead = new RedisWholeRead(this.inStep, name, commands, reads, refreshInterval, () -> copy);
     }
 
@@ -85,9 +82,6 @@ final class RedisNearCopy {
      * round trip. {@code false} sends the check to Redis, as does a copy still being read or of another build.
      */
     public boolean holds(RedisFilterView view, Object key) {
-        if (!enabled) {
-            return false;
-        }
         RedisCopiedBuild current = answeringFor(view);
         if (current != null && current.bits.mightContain(key)) {
             answeredHere.increment();
@@ -98,16 +92,11 @@ final class RedisNearCopy {
 
     /** Counts keys the copy could not answer, sent to Redis. */
     public void sent(int keys) {
-        if (enabled) {
-            sentToRedis.add(keys);
-        }
+        sentToRedis.add(keys);
     }
 
     /** {@link #holds} for each key; all {@code false} while the copy does not answer for {@code view}. */
     public boolean[] holdsAll(RedisFilterView view, List<?> keys) {
-        if (!enabled) {
-            return new boolean[keys.size()];
-        }
         RedisCopiedBuild current = answeringFor(view);
         if (current == null) {
             return new boolean[keys.size()];
@@ -156,7 +145,7 @@ final class RedisNearCopy {
      * the old one), or reads the held one again when it is due.
      */
     public void follow(RedisFilterView view) {
-        if (!enabled || closed) {
+        if (closed) {
             return;
         }
         RedisFilterIdentity live = view.live;
@@ -190,11 +179,8 @@ final class RedisNearCopy {
         copy = null;
     }
 
-    /** What the endpoint shows; {@code null} when the filter keeps no copy. */
-    public SharedFilterDetails.@Nullable NearCopy details() {
-        if (!enabled) {
-            return null;
-        }
+    /** What the endpoint shows. */
+    public SharedFilterDetails.NearCopy details() {
         RedisCopiedBuild current = copy;
         boolean barrier = inStep != null && inStep.inStep(current);
         return new SharedFilterDetails.NearCopy(

@@ -6,7 +6,7 @@ import io.bloomguard.redis.port.LuaScript;
 
 /**
  * A kind whose generations are {@link io.bloomguard.core.BlockedBloomLayout blocks} of positions split over shards,
- * named by a {@link io.bloomguard.redis.kind.RedisFilterIdentity}: what the identity needs of its kind to name and
+ * named by a {@link RedisFilterIdentity}: what the identity needs of its kind to name and
  * size a generation. The fingerprint suffix and the {@code type} field are stored data: they never change.
  */
 public abstract class BlockKind implements RedisKind {
