@@ -4,7 +4,6 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.redis.kind.Generation;
 import io.bloomguard.redis.kind.RedisFilterIdentity;
-import io.bloomguard.redis.kind.RedisFilterKeys;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 final class RedisFilterView {
 
     public static final RedisFilterView NOT_STARTED = new RedisFilterView(SharedFilterStatus.NOT_STARTED, null, null,
-            null, 1, null, null, null, null, 0L, false, null);
+            null, 1, null, null, null, null, 0L, false);
 
     public final SharedFilterStatus status;
     public final @Nullable RedisFilterIdentity live;
@@ -45,8 +44,6 @@ final class RedisFilterView {
      * swaps in. See {@link io.bloomguard.core.RebuildableBloomFilter#buildEpoch()}.
      */
     public final long epoch;
-    /** Names of the live bitmaps, one per shard: computed once rather than per check. */
-    public final String[] liveKeys;
     /** The live generation opened by its kind, when there is one ({@link #live}): what checks read. */
     public final @Nullable Generation generation;
     /** The metadata's count of layers (1 unless the filter grows by layers): what {@link #generation} was opened with. */
@@ -61,7 +58,7 @@ final class RedisFilterView {
     RedisFilterView(SharedFilterStatus status, @Nullable RedisFilterIdentity live,
             @Nullable RedisFilterIdentity liveNamed, @Nullable FilterSizing liveSizing, int layerCount,
             @Nullable Generation generation, @Nullable RedisFilterIdentity next, @Nullable String storeStale,
-            @Nullable String liveBuild, long epoch, boolean stored, @Nullable RedisFilterKeys keys) {
+            @Nullable String liveBuild, long epoch, boolean stored) {
         this.status = status;
         this.epoch = epoch;
         this.stored = stored;
@@ -73,15 +70,11 @@ final class RedisFilterView {
         this.next = next;
         this.storeStale = storeStale;
         this.liveBuild = (live != null) ? liveBuild : null;
-        this.liveKeys = new String[(live != null && keys != null) ? live.shards() : 0];
-        for (int shard = 0; shard < liveKeys.length; shard++) {
-            liveKeys[shard] = keys.bits(shard, live);
-        }
     }
 
     /** The same view with another status. */
-    RedisFilterView withStatus(SharedFilterStatus changed, RedisFilterKeys keys) {
+    RedisFilterView withStatus(SharedFilterStatus changed) {
         return new RedisFilterView(changed, live, liveForAdds, liveSizing, layerCount, generation, next,
-                storeStale, liveBuild, epoch, stored, keys);
+                storeStale, liveBuild, epoch, stored);
     }
 }

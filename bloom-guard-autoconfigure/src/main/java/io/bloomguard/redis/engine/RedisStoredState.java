@@ -132,7 +132,7 @@ final class RedisStoredState {
         boolean stored = liveNamed != null || meta.containsKey("live") || meta.containsKey("generation")
                 || meta.containsKey(LOST_AT);
         RedisFilterView updated = new RedisFilterView(status, live, liveNamed, liveSizing, layerCount, generation,
-                next, stale, liveBuild, epochOf(meta), stored, keys);
+                next, stale, liveBuild, epochOf(meta), stored);
         RedisFilterView previous;
         synchronized (this) {
             if (begun < viewRefresh) {
@@ -296,7 +296,7 @@ final class RedisStoredState {
             if (current.status != SharedFilterStatus.READY || live == null || !live.sameBuild(seen)) {
                 return;
             }
-            missing = current.withStatus(SharedFilterStatus.MISSING, keys);
+            missing = current.withStatus(SharedFilterStatus.MISSING);
             view = missing;
             // A refresh still under way may have read the bitmap before it went: only one begun from now on counts.
             viewRefresh = refreshesBegun.incrementAndGet();
