@@ -318,13 +318,13 @@ public final class RedisBloomFilter implements SharedBloomFilter {
         return engine.capacity();
     }
 
-    /** See {@link RedisFillEstimate#layerSetBits()}. */
+    /** Bits set as last read when it grows by layers (the newest layer's count is kept beside it); empty otherwise. */
     @Override
     public OptionalLong countedSetBits() {
         return engine.countedSetBits();
     }
 
-    /** Whether it grows by layers ({@code growth: scale}); see {@link Layers}. */
+    /** Whether it grows by layers ({@code growth: scale}); each layer a bitmap of its own beside the first. */
     public boolean layered() {
         return engine.layered();
     }

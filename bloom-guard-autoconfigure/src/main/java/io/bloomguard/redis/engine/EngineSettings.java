@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * What the engine reads of {@code bloom-guard.redis.*}: the backend's settings as validated and mapped by
  * {@link io.bloomguard.redis.RedisFilterBackend}, so that the engine depends on none of the API's types. See
- * {@link io.bloomguard.redis.EngineSettings} for what each means.
+ * {@link io.bloomguard.redis.RedisBackendSettings} for what each means.
  */
 public record EngineSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout, Breaker breaker,
         Duration lockTtl, Duration refreshInterval, int pendingAddsLimit, Duration rebuildGrace,
@@ -19,7 +19,7 @@ public record EngineSettings(String keyPrefix, Duration checkTimeout, Duration c
         return commandTimeout.multipliedBy(3);
     }
 
-    /** When a circuit breaker opens and retries: see {@link io.bloomguard.redis.EngineSettings.Breaker}. */
+    /** When a circuit breaker opens and retries: see {@link io.bloomguard.redis.RedisBreakerSettings}. */
     public record Breaker(int failureRatePercent, int minimumCalls, Duration window, Duration openWait) {
     }
 }
