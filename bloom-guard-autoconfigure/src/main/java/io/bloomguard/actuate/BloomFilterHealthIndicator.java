@@ -28,6 +28,9 @@ import java.util.Locale;
  * a shared store.
  *
  * <p>Usage: {@code CompositeHealthContributor.fromMap(filtersByName, BloomFilterHealthIndicator::new)}
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class BloomFilterHealthIndicator implements HealthIndicator {
 

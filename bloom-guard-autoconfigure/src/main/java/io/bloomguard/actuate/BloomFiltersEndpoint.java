@@ -26,6 +26,8 @@ import java.util.stream.Collectors;
  * {@code {"action":"test","key":"42"}}.
  *
  * <p>Its bodies are the descriptor records below; {@link FilterDescription} reads a filter into them.
+ *
+ * @since 0.1.0
  */
 @Endpoint(id = "bloomfilters")
 public class BloomFiltersEndpoint {

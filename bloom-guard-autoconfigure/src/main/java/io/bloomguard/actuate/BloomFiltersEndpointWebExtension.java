@@ -18,6 +18,9 @@ import java.util.List;
  * rebuild (now or at all), 503 when its store cannot be reached.
  *
  * <p>Usage: the auto-configuration declares it next to the endpoint when the endpoint is exposed over HTTP.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 @EndpointWebExtension(endpoint = BloomFiltersEndpoint.class)
 public class BloomFiltersEndpointWebExtension {

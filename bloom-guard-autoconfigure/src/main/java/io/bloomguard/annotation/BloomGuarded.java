@@ -30,6 +30,8 @@ import java.lang.annotation.Target;
  * @BloomGuarded(filter = "skus", key = "#skus", elementKey = "#tenant + ':' + #e")
  * List<Product> findByTenantAndSkuIn(String tenant, List<String> skus);
  * }</pre>
+ *
+ * @since 0.1.0
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

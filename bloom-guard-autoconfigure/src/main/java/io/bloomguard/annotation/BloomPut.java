@@ -22,6 +22,8 @@ import java.lang.annotation.Target;
  * before that (no transaction, say), lookups this instance's filter answers "absent" meanwhile wait for the put.
  * A key that yields a collection or an array puts each element. If
  * the method throws, a key put before it ran stays (a false positive, never a false negative).
+ *
+ * @since 0.1.0
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

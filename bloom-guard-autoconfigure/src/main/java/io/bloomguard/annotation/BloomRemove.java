@@ -39,6 +39,8 @@ import java.lang.annotation.Target;
  * record "not found". Spring Data's {@code deleteAllById} and {@code deleteAll} call {@code deleteById} and
  * {@code delete} inside the repository, where no proxy sees them. A plain Bloom filter cannot remove, and a
  * {@code @BloomRemove} on one stops startup.
+ *
+ * @since 0.1.0
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

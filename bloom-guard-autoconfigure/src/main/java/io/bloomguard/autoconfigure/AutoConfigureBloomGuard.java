@@ -22,6 +22,8 @@ import java.lang.annotation.Target;
  *
  * The auto-configuration it imports is listed in
  * {@code META-INF/spring/io.bloomguard.autoconfigure.AutoConfigureBloomGuard.imports}.
+ *
+ * @since 0.1.0
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

@@ -63,6 +63,9 @@ import javax.sql.DataSource;
 @AutoConfiguration(afterName = { "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
         "org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration",
         "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
+/**
+ * @since 0.1.0
+ */
 @Import(RedisBackendConfiguration.class)
 @ImportRuntimeHints(BloomGuardRuntimeHints.class)
 public final class BloomGuardAutoConfiguration {

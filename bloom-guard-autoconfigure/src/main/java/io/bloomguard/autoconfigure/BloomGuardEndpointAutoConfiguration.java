@@ -16,6 +16,8 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * The {@code bloomfilters} actuator endpoint, when the application has Spring Boot's actuator and the endpoint is
  * available (enabled and exposed: over HTTP only once {@code management.endpoints.web.exposure.include} names it),
  * and its web extension (HTTP statuses) when it is exposed over HTTP.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class)
 @ConditionalOnClass(ConditionalOnAvailableEndpoint.class)

@@ -19,6 +19,8 @@ import java.util.Map;
 /**
  * The {@code bloomFilters} health contributor, one {@link BloomFilterHealthIndicator} per filter, when the application
  * has Spring Boot's health module; {@code management.health.bloomfilters.enabled=false} switches it off.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class)
 @ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })

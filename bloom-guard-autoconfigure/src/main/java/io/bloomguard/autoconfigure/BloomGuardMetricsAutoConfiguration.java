@@ -16,6 +16,9 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class,
         afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
                 "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
+/**
+ * @since 0.1.0
+ */
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean({ MeterRegistry.class, BloomFilterRegistry.class })
 public final class BloomGuardMetricsAutoConfiguration {

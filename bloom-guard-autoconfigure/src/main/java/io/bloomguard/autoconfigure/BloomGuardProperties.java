@@ -23,6 +23,9 @@ import java.util.Map;
  *       preload:
  *         sql: "SELECT id FROM users"
  * </pre>
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 @ConfigurationProperties(prefix = "bloom-guard", ignoreUnknownFields = false)
 public class BloomGuardProperties {

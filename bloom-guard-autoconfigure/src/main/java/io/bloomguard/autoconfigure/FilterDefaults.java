@@ -12,6 +12,9 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
  * {@code bloom-guard.defaults.*}: what every filter inherits. Each setting here has a nullable twin in
  * {@link FilterProperties}, and {@link FilterSpecResolver} takes the filter's own value over this one; a new
  * inherited setting goes in all three.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public class FilterDefaults {
 

@@ -13,6 +13,9 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
 /**
  * {@code bloom-guard.filters.<name>.*}: one filter. A value left unset (null) comes from the same setting in
  * {@link FilterDefaults}; preload and redis are the filter's alone.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public class FilterProperties {
 

@@ -2,7 +2,12 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.core.NearCopyMode;
 
-/** {@code bloom-guard.filters.<name>.redis.*}: Redis settings of one filter. */
+/**
+ * {@code bloom-guard.filters.<name>.redis.*}: Redis settings of one filter.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
+ */
 public class FilterRedisProperties {
 
     /**

@@ -1,6 +1,10 @@
 package io.bloomguard.autoconfigure;
 
-/** A {@code bloom-guard.*} value the application cannot start with. */
+/**
+ * A {@code bloom-guard.*} value the application cannot start with.
+ *
+ * @since 0.1.0
+ */
 public class InvalidBloomGuardPropertyException extends IllegalStateException {
 
     private final String property;

@@ -2,7 +2,12 @@ package io.bloomguard.autoconfigure;
 
 import org.jspecify.annotations.Nullable;
 
-/** {@code bloom-guard.filters.<name>.preload.*}: the zero-code preload. */
+/**
+ * {@code bloom-guard.filters.<name>.preload.*}: the zero-code preload.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
+ */
 public class PreloadProperties {
 
     /**

@@ -5,6 +5,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * {@code rebuild.*} of {@code bloom-guard.defaults} and of each filter: when a filter is rebuilt from its key source on
  * a schedule, dropping deleted keys.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public class RebuildProperties {
 

@@ -5,6 +5,9 @@ import java.time.Duration;
 /**
  * {@code bloom-guard.redis.*}: the redis backend, one filter shared by every instance through the application's
  * RedisConnectionFactory. Checked by {@link RedisSettingsResolver#resolve} when the backend is created.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public class RedisBackendProperties {
 

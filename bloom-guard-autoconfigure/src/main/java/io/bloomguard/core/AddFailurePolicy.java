@@ -4,6 +4,8 @@ package io.bloomguard.core;
  * What a write does when its key cannot reach a shared filter's store (Redis down, frozen, or its circuit breaker
  * open): the choice between keeping writes available and keeping every instance right.
  * {@code bloom-guard.filters.<name>.on-add-failure}.
+ *
+ * @since 0.1.0
  */
 public enum AddFailurePolicy {
 

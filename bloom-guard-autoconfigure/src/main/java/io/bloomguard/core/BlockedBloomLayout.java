@@ -16,6 +16,9 @@ package io.bloomguard.core;
  * <p>Bit {@code b} of the filter is bit {@code b % 64} (least significant first) of 64-bit word
  * {@code b / 64}. Every backend computes the same bit numbers for the same (key, seed, block count,
  * {@code k}); how a backend stores a bit number is its own business.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class BlockedBloomLayout {
 

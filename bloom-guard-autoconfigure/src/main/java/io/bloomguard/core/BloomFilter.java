@@ -9,6 +9,8 @@ import java.util.List;
  * <p>Usage: {@code if (!users.mightContain(id)) return Optional.empty();}
  *
  * <p>Implementations are safe for any number of threads putting and checking at once.
+ *
+ * @since 0.1.0
  */
 public interface BloomFilter {
 

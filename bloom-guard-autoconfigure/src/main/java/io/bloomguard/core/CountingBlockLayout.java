@@ -21,6 +21,9 @@ package io.bloomguard.core;
  * as a false positive until the next rebuild.
  *
  * <p>Usage: {@code int word = CountingBlockLayout.wordInBlock(probe); int shift = CountingBlockLayout.shiftInWord(probe);}
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class CountingBlockLayout {
 

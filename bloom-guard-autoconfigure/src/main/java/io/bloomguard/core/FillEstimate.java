@@ -16,6 +16,8 @@ import java.time.Instant;
  * @param asOf                    when the store answered with them; {@code null} when it has not yet
  * @param stale                   whether the store could not be read since (unreachable, or refusing this
  *                                instance): the values are the last known ones
+ *
+ * @since 0.1.0
  */
 public record FillEstimate(long approximateElementCount, double expectedFpp, @Nullable Instant asOf, boolean stale) {
 

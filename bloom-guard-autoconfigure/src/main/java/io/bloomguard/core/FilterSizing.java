@@ -18,6 +18,8 @@ package io.bloomguard.core;
  * @param errorRate    target false-positive probability at {@code n} keys ({@code ε})
  * @param blockCount   number of {@value BlockedBloomLayout#BLOCK_BITS}-bit blocks
  * @param hashCount    bits set per key ({@code k})
+ *
+ * @since 0.1.0
  */
 public record FilterSizing(long expectedSize, double errorRate, long blockCount, int hashCount) {
 

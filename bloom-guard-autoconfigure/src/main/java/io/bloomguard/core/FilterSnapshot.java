@@ -9,10 +9,13 @@ import java.util.Arrays;
  *
  * <p>Usage: {@code RedisBloomFilter shared = ...; shared.importSnapshot(local.exportSnapshot());}
  *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ *
  * @param layoutVersion {@link BlockedBloomLayout#VERSION} the bits were written with
  * @param sizing        size the bits were written with
  * @param seed          hash seed the bits were written with
  * @param words         the bits, {@code sizing.bitSize() / 64} words
+ * @hidden
  */
 public record FilterSnapshot(int layoutVersion, FilterSizing sizing, int seed, long[] words) {
 

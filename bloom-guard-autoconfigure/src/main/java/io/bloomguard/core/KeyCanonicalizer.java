@@ -24,6 +24,9 @@ import java.util.UUID;
  * <p>Other types are refused: a key expression (or a conversion in the caller) must turn them into one of
  * these. {@code KeyCanonicalizerTest} pins the encoding with golden vectors, because changing it would make
  * every stored filter miss its keys.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class KeyCanonicalizer {
 

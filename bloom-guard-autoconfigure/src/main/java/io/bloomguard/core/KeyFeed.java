@@ -8,6 +8,8 @@ import java.util.function.Consumer;
  * filter electing one loader, a rebuild) reads. Each call reads the keys afresh from their sources.
  *
  * <p>Usage: {@code long keys = feed.feed(batch -> bits.putAll(batch));}
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface KeyFeed {

@@ -7,6 +7,9 @@ package io.bloomguard.core;
  * <p>Guava's {@code Hasher} allocates a buffer on every call, which dominates a Bloom filter check; this class
  * hashes a {@code long}, a UUID or a string's UTF-8 bytes straight from the value. {@code Murmur3Test} pins
  * it against Guava.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class Murmur3 {
 

@@ -3,6 +3,8 @@ package io.bloomguard.core;
 /**
  * Whether each instance keeps a copy of a shared filter's bits in its heap ({@code redis.near-copy}), and what the
  * copy answers.
+ *
+ * @since 0.1.0
  */
 public enum NearCopyMode {
 

@@ -5,6 +5,9 @@ package io.bloomguard.core;
  * deleted keys drop out, keys put meanwhile are kept, and checks are answered by the live filter throughout.
  *
  * <p>Usage: {@code filter.keySource(feed); ... long keys = filter.rebuild();}
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public interface RebuildableBloomFilter extends BloomFilter {
 

@@ -18,8 +18,11 @@ package io.bloomguard.core;
  *
  * <p>Usage: {@code FilterSizing first = ScalableSizing.of(1_000_000, 0.01).layer(0);}
  *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ *
  * @param expectedSize keys the first layer is sized for ({@code n})
  * @param errorRate    false-positive probability of all layers together, whatever their number ({@code ε})
+ * @hidden
  */
 public record ScalableSizing(long expectedSize, double errorRate) {
 

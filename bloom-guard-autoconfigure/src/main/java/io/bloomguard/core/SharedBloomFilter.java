@@ -6,6 +6,8 @@ package io.bloomguard.core;
  * loaded, mismatched, stale): only {@link #trustedToReject()} says whether its "no" may be acted on.
  *
  * <p>Usage: {@code filter.start(feed); ... if (filter.trustedToReject() && !filter.mightContain(id)) ...}
+ *
+ * @since 0.1.0
  */
 public interface SharedBloomFilter extends RebuildableBloomFilter, AutoCloseable {
 

@@ -19,6 +19,8 @@ import java.util.List;
  * @param commandsBreakerOpen whether the circuit breaker of adds and other commands is open
  * @param shards              keys the filter's bits are split over
  * @param nearCopy            this instance's copy of the shared bits; {@code null} when the filter keeps none
+ *
+ * @since 0.1.0
  */
 public record SharedFilterDetails(@Nullable String generation, List<String> keys, boolean checksBreakerOpen,
         boolean commandsBreakerOpen, int shards, @Nullable NearCopy nearCopy) {

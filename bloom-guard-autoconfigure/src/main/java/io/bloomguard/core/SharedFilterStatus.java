@@ -3,6 +3,8 @@ package io.bloomguard.core;
 /**
  * Where a {@link SharedBloomFilter} stands, as this instance sees the shared store. Only {@link #READY} may
  * reject a key; every other status answers "might contain".
+ *
+ * @since 0.1.0
  */
 public enum SharedFilterStatus {
 

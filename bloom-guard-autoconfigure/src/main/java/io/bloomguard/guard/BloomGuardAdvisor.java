@@ -8,6 +8,9 @@ import org.springframework.aop.support.AbstractPointcutAdvisor;
  * Advisor that applies {@link BloomGuardInterceptor} to annotated methods. Ordered ahead of Spring's caching
  * and transaction advisors (which default to the lowest precedence), so a rejected key costs neither a cache
  * lookup nor a transaction.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class BloomGuardAdvisor extends AbstractPointcutAdvisor {
 

@@ -20,6 +20,9 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * when it is subscribed to. Every rule of the decision (the key, when the answer decides the call, what is counted and
  * observed) is the decision's. A Kotlin {@code suspend} function or {@code Flow} result takes the reactive path too, as the
  * Reactor call it is behind the proxy ({@code CoroutineCalls}).
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class BloomGuardInterceptor implements MethodInterceptor, SmartInitializingSingleton {
 

@@ -27,6 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * once, so a mistake anywhere stops startup instead of surfacing on the first call: an unknown filter, a key
  * expression that does not parse or names a missing parameter, a default key on a method that has no single
  * parameter or whose parameter type has no canonical key form, and a return type with no empty value.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class BloomOperationSource {
 

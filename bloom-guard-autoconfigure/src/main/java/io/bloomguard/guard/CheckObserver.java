@@ -10,6 +10,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Usage: {@code new BloomGuardInterceptor(source, observerProvider)}; the auto-configuration gives the guard the
  * application's {@code CheckObserver} bean, if any.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public interface CheckObserver {
 

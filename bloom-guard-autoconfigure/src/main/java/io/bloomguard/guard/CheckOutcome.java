@@ -6,6 +6,9 @@ import java.util.Locale;
  * What the guard did with a call it was asked to check, as a {@link CheckObserver} is told: the outcomes of the
  * {@code bloomguard.checks} meter, and two that meter does not count as checks (a shadow rejection, a failed check
  * that was thrown).
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public enum CheckOutcome {
 

@@ -3,6 +3,8 @@ package io.bloomguard.guard;
 /**
  * A {@code @BloomGuarded}, {@code @BloomPut} or {@code @BloomRemove} that cannot work as written: the application must
  * not start with it. The failure analyzer turns it into a startup report.
+ *
+ * @since 0.1.0
  */
 public class InvalidBloomAnnotationException extends IllegalStateException {
 

@@ -17,6 +17,9 @@ import java.lang.reflect.Method;
  * transaction advisor and, at equal precedence, runs inside it. Spring Data repositories are left out: their
  * transaction is begun inside the repository's own proxy, where a repository proxy post-processor places the
  * same interceptor.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class KeysInTransactionAdvisor extends AbstractPointcutAdvisor {
 

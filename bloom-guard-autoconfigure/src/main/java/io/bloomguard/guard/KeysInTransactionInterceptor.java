@@ -22,6 +22,9 @@ import java.util.function.Function;
  * {@code on-add-failure: fail} or {@code on-backend-failure: throw} fails the method, whose transaction then rolls
  * back by its own rules. Placed inside the transaction interceptor by {@link KeysInTransactionAdvisor} on classes and
  * by a repository proxy post-processor on Spring Data repositories.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class KeysInTransactionInterceptor implements MethodInterceptor {
 

@@ -13,6 +13,9 @@ import org.springframework.data.repository.Repository;
  * that nothing injects at startup, or one of Spring Data's lazy bootstrap mode, would otherwise start with a
  * misspelled filter name and fail on its first call, and the preload's "no key source" warning would not know
  * the methods it guards. The interface is read from the bean definition; the repository is not created.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class RepositoryAnnotationValidator implements SmartInitializingSingleton {
 

@@ -25,6 +25,9 @@ import java.lang.reflect.Method;
  * added here sits inside the transaction interceptor (and inside the one that publishes domain events, which
  * then find the key in place). A repository made some other way (built in code from a repository factory) has
  * no such place, and its records would be written without their keys: it is refused.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class RepositoryKeysInTransactionPostProcessor implements BeanPostProcessor, PriorityOrdered {
 

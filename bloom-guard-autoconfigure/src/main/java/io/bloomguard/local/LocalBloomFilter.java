@@ -16,6 +16,9 @@ import java.util.List;
  * <p>Usage: {@code BloomFilter ids = LocalBloomFilter.create(FilterSizing.of(1_000_000, 0.01));}
  *
  * <p>Checks never lock and touch one 64-byte block; puts use one atomic OR per bit that was clear.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class LocalBloomFilter implements BloomFilter {
 

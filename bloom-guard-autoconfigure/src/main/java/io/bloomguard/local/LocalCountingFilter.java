@@ -27,6 +27,9 @@ import java.util.OptionalLong;
  * that was never put (or already removed) but whose counters are all above zero (a false positive) cannot be told
  * apart from a real one: it takes counts that belong to other keys, and may make one of them absent. That is the
  * caller's mistake, and the filter cannot refuse it.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class LocalCountingFilter implements BloomFilter {
 

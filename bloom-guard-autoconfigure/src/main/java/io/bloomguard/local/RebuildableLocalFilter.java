@@ -29,6 +29,9 @@ import java.util.function.Function;
  * filter, as a false positive until the next rebuild.
  *
  * <p>Usage: {@code filter.keySource(feed); ... long keys = filter.rebuild();}
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class RebuildableLocalFilter implements RebuildableBloomFilter {
 

@@ -24,6 +24,9 @@ import java.util.OptionalLong;
  * filter does. Adding a layer allocates it on the putting thread (a moment's pause for that one put, once per
  * doubling); a layer that cannot be built (larger than a local filter may be) stops the growth, and the filter then
  * fills its newest layer past its capacity, as a filter that does not grow would.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class ScalableLocalFilter implements BloomFilter {
 

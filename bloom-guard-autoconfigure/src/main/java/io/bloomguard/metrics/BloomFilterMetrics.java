@@ -63,6 +63,9 @@ import java.util.function.ToLongFunction;
  * behind {@code fpp.expected} costs some 10 µs whatever the filter's size. Every meter holds its filter weakly.
  *
  * <p>Usage: {@code new BloomFilterMetrics(registry).bindTo(meterRegistry);} (Spring Boot binds the bean itself.)
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class BloomFilterMetrics implements MeterBinder {
 

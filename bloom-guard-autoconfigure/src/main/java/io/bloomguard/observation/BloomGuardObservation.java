@@ -9,6 +9,8 @@ import io.micrometer.observation.docs.ObservationDocumentation;
  * The observations bloom-guard makes, and their key values.
  *
  * <p>Usage: {@code BloomGuardObservation.CHECK.observation(customConvention, defaultConvention, () -> context, registry)}.
+ *
+ * @since 0.1.0
  */
 public enum BloomGuardObservation implements ObservationDocumentation {
 

@@ -8,6 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a {@link BloomGuardObservation#CHECK} observation knows of its check: the filter, and once the guard has
  * decided, the outcome and why the filter did not decide it, if it did not. Never the key.
+ *
+ * @since 0.1.0
  */
 public class BloomGuardObservationContext extends Observation.Context {
 

@@ -8,6 +8,8 @@ import io.micrometer.observation.ObservationConvention;
  * {@link DefaultBloomGuardObservationConvention}; extending it keeps what it does.
  *
  * <p>Usage: {@code @Bean BloomGuardObservationConvention checks() { return new DefaultBloomGuardObservationConvention() { ... }; }}
+ *
+ * @since 0.1.0
  */
 public interface BloomGuardObservationConvention extends ObservationConvention<BloomGuardObservationContext> {
 

@@ -13,6 +13,8 @@ import java.util.Map;
  * Names a check {@code bloomguard.check} (so its timer sits beside the {@code bloomguard.*} meters), contextually
  * {@code bloom-guard check <filter>}, with the key values {@code filter}, {@code outcome} and {@code reason}
  * ({@link CheckKeyNames}).
+ *
+ * @since 0.1.0
  */
 public class DefaultBloomGuardObservationConvention implements BloomGuardObservationConvention {
 

@@ -16,6 +16,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Usage: {@code new BloomGuardInterceptor(source, provider)} with a provider of
  * {@code new ObservationCheckObserver(registry, null)}; the auto-configuration does this.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class ObservationCheckObserver implements CheckObserver {
 

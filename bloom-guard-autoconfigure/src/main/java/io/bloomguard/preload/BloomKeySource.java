@@ -16,6 +16,8 @@ import java.util.stream.Stream;
  *     return BloomKeySource.of("users", users::streamAllIds);
  * }
  * }</pre>
+ *
+ * @since 0.1.0
  */
 public interface BloomKeySource {
 

@@ -15,6 +15,9 @@ import org.springframework.core.Ordered;
  * {@linkplain SharedBloomFilter#refusal() refusal}: it is a configuration mistake, which the auto-configuration's
  * failure analyzer explains. (A filter that cannot reach its store does not: it holds readiness instead, see
  * {@link SharedFilterReadiness}.)
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class FilterPreloadRunner implements ApplicationRunner, Ordered {
 

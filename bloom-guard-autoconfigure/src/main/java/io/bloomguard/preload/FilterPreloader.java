@@ -32,6 +32,9 @@ import java.util.function.Supplier;
  *
  * <p>Usage (what the auto-configuration runs at startup): {@code new FilterPreloader(registry, sources,
  * scope, guarded).preloadAll();}
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class FilterPreloader {
 

@@ -2,7 +2,11 @@ package io.bloomguard.preload;
 
 import java.util.function.Supplier;
 
-/** Where a key source is read: directly, or inside a transaction when the application has a transaction manager. */
+/**
+ * Where a key source is read: directly, or inside a transaction when the application has a transaction manager.
+ *
+ * @since 0.1.0
+ */
 @FunctionalInterface
 public interface KeyReadScope {
 

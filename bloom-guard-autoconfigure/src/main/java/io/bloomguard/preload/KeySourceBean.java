@@ -6,6 +6,9 @@ import java.util.stream.Stream;
  * A {@link BloomKeySource} bean, named by its bean name in the preload's log and errors ({@code bean 'userIds'}):
  * a name the user finds in their code, where its own {@code toString} is an object identity, or the same
  * {@code BloomKeySource[users]} for every source of one filter.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class KeySourceBean implements BloomKeySource {
 

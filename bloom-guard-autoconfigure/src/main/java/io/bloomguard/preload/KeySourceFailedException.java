@@ -3,6 +3,8 @@ package io.bloomguard.preload;
 /**
  * Reading one key source failed: says which source, so that the log and {@link PreloadResult#failure()} of a
  * filter with several sources point at the one to fix. Whatever the source threw is the cause.
+ *
+ * @since 0.1.0
  */
 public class KeySourceFailedException extends RuntimeException {
 

@@ -11,6 +11,8 @@ import java.time.Duration;
  * @param duration how long it took
  * @param failure  why it failed (a {@link KeySourceFailedException} naming the source, when a key source failed),
  *                 or {@code null} when it completed
+ *
+ * @since 0.1.0
  */
 public record PreloadResult(long keys, Duration duration, @Nullable Throwable failure) {
 

@@ -20,6 +20,9 @@ import java.util.TimeZone;
  * Spring's scheduling). A shared filter is rebuilt by one instance: the others find it being loaded and skip.
  *
  * <p>Usage: the auto-configuration registers it; {@code bloom-guard.filters.users.rebuild.cron: "0 0 4 * * *"}.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class ScheduledRebuilds implements SmartLifecycle {
 

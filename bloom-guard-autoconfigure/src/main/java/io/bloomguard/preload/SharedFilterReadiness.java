@@ -31,6 +31,9 @@ import java.util.stream.Collectors;
  * {@code REFUSING_TRAFFIC}, and {@code ACCEPTING_TRAFFIC} again once no filter holds it. It looks every
  * {@code bloom-guard.redis.refresh-interval}. An outage after a filter has joined its store does not hold readiness:
  * calls pass through meanwhile, and every instance would otherwise leave the load balancer at once.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class SharedFilterReadiness implements ApplicationListener<AvailabilityChangeEvent<ReadinessState>>,
         ApplicationEventPublisherAware, DisposableBean {

@@ -9,6 +9,9 @@ import javax.sql.DataSource;
 /**
  * {@code preload.sql}: the first column of every row a query returns, streamed through the application's
  * {@code DataSource} with a fetch size, so a large table is read in chunks rather than into memory.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class SqlKeySource implements BloomKeySource {
 

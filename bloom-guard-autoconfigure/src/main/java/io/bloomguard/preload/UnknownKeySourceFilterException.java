@@ -5,6 +5,8 @@ import java.util.List;
 /**
  * A key source whose {@code filter()} names a filter that is not configured: its keys would fill nothing, and the
  * application must not start with it. The failure analyzer turns it into a startup report.
+ *
+ * @since 0.1.0
  */
 public class UnknownKeySourceFilterException extends IllegalArgumentException {
 

@@ -17,6 +17,8 @@ import java.time.Duration;
  * @param probeInterval     how often, while adds or a stale mark wait for Redis to answer, it is asked whether it
  *                          does, so that they are delivered at once rather than at the next refresh
  * @param reconnectDelay    pause between attempts to open a new connection while the backend's own is down
+ *
+ * @since 0.1.0
  */
 public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout,
         RedisBreakerSettings breaker, Duration lockTtl, Duration refreshInterval, int pendingAddsLimit,

@@ -50,6 +50,8 @@ import java.util.concurrent.CompletableFuture;
  * <p>It answers for the filter, each method with its contract; none of the work is done here: it all goes through
  * the filter's {@link FilterEngine}, and what it reports of its size was read by its maintenance: none of it waits on
  * Redis.
+ *
+ * @since 0.1.0
  */
 public final class RedisBloomFilter implements SharedBloomFilter {
 

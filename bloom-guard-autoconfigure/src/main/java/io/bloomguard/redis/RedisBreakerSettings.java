@@ -15,6 +15,8 @@ import java.time.Duration;
  * @param minimumCalls       calls the window must hold before the rate counts: fewer never open it (1 or more)
  * @param window             how far back calls are counted
  * @param openWait           how long a breaker stays open before a trial call, and between trials
+ *
+ * @since 0.1.0
  */
 public record RedisBreakerSettings(int failureRatePercent, int minimumCalls, Duration window, Duration openWait) {
 

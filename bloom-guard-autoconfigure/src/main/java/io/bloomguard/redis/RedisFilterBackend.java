@@ -26,6 +26,8 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code try (RedisFilterBackend redis = new RedisFilterBackend(() -> LettuceRedisPort.connect(client),
  * RedisBackendSettings.defaults())) { RedisBloomFilter users = redis.create("users", sizing, 1); ... }}
+ *
+ * @since 0.1.0
  */
 public final class RedisFilterBackend implements AutoCloseable {
 

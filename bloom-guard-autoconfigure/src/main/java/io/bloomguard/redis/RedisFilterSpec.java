@@ -20,6 +20,8 @@ import java.security.SecureRandom;
  * @param shards       Redis strings it is split over, at least (more when one string would not hold it)
  * @param onAddFailure what puts do when Redis does not answer
  * @param nearCopy     whether this instance keeps a copy of the bits, and how it follows Redis
+ *
+ * @since 0.1.0
  */
 public record RedisFilterSpec(RedisKind kind, FilterSizing sizing, int seed, int shards,
         AddFailurePolicy onAddFailure, NearCopyMode nearCopy) {

@@ -12,6 +12,8 @@ import java.util.List;
  * The kinds of Redis filter this version stores, the one place a kind is registered: a filter is created as one of
  * them ({@link RedisFilterSpec}), and every instance recognises a stored filter of any of them, whatever it is
  * configured as (it sees another kind as another shape, {@code MISMATCHED}, rather than misreading it).
+ *
+ * @since 0.1.0
  */
 public final class RedisKinds {
 

@@ -1,6 +1,10 @@
 package io.bloomguard.registry;
 
-/** Where a filter's bits live. */
+/**
+ * Where a filter's bits live.
+ *
+ * @since 0.1.0
+ */
 public enum BackendType {
 
     /** In this JVM's memory. */

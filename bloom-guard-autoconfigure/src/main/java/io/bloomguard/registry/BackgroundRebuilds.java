@@ -14,6 +14,9 @@ import java.util.function.Supplier;
  * grow past their capacity), made when first needed: such rebuilds run one at a time, never beside each other. It
  * belongs to the registry, and so to the application context: closing it stops the thread, and a rebuild asked for
  * afterwards is not run.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class BackgroundRebuilds implements AutoCloseable {
 

@@ -8,6 +8,8 @@ import java.util.Optional;
  * the guard resolves each annotated method's filter through it once, at startup.
  *
  * <p>Usage: {@code registry.get("users").put(user.getId());}
+ *
+ * @since 0.1.0
  */
 public interface BloomFilterRegistry {
 

@@ -6,6 +6,8 @@ import org.jspecify.annotations.Nullable;
  * A {@link NamedBloomFilter}'s answer for a key ({@link NamedBloomFilter#check}): absent, might contain, or undecided,
  * with why. Only {@link #ABSENT} may be acted on as "the record does not exist"; every other answer lets the call
  * through. Constants, so that asking allocates nothing.
+ *
+ * @since 0.1.0
  */
 public enum CheckResult {
 

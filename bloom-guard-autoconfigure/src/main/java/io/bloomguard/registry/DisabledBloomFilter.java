@@ -14,6 +14,9 @@ import io.bloomguard.core.FilterSizing;
  * whose termination depends on {@code put} answering {@code false} (a crawl over links with cycles) needs its
  * own record of what it has seen while bloom-guard is off. It reports the configured sizing, and holds no bits
  * and no keys.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class DisabledBloomFilter implements BloomFilter {
 

@@ -3,7 +3,11 @@ package io.bloomguard.registry;
 import java.util.EnumMap;
 import java.util.concurrent.atomic.LongAdder;
 
-/** The live counters behind {@link FilterStats}; contention-free, so the guard can count every call. */
+/**
+ * The live counters behind {@link FilterStats}; contention-free, so the guard can count every call.
+ *
+ * @since 0.1.0
+ */
 public final class FilterCounters {
 
     private final LongAdder rejected = new LongAdder();

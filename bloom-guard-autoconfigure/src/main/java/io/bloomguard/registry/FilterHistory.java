@@ -14,6 +14,8 @@ import java.util.function.Consumer;
  * been in its state. Listeners (the meters) hear of every load as it ends.
  *
  * <p>Usage: {@code filter.history().lastPreload()}; {@code filter.history().onLoad(load -> timer.record(load.duration()))}
+ *
+ * @since 0.1.0
  */
 public final class FilterHistory {
 

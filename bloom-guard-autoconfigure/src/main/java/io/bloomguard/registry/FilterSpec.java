@@ -17,6 +17,8 @@ import org.jspecify.annotations.Nullable;
  * @param writes    what a write does when its key cannot reach the store, and whether puts alone fill it
  * @param lifecycle where its keys are read from, and when and how it is rebuilt
  * @param backend   where its bits live, with that backend's own options
+ *
+ * @since 0.1.0
  */
 public record FilterSpec(String name, Sizing sizing, GuardPolicy guard, WritePolicy writes, Lifecycle lifecycle,
         BackendOptions backend) {

@@ -10,6 +10,8 @@ import org.jspecify.annotations.Nullable;
  * cannot be with an {@link InvalidFilterSpecException} naming the property they correspond to.
  *
  * <p>Usage: {@code spec.toBuilder().expectedSize(5_000_000).redis(8, NearCopyMode.ON).build()}
+ *
+ * @since 0.1.0
  */
 public final class FilterSpecBuilder {
 

@@ -10,6 +10,8 @@ import java.util.function.Consumer;
  *
  * <p>Usage: {@code @Bean FilterSpecCustomizer users() { return FilterSpecCustomizer.of("users", spec ->
  * spec.expectedSize(userCount() * 2)); }}
+ *
+ * @since 0.1.0
  */
 public interface FilterSpecCustomizer {
 

@@ -4,6 +4,8 @@ package io.bloomguard.registry;
  * Where a filter is in its lifecycle. Only a {@link #READY} filter may reject a key; in every other state the
  * filter answers "might contain" and guarded calls pass through. A shared (Redis) filter is {@link #LOADING}
  * also while its stored bits are being loaded or rebuilt by any instance, or are missing.
+ *
+ * @since 0.1.0
  */
 public enum FilterState {
 

@@ -23,6 +23,8 @@ import java.time.Instant;
  *                             or when the store has not been read yet
  * @param estimatesStale       shared filters: whether the store could not be read since {@code estimatesAsOf}
  *                             (unreachable, or refusing this instance): the values are the last known ones
+ *
+ * @since 0.1.0
  */
 public record FilterStats(long rejected, long passed, long skipped, long falsePositives, long shadowRejections,
         long shadowFalseNegatives, long backendErrors, long puts, @Nullable Instant estimatesAsOf,

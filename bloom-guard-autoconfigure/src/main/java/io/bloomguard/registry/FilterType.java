@@ -1,6 +1,10 @@
 package io.bloomguard.registry;
 
-/** What a filter keeps per position, and so whether keys can be removed from it. */
+/**
+ * What a filter keeps per position, and so whether keys can be removed from it.
+ *
+ * @since 0.1.0
+ */
 public enum FilterType {
 
     /** A bit per position: the smallest filter; keys go in and stay until a rebuild. */

@@ -8,7 +8,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
-/** A registry of filters fixed at startup (the configuration's). */
+/**
+ * A registry of filters fixed at startup (the configuration's).
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
+ */
 public final class FixedBloomFilterRegistry implements BloomFilterRegistry {
 
     private final Map<String, NamedBloomFilter> filters;

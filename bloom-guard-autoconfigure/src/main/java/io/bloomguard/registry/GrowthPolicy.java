@@ -1,6 +1,10 @@
 package io.bloomguard.registry;
 
-/** What a filter does once it holds more keys than it was sized for, when its false-positive rate would climb. */
+/**
+ * What a filter does once it holds more keys than it was sized for, when its false-positive rate would climb.
+ *
+ * @since 0.1.0
+ */
 public enum GrowthPolicy {
 
     /** Nothing: it reports being over capacity (health, metrics, endpoint) and its false-positive rate climbs. */

@@ -11,6 +11,8 @@ import java.time.Instant;
  * @param holdBelow the share of {@code liveKeys} below which a rebuild is held back ({@code rebuild.hold-below})
  * @param at        when it was held back
  * @param putsOnly  whether it is the re-creation, empty, of a filter filled by puts alone that was stored before
+ *
+ * @since 0.1.0
  */
 public record HeldRebuild(long keysRead, long liveKeys, double holdBelow, Instant at, boolean putsOnly) {
 

@@ -4,6 +4,8 @@ package io.bloomguard.registry;
  * A {@link FilterSpec} value that cannot be, named by the property it corresponds to under
  * {@code bloom-guard.filters.<name>}: the auto-configuration reports it as that property, or as set by a
  * {@link FilterSpecCustomizer}.
+ *
+ * @since 0.1.0
  */
 public class InvalidFilterSpecException extends IllegalArgumentException {
 

@@ -31,6 +31,8 @@ import java.util.concurrent.CompletableFuture;
  * <p>Why one class of over 400 lines: it is the {@link BloomFilter} contract of one named filter, every method a line
  * or two that hands the call to the collaborator above with the filter's state; the size and fill answers were once
  * split into a superclass for the line count alone, which only made the bean two files to read.
+ *
+ * @since 0.1.0
  */
 public final class NamedBloomFilter implements BloomFilter {
 
@@ -92,7 +94,14 @@ public final class NamedBloomFilter implements BloomFilter {
         return states.reason();
     }
 
-    /** Moves the filter to another lifecycle state; a disabled filter stays disabled. */
+    /**
+     * Moves the filter to another lifecycle state; a disabled filter stays disabled.
+     *
+     * <p>Internal, not API: bloom-guard's preload, guard and endpoint drive the filter through this; an application
+     * that calls it can break what the guard promises (a lifecycle step out of turn can reject keys that exist).
+     *
+     * @hidden
+     */
     public void transitionTo(FilterState next) {
         states.transitionTo(next);
     }
@@ -102,7 +111,11 @@ public final class NamedBloomFilter implements BloomFilter {
      * {@code FAILED} set meanwhile by a write whose key did not reach the filter: a load that started before
      * that write cannot vouch for its key.
      *
+     * <p>Internal, not API: bloom-guard's preload, guard and endpoint drive the filter through this; an application
+     * that calls it can break what the guard promises (a lifecycle step out of turn can reject keys that exist).
+     *
      * @return whether the filter is now ready
+     * @hidden
      */
     public boolean finishLoading() {
         boolean ready = states.finishLoading();
@@ -120,7 +133,11 @@ public final class NamedBloomFilter implements BloomFilter {
      * filter turns {@code FAILED} and lets every call through until it has rebuilt itself from its key source in
      * the background (with none, until the application restarts).
      *
+     * <p>Internal, not API: bloom-guard's preload, guard and endpoint drive the filter through this; an application
+     * that calls it can break what the guard promises (a lifecycle step out of turn can reject keys that exist).
+     *
      * @return whether the filter recovers by itself (a rebuild from its key source)
+     * @hidden
      */
     public boolean markIncomplete(String reason) {
         return rebuilds.markIncomplete(reason);
@@ -133,7 +150,11 @@ public final class NamedBloomFilter implements BloomFilter {
      * {@code READY}; the end marks it incomplete again, so that the rebuild that makes it whole reads after the
      * commit.
      *
+     * <p>Internal, not API: bloom-guard's preload, guard and endpoint drive the filter through this; an application
+     * that calls it can break what the guard promises (a lifecycle step out of turn can reject keys that exist).
+     *
      * @return what to run once the transaction has ended (it acts once)
+     * @hidden
      */
     public Runnable holdIncomplete(String reason) {
         return rebuilds.holdIncomplete(reason);
@@ -141,6 +162,10 @@ public final class NamedBloomFilter implements BloomFilter {
 
     /**
      * The keys a rebuild of a local filter reads (a shared filter is handed its own when it starts).
+     *
+     * <p>Internal, not API: bloom-guard's preload, guard and endpoint drive the filter through this; an application
+     * that calls it can break what the guard promises (a lifecycle step out of turn can reject keys that exist).
+     * @hidden
      */
     public void keySource(KeyFeed feed) {
         rebuilds.keySource(feed);
@@ -149,6 +174,10 @@ public final class NamedBloomFilter implements BloomFilter {
     /**
      * The keys a shared filter is started with, and rebuilds from, read through the checks every rebuild passes (see
      * {@link #heldRebuild()}): {@code feed} for a filter with key sources, none for one filled by puts alone.
+     *
+     * <p>Internal, not API: bloom-guard's preload, guard and endpoint drive the filter through this; an application
+     * that calls it can break what the guard promises (a lifecycle step out of turn can reject keys that exist).
+     * @hidden
      */
     public KeyFeed sharedKeyFeed(KeyFeed feed) {
         return rebuilds.sharedKeyFeed(feed);
@@ -181,7 +210,11 @@ public final class NamedBloomFilter implements BloomFilter {
     /**
      * Starts rebuilding a {@code FAILED} local filter from its key source in the background, with back-off.
      *
+     * <p>Internal, not API: bloom-guard's preload, guard and endpoint drive the filter through this; an application
+     * that calls it can break what the guard promises (a lifecycle step out of turn can reject keys that exist).
+     *
      * @return whether it will recover by itself (a local filter with a key source)
+     * @hidden
      */
     public boolean recover() {
         return rebuilds.recover();
@@ -239,7 +272,14 @@ public final class NamedBloomFilter implements BloomFilter {
         return lifecycle.stats(counters.snapshot());
     }
 
-    /** The writes under way whose rows may be visible before their keys are in this filter. */
+    /**
+     * The writes under way whose rows may be visible before their keys are in this filter.
+     *
+     * <p>Internal, not API: bloom-guard's preload, guard and endpoint drive the filter through this; an application
+     * that calls it can break what the guard promises (a lifecycle step out of turn can reject keys that exist).
+     *
+     * @hidden
+     */
     public UnkeyedWrites unkeyedWrites() {
         return checks.unkeyedWrites();
     }
@@ -278,7 +318,14 @@ public final class NamedBloomFilter implements BloomFilter {
         return checks.checkAll(keys, inOwnWrite);
     }
 
-    /** The backend's own answer, whatever the state and the writes under way (as the endpoint's membership shows). */
+    /**
+     * The backend's own answer, whatever the state and the writes under way (as the endpoint's membership shows).
+     *
+     * <p>Internal, not API: bloom-guard's preload, guard and endpoint drive the filter through this; an application
+     * that calls it can break what the guard promises (a lifecycle step out of turn can reject keys that exist).
+     *
+     * @hidden
+     */
     public boolean backendMightContain(Object key) {
         return backend.mightContain(key);
     }
@@ -286,13 +333,24 @@ public final class NamedBloomFilter implements BloomFilter {
     /**
      * {@link #backendMightContain} without waiting on a shared store: answered at once by a local backend.
      *
+     * <p>Internal, not API: bloom-guard's preload, guard and endpoint drive the filter through this; an application
+     * that calls it can break what the guard promises (a lifecycle step out of turn can reject keys that exist).
+     *
      * @throws IllegalArgumentException for a key of an unsupported type
+     * @hidden
      */
     public CompletableFuture<Boolean> backendMightContainAsync(Object key) {
         return lifecycle.mightContainAsync(key);
     }
 
-    /** The backend's answers for many keys, in one batch (one round trip to a shared store), whatever the state. */
+    /**
+     * The backend's answers for many keys, in one batch (one round trip to a shared store), whatever the state.
+     *
+     * <p>Internal, not API: bloom-guard's preload, guard and endpoint drive the filter through this; an application
+     * that calls it can break what the guard promises (a lifecycle step out of turn can reject keys that exist).
+     *
+     * @hidden
+     */
     public boolean[] backendMightContainAll(List<?> keys) {
         return backend.mightContainAll(keys);
     }

@@ -1,6 +1,10 @@
 package io.bloomguard.registry;
 
-/** Why a guarded call went through without the filter deciding it: counted per reason, and a meter tag. */
+/**
+ * Why a guarded call went through without the filter deciding it: counted per reason, and a meter tag.
+ *
+ * @since 0.1.0
+ */
 public enum SkipReason {
 
     /** The filter is not {@code READY} (loading, failed, stale, mismatched, unreachable, refused). */

@@ -24,6 +24,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * rejected: its own row is there, and its key is not yet.
  *
  * <p>Usage: {@code Write write = writes.begin(); try { write.visible(); ... put the key ... } finally { write.end(); }}
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ *
+ * @hidden
  */
 public final class UnkeyedWrites {
 

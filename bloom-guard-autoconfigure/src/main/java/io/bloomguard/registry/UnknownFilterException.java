@@ -2,7 +2,11 @@ package io.bloomguard.registry;
 
 import java.util.Collection;
 
-/** Asked for a filter name that is not configured. */
+/**
+ * Asked for a filter name that is not configured.
+ *
+ * @since 0.1.0
+ */
 public class UnknownFilterException extends IllegalArgumentException {
 
     private final String name;

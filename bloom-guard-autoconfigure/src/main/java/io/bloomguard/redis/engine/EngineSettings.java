@@ -6,6 +6,9 @@ import java.time.Duration;
  * What the engine reads of {@code bloom-guard.redis.*}: the backend's settings as validated and mapped by
  * {@link io.bloomguard.redis.RedisFilterBackend}, so that the engine depends on none of the API's types. See
  * {@link io.bloomguard.redis.RedisBackendSettings} for what each means.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public record EngineSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout, Breaker breaker,
         Duration lockTtl, Duration refreshInterval, int pendingAddsLimit, Duration rebuildGrace,

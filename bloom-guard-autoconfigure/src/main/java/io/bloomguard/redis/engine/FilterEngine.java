@@ -37,6 +37,9 @@ import java.util.function.Supplier;
  * counting filter), {@link RedisLiveSize} (the size it answers with).
  *
  * <p>Usage: {@code FilterEngine users = redisEngine.filter("users", sizing, options); users.mightContain(42L);}
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class FilterEngine {
 

@@ -11,11 +11,14 @@ import io.bloomguard.redis.kind.RedisKind;
  *
  * <p>Usage: {@code new FilterOptions(seed, shards, CountingKind.INSTANCE, AddFailurePolicy.BUFFER, NearCopyMode.OFF)}
  *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ *
  * @param seed           seed for when this instance creates the filter in Redis
  * @param shards         keys the filter is split over
  * @param kind           plain, counting ({@code type: counting}) or grown by layers ({@code growth: scale})
  * @param onAddFailure   what puts do when Redis does not answer
  * @param nearCopy       whether this instance keeps a copy of the bits, and how it follows Redis
+ * @hidden
  */
 public record FilterOptions(int seed, int shards, RedisKind kind, AddFailurePolicy onAddFailure,
         NearCopyMode nearCopy) {

@@ -21,6 +21,9 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code RedisEngine engine = new RedisEngine(connector, settings, maintenance, builders, kinds);
  * FilterEngine users = engine.filter("users", sizing, options); ... engine.close();}
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class RedisEngine {
 

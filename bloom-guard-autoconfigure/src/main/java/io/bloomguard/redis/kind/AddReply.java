@@ -5,8 +5,11 @@ package io.bloomguard.redis.kind;
  * or that the caller's view of the generations is out of date (-2); plus {@link #LAYER_ADDED} when the add created
  * a layer of a filter that grows by layers.
  *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ *
  * @param value      the reply without {@link #LAYER_ADDED}
  * @param layerAdded whether the add created a layer: the caller reads its view again at once
+ * @hidden
  */
 public record AddReply(long value, boolean layerAdded) {
 

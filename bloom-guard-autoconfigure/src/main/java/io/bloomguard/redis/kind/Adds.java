@@ -9,6 +9,9 @@ import java.util.List;
  *
  * <p>Usage: {@code Adds adds = kind.adds(live, generation, next, keys); keys.forEach(adds::add);
  * for (ScriptCall call : adds.calls()) send(call); ... AddReply.of(reply)}
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public interface Adds {
 

@@ -9,6 +9,9 @@ import io.bloomguard.local.LocalBloomFilter;
  * ({@code SETBIT key b 1}); Redis numbers bits from the most significant bit of byte 0, while the layout's
  * 64-bit words number them from the least significant, so a word becomes its bit-reversed value written
  * big-endian.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class BitmapCodec {
 

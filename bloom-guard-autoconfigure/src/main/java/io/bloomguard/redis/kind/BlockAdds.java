@@ -13,6 +13,9 @@ import java.util.Map;
  * layers): each key's offsets in the live generation and, during a rebuild, in the next one, one script call per
  * shard. The script is the add of whichever generation counts, since it sets the bits of the other: a rebuild may
  * change the kind.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class BlockAdds implements Adds {
 

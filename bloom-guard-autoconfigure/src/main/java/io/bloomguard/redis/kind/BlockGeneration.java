@@ -12,6 +12,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A generation of a kind without layers: its blocks split over shards, a bitmap each. A key is checked with one
  * {@code GETRANGE} of its block, a batch with one {@link UnlayeredKind#checkAll} script per shard.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class BlockGeneration implements Generation {
 

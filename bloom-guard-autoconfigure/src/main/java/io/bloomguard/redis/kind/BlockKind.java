@@ -8,6 +8,9 @@ import io.bloomguard.redis.port.LuaScript;
  * A kind whose generations are {@link io.bloomguard.core.BlockedBloomLayout blocks} of positions split over shards,
  * named by a {@link RedisFilterIdentity}: what the identity needs of its kind to name and
  * size a generation. The fingerprint suffix and the {@code type} field are stored data: they never change.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public abstract class BlockKind implements RedisKind {
 

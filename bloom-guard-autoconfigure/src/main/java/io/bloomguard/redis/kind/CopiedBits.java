@@ -15,6 +15,9 @@ import java.util.List;
  * Redis held (adds that arrive meanwhile are applied again after it, removes are left out), a block a check read
  * only raises counters, an add raises them as Redis does (saturating at 15), and a remove lowers them only when it
  * arrives in order, as Redis lowered them. A counter above Redis's is a false positive, no more.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public interface CopiedBits {
 

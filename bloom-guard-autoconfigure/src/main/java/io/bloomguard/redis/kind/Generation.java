@@ -11,6 +11,9 @@ import java.util.List;
  * opens a new one, so a check works with the generation its view named however the filter changes meanwhile.
  *
  * <p>Usage: {@code Generation live = view.generation; if (live.readable()) answer = send(live.check(key, events));}
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public interface Generation {
 

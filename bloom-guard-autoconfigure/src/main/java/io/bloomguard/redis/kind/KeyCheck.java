@@ -10,7 +10,10 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Usage: {@code KeyCheck<?> check = view.generation.check(key, events);}
  *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ *
  * @param <R> the reply
+ * @hidden
  */
 public interface KeyCheck<R> {
 

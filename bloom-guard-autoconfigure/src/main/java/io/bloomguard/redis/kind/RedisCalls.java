@@ -8,6 +8,9 @@ import java.util.function.Function;
 /**
  * How a kind sends commands for the filter it serves, through that filter's breakers and timeouts: sends first and
  * awaits after, so that commands to several shards share one round trip.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public interface RedisCalls {
 

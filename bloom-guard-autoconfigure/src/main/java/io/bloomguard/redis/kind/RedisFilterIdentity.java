@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
  * instance that computes positions for another identity reads a key that does not exist ("not ready") instead of
  * someone else's bits (false negatives), and instances of two kinds see each other's filter as another shape.
  *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ *
  * @param layoutVersion {@link BlockedBloomLayout#VERSION} of the bits
  * @param blockCount    blocks of {@value BlockedBloomLayout#BLOCK_BITS} positions in all shards together
  * @param hashCount     positions per key
@@ -25,6 +27,7 @@ import java.util.regex.Pattern;
  * @param shards        number of Redis strings the blocks are split over
  * @param kind          what a position is and how the generation is kept (a layered filter's layer 0 is read with
  *                      its other layers: an instance that reads this bitmap alone would miss their keys)
+ * @hidden
  */
 public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCount, int seed, int shards,
         BlockKind kind) {

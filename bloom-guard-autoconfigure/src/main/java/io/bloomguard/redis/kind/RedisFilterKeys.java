@@ -16,6 +16,9 @@ package io.bloomguard.redis.kind;
  * bloom-guard:{users}:adds                        a channel: the adds, for near copies that read in order
  * bloom-guard:{users}:access-check:1              scratch keys of the access check, deleted at once
  * </pre>
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class RedisFilterKeys {
 

@@ -15,6 +15,8 @@ import java.util.List;
  * is chosen once, when it is assembled; a stored generation's is its identity's {@code kind}.
  *
  * <p>Usage: {@code RedisKind layout = view.live.kind(); byte[] bytes = layout.toRedisBytes(words, 0, count);}
+ *
+ * @since 0.1.0
  */
 public interface RedisKind {
 

@@ -5,6 +5,9 @@ import io.bloomguard.redis.port.LuaScript;
 /**
  * The Lua scripts of the Redis backend. Each touches the keys of one shard only (one hash slot), so each runs
  * on Redis Cluster. The hot check is not a script: it is one {@code GETRANGE} of the key's 64-byte block.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class RedisScripts {
 

@@ -9,6 +9,9 @@ import java.util.List;
  * The keys one {@link RedisScripts#ADD} call writes into one shard: their bit offsets in the live generation and,
  * during a rebuild, in the next one, so that an add made while a generation is built reaches both. For a filter that
  * grows by layers, the offsets its own script takes.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class ShardWrite {
 

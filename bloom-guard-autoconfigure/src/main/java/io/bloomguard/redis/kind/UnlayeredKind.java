@@ -10,6 +10,9 @@ import java.util.List;
 /**
  * A layout with no layers: one generation is its blocks split over shards, a key is checked with one {@code GETRANGE}
  * of its block ({@link BlockCheck}), and nothing is stored beside the shards.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public abstract class UnlayeredKind extends BlockKind {
 

@@ -24,6 +24,8 @@ import java.util.concurrent.CompletionStage;
  * connection settings: the backend bounds every wait itself.
  *
  * <p>Usage: {@code RedisPort port = LettuceRedisPort.connect(connectionFactory.getRequiredNativeClient());}
+ *
+ * @since 0.1.0
  */
 public final class LettuceRedisPort implements RedisPort {
 

@@ -12,6 +12,8 @@ import java.util.HexFormat;
  * @param source the script
  * @param result the kind of reply it gives
  * @param sha1   its SHA-1, as {@code SCRIPT LOAD} would report it
+ *
+ * @since 0.1.0
  */
 public record LuaScript(String name, String source, Result result, String sha1) {
 

@@ -14,6 +14,8 @@ import java.util.stream.Collectors;
  * outage that passes by itself but a configuration mistake: the filter is not ready until it is fixed, its adds
  * fail rather than wait for a Redis that would never take them, and at startup the application does not start.
  * The message says what was refused and what to change; {@link #acl()} is the ACL bloom-guard needs.
+ *
+ * @since 0.1.0
  */
 public class RedisAccessDeniedException extends RedisUnavailableException {
 

@@ -12,6 +12,8 @@ import java.util.stream.Collectors;
  * {@code ~bloom-guard:* +bitcount +bitfield +bitop ...}.
  *
  * @param keyPrefix {@code bloom-guard.redis.key-prefix}: every key the backend touches starts with it
+ *
+ * @since 0.1.0
  */
 public record RedisAcl(String keyPrefix) {
 

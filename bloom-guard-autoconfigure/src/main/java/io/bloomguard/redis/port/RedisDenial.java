@@ -21,6 +21,8 @@ import java.util.regex.Pattern;
  *                      {@code *} for a bitmap's seed
  * @param keyUnknown    for {@code WRONGTYPE}, whether Redis answered it to one of the filter's commands, which does
  *                      not say which key: the access check finds it
+ *
+ * @since 0.1.0
  */
 public record RedisDenial(String code, @Nullable String command, boolean keys, String serverMessage, @Nullable String key,
         boolean keyUnknown) {

@@ -9,6 +9,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The few Redis operations the backend needs, asynchronous so that the caller bounds each wait with its own
  * timeout and many commands can be in flight on one connection. Keys are UTF-8 strings; values are bytes.
+ *
+ * @since 0.1.0
  */
 public interface RedisPort extends AutoCloseable {
 

@@ -11,6 +11,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Usage: {@code RedisSubscriber subscriber = port.subscriber(listener); subscriber.subscribe(channels).join();
  * subscriber.ping(channel).join(); // every message published before now has reached the listener}
+ *
+ * @since 0.1.0
  */
 public interface RedisSubscriber extends AutoCloseable {
 

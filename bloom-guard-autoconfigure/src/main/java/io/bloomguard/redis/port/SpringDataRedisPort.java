@@ -30,6 +30,8 @@ import java.util.function.Function;
  *
  * <p>Usage: {@code RedisPort port = new SpringDataRedisPort(connectionFactory, 8);}, or with the application's
  * threads: {@code new SpringDataRedisPort(connectionFactory, commandThreads)}
+ *
+ * @since 0.1.0
  */
 public final class SpringDataRedisPort implements RedisPort {
 

@@ -10,6 +10,9 @@ import io.bloomguard.core.Hash128;
  * {@code u4 #p}: the high nibble of byte {@code p / 2} for an even {@code p}, the low nibble for an odd one. So a
  * script can change one counter with {@code BITFIELD ... INCRBY u4 #p}, and the loader uploads counters built in
  * the JVM as it uploads bits.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class CounterCodec {
 

@@ -7,6 +7,9 @@ import io.bloomguard.redis.port.LuaScript;
  * The Lua scripts of a counting filter in Redis ({@code type: counting}), whose positions are 4-bit counters, the
  * {@code BITFIELD} fields {@code u4 #p} (see {@link CounterCodec}). Like {@link RedisScripts}, each touches the
  * keys of one shard only. The hot check is not a script: it is one {@code GETRANGE} of the key's 256-byte block.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class CounterScripts {
 

@@ -11,6 +11,9 @@ import java.util.List;
  * not add them), and counting the counters above zero for the fill ({@code BITCOUNT} counts bits).
  *
  * <p>Usage: {@code long merged = Counters.merge(via, next, upload, bytes);}
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class Counters {
 

@@ -22,6 +22,9 @@ import java.util.List;
  * A 4-bit counter a position ({@code type: counting}), so that keys can be removed: a key is checked with one
  * {@code GETRANGE} of its 256-byte block, added by {@code CounterScripts.ADD}; a build's counters are added to
  * the generation being built by {@link Counters#merge}, and the fill counts the counters above zero.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class CountingKind extends UnlayeredKind {
 

@@ -8,6 +8,9 @@ import io.bloomguard.redis.port.LuaScript;
  * The Lua scripts of a redis filter that grows by layers ({@link Layers}). Its keys share one hash slot, so
  * each runs on Redis Cluster. Reading the layer count and the layers in one script is what lets an instance that
  * has not yet seen a new layer know it has not.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class LayerScripts {
 

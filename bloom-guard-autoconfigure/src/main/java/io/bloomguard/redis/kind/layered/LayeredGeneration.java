@@ -20,6 +20,9 @@ import java.util.function.BooleanSupplier;
 /**
  * A generation that grows by layers ({@link Layers}), all on shard 0: readable once this instance has sized
  * every layer the metadata counts; a key is checked by one script over every layer, and each key of a batch apart.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class LayeredGeneration implements Generation {
 

@@ -24,6 +24,9 @@ import java.util.List;
  * Bits in layers ({@code growth: scale}, see {@link Layers}), all on one shard: a key is checked with one
  * {@link LayerScripts#CHECK} that reads its block in every layer, added by {@link LayerScripts#ADD} into
  * the newest, and a build whose key source outgrew layer 0 is built again with a larger one.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class LayeredKind extends BlockKind {
 

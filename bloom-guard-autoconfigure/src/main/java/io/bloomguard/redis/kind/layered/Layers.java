@@ -27,6 +27,9 @@ import java.util.List;
  * is never rejected.
  *
  * <p>Usage: {@code Layers layers = generation.layers(); eval(CHECK, layers.checkKeys(), layers.checkArgs(hash))}.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class Layers {
 

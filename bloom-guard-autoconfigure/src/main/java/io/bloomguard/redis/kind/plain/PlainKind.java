@@ -16,6 +16,9 @@ import io.bloomguard.redis.port.LuaScript;
 /**
  * A bit a position ({@code type: bloom}), blocks split over shards: a key is checked with one {@code GETRANGE} of its
  * 64-byte block, added by {@code RedisScripts.ADD}, and a build's bits are ORed into the generation being built.
+ *
+ * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
+ * @hidden
  */
 public final class PlainKind extends UnlayeredKind {
 
