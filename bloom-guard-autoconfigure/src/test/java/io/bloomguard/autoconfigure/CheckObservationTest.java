@@ -277,6 +277,25 @@ class CheckObservationTest {
         });
     }
 
+    /** The recipe in docs/metrics.md: a convention puts the outcome on the timer, and still not on the long task timer. */
+    @Test
+    void aConventionCanPutTheOutcomeOnTheTimer() {
+        actuator.withPropertyValues("bloom-guard.observations.checks=on")
+                .withBean(BloomGuardObservationConvention.class, () -> new DefaultBloomGuardObservationConvention() {
+                    @Override
+                    public KeyValues getLowCardinalityKeyValues(BloomGuardObservationContext context) {
+                        return super.getLowCardinalityKeyValues(context).and(super.getHighCardinalityKeyValues(context));
+                    }
+                }).run(context -> {
+                    lookups(loaded(context)).user(ABSENT);
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.get("bloomguard.check").tags("filter", "users", "outcome", "rejected", "reason", "none")
+                            .timer().count()).isEqualTo(1);
+                    assertThat(meters.get("bloomguard.check.active").longTaskTimers()).singleElement()
+                            .satisfies(active -> assertThat(active.getId().getTags()).containsExactly(Tag.of("filter", "users")));
+                });
+    }
+
     /** Each observation is told its outcome when it stops, never before, and never "unknown". */
     @Test
     void eachCheckIsOneObservationWhoseOutcomeIsSetWhenItStops() {
