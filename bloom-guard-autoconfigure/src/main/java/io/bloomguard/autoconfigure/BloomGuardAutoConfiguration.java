@@ -8,6 +8,7 @@ import io.bloomguard.guard.KeysInTransactionAdvisor;
 import io.bloomguard.guard.RepositoryAnnotationValidator;
 import io.bloomguard.guard.RepositoryKeysInTransactionPostProcessor;
 import io.bloomguard.observation.BloomGuardObservationConvention;
+import io.bloomguard.observation.CheckObservations;
 import io.bloomguard.observation.ObservationCheckObserver;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloadRunner;
@@ -139,18 +140,23 @@ public final class BloomGuardAutoConfiguration {
         }
     }
 
-    /** Each guarded call's check is an observation, when the application has an {@link ObservationRegistry}. */
+    /**
+     * Each guarded call's check is an observation (or each one inside another observation), when the application
+     * asks for it ({@code bloom-guard.observations.checks}) and has an {@link ObservationRegistry}. Off by default,
+     * as Spring's other per-call observations on hot paths are: without an observer the guard makes nothing.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(ObservationRegistry.class)
     @ConditionalOnBean(ObservationRegistry.class)
-    @Conditional(OnBloomGuardEnabledCondition.class)
+    @Conditional({ OnBloomGuardEnabledCondition.class, OnCheckObservationsCondition.class })
     static final class ObservationConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
         CheckObserver bloomGuardCheckObserver(ObservationRegistry registry,
-                ObjectProvider<BloomGuardObservationConvention> convention) {
-            return new ObservationCheckObserver(registry, convention.getIfUnique());
+                ObjectProvider<BloomGuardObservationConvention> convention, BloomGuardSettings settings) {
+            return new ObservationCheckObserver(registry, convention.getIfUnique(),
+                    settings.properties().getObservations().getChecks() == CheckObservations.UNDER_PARENT);
         }
     }
 

@@ -11,7 +11,7 @@ import java.util.Map;
 /**
  * {@code bloom-guard.*}: named filters, and defaults every filter inherits. Bound once per application context, by
  * {@link BloomGuardSettings#bind}, before any bean is created; each group of properties is a class of its own
- * ({@link FilterDefaults}, {@link FilterProperties}, {@link RedisBackendProperties}).
+ * ({@link FilterDefaults}, {@link FilterProperties}, {@link RedisBackendProperties}, {@link ObservationsProperties}).
  *
  * <pre>
  * bloom-guard:
@@ -53,6 +53,10 @@ public class BloomGuardProperties {
     @NestedConfigurationProperty
     private RedisBackendProperties redis = new RedisBackendProperties();
 
+    /** Which of the guard's work is a Micrometer observation. */
+    @NestedConfigurationProperty
+    private ObservationsProperties observations = new ObservationsProperties();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -77,6 +81,10 @@ public class BloomGuardProperties {
         return redis;
     }
 
+    public ObservationsProperties getObservations() {
+        return observations;
+    }
+
     /**
      * These properties with each filter's values as resolved ({@link FilterProperties#resolved}): a filter shows
      * every setting it ended up with, its own or inherited, rather than only the ones it set. The defaults and the
@@ -87,6 +95,7 @@ public class BloomGuardProperties {
         resolved.enabled = enabled;
         resolved.defaults = defaults;
         resolved.redis = redis;
+        resolved.observations = observations;
         for (FilterSpec spec : specs) {
             resolved.filters.put(spec.name(), FilterProperties.resolved(spec));
         }

@@ -1,5 +1,6 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.observation.CheckObservations;
 import io.bloomguard.registry.FilterSpec;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;
@@ -28,6 +29,9 @@ record BloomGuardSettings(BloomGuardProperties properties, List<FilterSpec> filt
 
     /** Name of the master switch. */
     static final String ENABLED = "bloom-guard.enabled";
+
+    /** Name of the switch of the checks' observations. */
+    static final String CHECK_OBSERVATIONS = "bloom-guard.observations.checks";
 
     BloomGuardSettings {
         filters = List.copyOf(filters);
@@ -78,6 +82,17 @@ record BloomGuardSettings(BloomGuardProperties properties, List<FilterSpec> filt
      */
     static boolean enabled(Environment environment) {
         return Binder.get(environment).bind(ENABLED, Bindable.of(Boolean.class)).orElse(true);
+    }
+
+    /**
+     * Reads {@code bloom-guard.observations.checks} alone, as {@link #bind} reads it ({@code off} when unset), for the
+     * condition that decides whether the checks have an observer at all; a value that is none of the
+     * {@link CheckObservations} throws the binder's {@code BindException}, which Spring Boot reports with the valid
+     * values.
+     */
+    static CheckObservations checkObservations(Environment environment) {
+        return Binder.get(environment).bind(CHECK_OBSERVATIONS, Bindable.of(CheckObservations.class))
+                .orElse(CheckObservations.OFF);
     }
 
     /**

@@ -17,7 +17,8 @@ public enum BloomGuardObservation implements ObservationDocumentation {
     /**
      * A guarded call's check, from its start to the guard's decision (the method's own work is not in it): named
      * {@code bloomguard.check}, contextually {@code bloom-guard check <filter>}. A reactive call's check starts at
-     * subscription. The key is never a key value: it has no bound, and may be personal data.
+     * subscription. Made only when {@code bloom-guard.observations.checks} asks for it. The key is never a key value:
+     * it has no bound, and may be personal data.
      */
     CHECK {
         @Override
@@ -29,9 +30,17 @@ public enum BloomGuardObservation implements ObservationDocumentation {
         public KeyName[] getLowCardinalityKeyNames() {
             return CheckKeyNames.values();
         }
+
+        @Override
+        public KeyName[] getHighCardinalityKeyNames() {
+            return CheckOutcomeKeyNames.values();
+        }
     };
 
-    /** The low-cardinality key values of {@link #CHECK}: the same tags, and values, as the {@code bloomguard.checks} meter's. */
+    /**
+     * The low-cardinality key values of {@link #CHECK}, known from its start: tags of the span and of any meter a
+     * handler makes of it (with Spring Boot's metrics, the {@code bloomguard.check} timer and its long task timer).
+     */
     public enum CheckKeyNames implements KeyName {
 
         /** The filter's name. */
@@ -40,13 +49,22 @@ public enum BloomGuardObservation implements ObservationDocumentation {
             public String asString() {
                 return "filter";
             }
-        },
+        }
+    }
+
+    /**
+     * What the guard decided, known only when {@link #CHECK} stops: key values of the span, not of meters. Their
+     * values are few, but the {@code bloomguard.checks} counter already counts the checks by filter, outcome and
+     * reason, and a timer with the same tags would count them again; a convention that returns them among its
+     * low-cardinality key values puts them on the timer too.
+     */
+    public enum CheckOutcomeKeyNames implements KeyName {
 
         /**
          * What the guard did: {@code rejected}, {@code passed}, {@code skipped}, {@code shadow_rejected} (shadow
          * mode: the filter said absent, the method ran), {@code failed} (the backend failed and
-         * {@code on-backend-failure: throw} passed the failure on), or {@code unknown} (a reactive subscriber
-         * cancelled first).
+         * {@code on-backend-failure: throw} passed the failure on), or {@code cancelled} (a reactive subscriber
+         * cancelled before the guard had decided).
          */
         OUTCOME {
             @Override

@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link BloomGuardObservation#CHECK} observation knows of its check: the filter, and once the guard has
- * decided, the outcome and why the filter did not decide it, if it did not. Never the key.
+ * decided, the outcome and why the filter did not decide it, if it did not (or that a reactive subscriber cancelled
+ * before it had decided). Never the key.
  *
  * @since 0.1.0
  */
@@ -16,6 +17,7 @@ public class BloomGuardObservationContext extends Observation.Context {
     private final String filterName;
     private volatile @Nullable CheckOutcome outcome;
     private volatile @Nullable SkipReason reason;
+    private volatile boolean cancelled;
 
     public BloomGuardObservationContext(String filterName) {
         this.filterName = filterName;
@@ -41,5 +43,14 @@ public class BloomGuardObservationContext extends Observation.Context {
 
     public void setReason(@Nullable SkipReason reason) {
         this.reason = reason;
+    }
+
+    /** Whether a reactive subscriber cancelled before the guard had decided: the check then has no outcome. */
+    public boolean isCancelled() {
+        return cancelled;
+    }
+
+    public void setCancelled() {
+        this.cancelled = true;
     }
 }

@@ -8,6 +8,7 @@ import io.bloomguard.guard.CheckObserver;
 import io.bloomguard.observation.BloomGuardObservationContext;
 import io.bloomguard.observation.BloomGuardObservationConvention;
 import io.bloomguard.observation.DefaultBloomGuardObservationConvention;
+import io.bloomguard.observation.ObservationCheckObserver;
 import io.bloomguard.preload.BloomKeySource;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.registry.BloomFilterRegistry;
@@ -15,8 +16,11 @@ import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.micrometer.common.KeyValue;
+import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import io.micrometer.observation.tck.TestObservationRegistry;
@@ -35,7 +39,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
 
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
@@ -43,9 +49,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * With an {@code ObservationRegistry}, every call the guard checks is a {@code bloomguard.check} observation tagged
- * with its filter and what the guard did, so that a trace shows "rejected by filter users"; without one, or without
- * Micrometer, nothing is observed and the guard works as before.
+ * With an {@code ObservationRegistry} and {@code bloom-guard.observations.checks=on}, every call the guard checks is a
+ * {@code bloomguard.check} observation tagged with its filter and what the guard did, so that a trace shows "rejected
+ * by filter users"; with {@code under-parent}, only the calls made inside another observation. By default, without a
+ * registry, or without Micrometer, nothing is observed and the guard works as before.
  */
 class CheckObservationTest {
 
@@ -65,7 +72,14 @@ class CheckObservationTest {
             .withBean("orders", BloomKeySource.class, () -> BloomKeySource.of("orders", Stream::of))
             .withBean(Lookups.class);
 
-    private final ApplicationContextRunner observed = runner.withBean(ObservationRegistry.class, () -> observations);
+    private final ApplicationContextRunner withRegistry = runner.withBean(ObservationRegistry.class, () -> observations);
+
+    private final ApplicationContextRunner observed = withRegistry.withPropertyValues("bloom-guard.observations.checks=on");
+
+    /** What an application with Actuator gets: Spring Boot's registry, whose meter handler times observations. */
+    private final ApplicationContextRunner actuator = runner.withConfiguration(AutoConfigurations.of(
+            ObservationAutoConfiguration.class, MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+            CompositeMeterRegistryAutoConfiguration.class, BloomGuardMetricsAutoConfiguration.class));
 
     @Test
     void aRejectedCallIsAnObservationOfItsFilterAndOutcome() {
@@ -75,8 +89,8 @@ class CheckObservationTest {
                     .hasNameEqualTo("bloomguard.check")
                     .hasContextualNameEqualTo("bloom-guard check users")
                     .hasLowCardinalityKeyValue("filter", "users")
-                    .hasLowCardinalityKeyValue("outcome", "rejected")
-                    .hasLowCardinalityKeyValue("reason", "none")
+                    .hasHighCardinalityKeyValue("outcome", "rejected")
+                    .hasHighCardinalityKeyValue("reason", "none")
                     .hasBeenStarted()
                     .hasBeenStopped();
             assertThat(observations).hasHandledContextsThatSatisfy(contexts -> assertThat(contexts)
@@ -91,8 +105,8 @@ class CheckObservationTest {
             assertThat(lookups(loaded(context)).user(2L)).contains("user 2");
             assertThat(observations).hasSingleObservationThat().hasNameEqualTo("bloomguard.check")
                     .hasLowCardinalityKeyValue("filter", "users")
-                    .hasLowCardinalityKeyValue("outcome", "passed")
-                    .hasLowCardinalityKeyValue("reason", "none");
+                    .hasHighCardinalityKeyValue("outcome", "passed")
+                    .hasHighCardinalityKeyValue("reason", "none");
         });
     }
 
@@ -101,19 +115,19 @@ class CheckObservationTest {
         observed.run(context -> {
             lookups(context).user(ABSENT); // before the preload: the filter is loading
             assertThat(observations).hasSingleObservationThat().hasLowCardinalityKeyValue("filter", "users")
-                    .hasLowCardinalityKeyValue("outcome", "skipped")
-                    .hasLowCardinalityKeyValue("reason", "not_ready");
+                    .hasHighCardinalityKeyValue("outcome", "skipped")
+                    .hasHighCardinalityKeyValue("reason", "not_ready");
             observations.clear();
 
             lookups(loaded(context)).order(ABSENT);
             assertThat(observations).hasSingleObservationThat().hasLowCardinalityKeyValue("filter", "orders")
-                    .hasLowCardinalityKeyValue("outcome", "skipped")
-                    .hasLowCardinalityKeyValue("reason", "mode_off");
+                    .hasHighCardinalityKeyValue("outcome", "skipped")
+                    .hasHighCardinalityKeyValue("reason", "mode_off");
             observations.clear();
 
             lookups(context).user(null);
-            assertThat(observations).hasSingleObservationThat().hasLowCardinalityKeyValue("outcome", "skipped")
-                    .hasLowCardinalityKeyValue("reason", "no_key");
+            assertThat(observations).hasSingleObservationThat().hasHighCardinalityKeyValue("outcome", "skipped")
+                    .hasHighCardinalityKeyValue("reason", "no_key");
         });
     }
 
@@ -122,7 +136,7 @@ class CheckObservationTest {
         observed.run(context -> {
             assertThat(lookups(loaded(context)).sku(7L)).contains("sku 7");
             assertThat(observations).hasSingleObservationThat().hasLowCardinalityKeyValue("filter", "skus")
-                    .hasLowCardinalityKeyValue("outcome", "shadow_rejected");
+                    .hasHighCardinalityKeyValue("outcome", "shadow_rejected");
         });
     }
 
@@ -137,7 +151,7 @@ class CheckObservationTest {
                         "bloom-guard.filters.careful.expected-size=100",
                         "bloom-guard.filters.careful.on-backend-failure=reject",
                         "bloom-guard.filters.lenient.expected-size=100",
-                        "bloom-guard.filters.lenient.on-backend-failure=allow")
+                        "bloom-guard.filters.lenient.on-backend-failure=allow", "bloom-guard.observations.checks=on")
                 .withBean(ObservationRegistry.class, () -> observations)
                 .withBean(UnreachableLookups.class)
                 .run(context -> {
@@ -145,21 +159,21 @@ class CheckObservationTest {
                     UnreachableLookups lookups = context.getBean(UnreachableLookups.class);
                     assertThatExceptionOfType(BackendUnavailableException.class).isThrownBy(() -> lookups.strict(1L));
                     assertThat(observations).hasSingleObservationThat().hasLowCardinalityKeyValue("filter", "strict")
-                            .hasLowCardinalityKeyValue("outcome", "failed")
-                            .hasLowCardinalityKeyValue("reason", "backend_failure")
+                            .hasHighCardinalityKeyValue("outcome", "failed")
+                            .hasHighCardinalityKeyValue("reason", "backend_failure")
                             .hasError();
                     observations.clear();
 
                     assertThat(lookups.careful(1L)).as("answered empty").isEmpty();
                     assertThat(observations).hasSingleObservationThat().hasLowCardinalityKeyValue("filter", "careful")
-                            .hasLowCardinalityKeyValue("outcome", "rejected")
-                            .hasLowCardinalityKeyValue("reason", "backend_failure");
+                            .hasHighCardinalityKeyValue("outcome", "rejected")
+                            .hasHighCardinalityKeyValue("reason", "backend_failure");
                     observations.clear();
 
                     assertThat(lookups.lenient(1L)).as("let through").contains("found");
                     assertThat(observations).hasSingleObservationThat().hasLowCardinalityKeyValue("filter", "lenient")
-                            .hasLowCardinalityKeyValue("outcome", "skipped")
-                            .hasLowCardinalityKeyValue("reason", "backend_failure");
+                            .hasHighCardinalityKeyValue("outcome", "skipped")
+                            .hasHighCardinalityKeyValue("reason", "backend_failure");
                 });
     }
 
@@ -186,13 +200,13 @@ class CheckObservationTest {
             request.stop();
             assertThat(observations).hasObservationWithNameEqualTo("bloomguard.check").that()
                     .hasLowCardinalityKeyValue("filter", "users")
-                    .hasLowCardinalityKeyValue("outcome", "rejected")
+                    .hasHighCardinalityKeyValue("outcome", "rejected")
                     .hasBeenStopped()
                     .hasParentObservationEqualTo(request);
             observations.clear();
 
             assertThat(lookups.usersReactively(2L).collectList().block()).containsExactly("user 2");
-            assertThat(observations).hasSingleObservationThat().hasLowCardinalityKeyValue("outcome", "passed");
+            assertThat(observations).hasSingleObservationThat().hasHighCardinalityKeyValue("outcome", "passed");
         });
     }
 
@@ -206,35 +220,166 @@ class CheckObservationTest {
         }).run(context -> {
             lookups(loaded(context)).user(ABSENT);
             assertThat(observations).hasSingleObservationThat().hasNameEqualTo("lookups.guard")
-                    .hasLowCardinalityKeyValue("outcome", "rejected");
+                    .hasHighCardinalityKeyValue("outcome", "rejected");
         });
     }
 
-    /** What an application with Actuator gets: Spring Boot's own registry, whose meter handler times every check. */
+    /**
+     * Actuator's defaults: the registry exists, and a flood of rejected calls must not pay for an observation each;
+     * the counters still count every check.
+     */
     @Test
-    void springBootsObservationRegistryTimesEveryCheckByFilterAndOutcome() {
-        runner.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class,
-                MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-                CompositeMeterRegistryAutoConfiguration.class)).run(context -> {
+    void withActuatorAndTheDefaultsNoCheckIsObservedAndTheCountersStillCount() {
+        actuator.run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(CheckObserver.class);
+            Lookups lookups = lookups(loaded(context));
+            assertThat(lookups.user(ABSENT)).isEmpty();
+            assertThat(lookups.user(2L)).contains("user 2");
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            assertThat(meters.find("bloomguard.check").meters()).isEmpty();
+            assertThat(meters.find("bloomguard.check.active").meters()).isEmpty();
+            assertThat(meters.get("bloomguard.checks").tags("filter", "users", "outcome", "rejected").functionCounter().count())
+                    .isEqualTo(1);
+            assertThat(meters.get("bloomguard.checks").tags("filter", "users", "outcome", "passed").functionCounter().count())
+                    .isEqualTo(1);
+        });
+        withRegistry.run(context -> {
+            assertThat(lookups(loaded(context)).user(ABSENT)).isEmpty();
+            assertThat(observations).doesNotHaveAnyObservation();
+        });
+    }
+
+    /**
+     * Turned on, Spring Boot's meter handler times the checks by filter, and its long task timer, made at each
+     * check's start, is tagged with the filter alone: no outcome that is not known yet, and no second count of the
+     * checks by outcome, which {@code bloomguard.checks} keeps.
+     */
+    @Test
+    void springBootsObservationRegistryTimesEveryCheckByFilterWithNoOutcomeUnknown() {
+        actuator.withPropertyValues("bloom-guard.observations.checks=on").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(CheckObserver.class);
             Lookups lookups = lookups(loaded(context));
             lookups.user(ABSENT);
             lookups.user(888_888L);
             lookups.user(2L);
             MeterRegistry meters = context.getBean(MeterRegistry.class);
-            assertThat(meters.get("bloomguard.check").tags("filter", "users", "outcome", "rejected", "reason", "none")
-                    .timer().count()).isEqualTo(2);
-            assertThat(meters.get("bloomguard.check").tags("filter", "users", "outcome", "passed", "reason", "none")
-                    .timer().count()).isEqualTo(1);
+            assertThat(meters.get("bloomguard.check").timers()).singleElement().satisfies(timer -> {
+                assertThat(timer.getId().getTags()).containsExactlyInAnyOrder(Tag.of("filter", "users"),
+                        Tag.of("error", "none"));
+                assertThat(timer.count()).isEqualTo(3);
+            });
+            assertThat(meters.get("bloomguard.check.active").longTaskTimers()).singleElement()
+                    .satisfies(active -> assertThat(active.getId().getTags()).containsExactly(Tag.of("filter", "users")));
+            assertThat(meters.getMeters()).flatMap(meter -> meter.getId().getTags()).map(Tag::getValue)
+                    .doesNotContain("unknown");
+            assertThat(meters.get("bloomguard.checks").tags("filter", "users", "outcome", "rejected").functionCounter().count())
+                    .isEqualTo(2);
         });
+    }
+
+    /** The recipe in docs/metrics.md: a convention puts the outcome on the timer, and still not on the long task timer. */
+    @Test
+    void aConventionCanPutTheOutcomeOnTheTimer() {
+        actuator.withPropertyValues("bloom-guard.observations.checks=on")
+                .withBean(BloomGuardObservationConvention.class, () -> new DefaultBloomGuardObservationConvention() {
+                    @Override
+                    public KeyValues getLowCardinalityKeyValues(BloomGuardObservationContext context) {
+                        return super.getLowCardinalityKeyValues(context).and(super.getHighCardinalityKeyValues(context));
+                    }
+                }).run(context -> {
+                    lookups(loaded(context)).user(ABSENT);
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.get("bloomguard.check").tags("filter", "users", "outcome", "rejected", "reason", "none")
+                            .timer().count()).isEqualTo(1);
+                    assertThat(meters.get("bloomguard.check.active").longTaskTimers()).singleElement()
+                            .satisfies(active -> assertThat(active.getId().getTags()).containsExactly(Tag.of("filter", "users")));
+                });
+    }
+
+    /** Each observation is told its outcome when it stops, never before, and never "unknown". */
+    @Test
+    void eachCheckIsOneObservationWhoseOutcomeIsSetWhenItStops() {
+        List<KeyValues> atStart = new CopyOnWriteArrayList<>();
+        observations.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public void onStart(Observation.Context context) {
+                atStart.add(context.getAllKeyValues());
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return context instanceof BloomGuardObservationContext;
+            }
+        });
+        observed.run(context -> {
+            Lookups lookups = lookups(loaded(context));
+            lookups.user(ABSENT);
+            lookups.user(2L);
+            lookups.sku(7L);
+            assertThat(observations).hasNumberOfObservationsWithNameEqualTo("bloomguard.check", 3);
+            assertThat(observations).hasHandledContextsThatSatisfy(contexts -> assertThat(contexts)
+                    .map(observation -> observation.getHighCardinalityKeyValue("outcome").getValue())
+                    .containsExactly("rejected", "passed", "shadow_rejected"));
+            assertThat(atStart).hasSize(3).allSatisfy(keyValues -> assertThat(keyValues)
+                    .extracting(KeyValue::getKey).containsExactly("filter"));
+        });
+    }
+
+    /** A reactive subscriber that cancels before the guard has decided: the observation says so. */
+    @Test
+    void aCheckCancelledBeforeTheDecisionIsObservedAsCancelled() {
+        CheckObserver.Check check = new ObservationCheckObserver(observations, null).start("users", null);
+        assertThat(check).isNotNull();
+        check.cancelled();
+        assertThat(observations).hasSingleObservationThat().hasBeenStopped()
+                .hasHighCardinalityKeyValue("outcome", "cancelled")
+                .hasHighCardinalityKeyValue("reason", "none");
+    }
+
+    /** {@code under-parent}: a check is a span of a trace under way, and a call outside any costs nothing more. */
+    @Test
+    void underParentObservesOnlyTheChecksMadeInsideAnotherObservation() {
+        withRegistry.withPropertyValues("bloom-guard.observations.checks=under-parent").run(context -> {
+            Lookups lookups = lookups(loaded(context));
+            assertThat(lookups.user(ABSENT)).isEmpty();
+            assertThat(lookups.userReactively(ABSENT).block()).isNull();
+            assertThat(observations).doesNotHaveAnyObservation();
+
+            Observation request = Observation.createNotStarted("http.server.requests", observations);
+            request.observe(() -> lookups.user(ABSENT));
+            assertThat(observations).hasNumberOfObservationsWithNameEqualTo("bloomguard.check", 1)
+                    .hasObservationWithNameEqualTo("bloomguard.check").that()
+                    .hasHighCardinalityKeyValue("outcome", "rejected")
+                    .hasParentObservationEqualTo(request);
+            observations.clear();
+
+            Observation reactiveRequest = Observation.start("http.server.requests", observations);
+            assertThat(lookups.userReactively(ABSENT)
+                    .contextWrite(Context.of(ObservationThreadLocalAccessor.KEY, reactiveRequest)).block()).isNull();
+            reactiveRequest.stop();
+            assertThat(observations).hasNumberOfObservationsWithNameEqualTo("bloomguard.check", 1)
+                    .hasObservationWithNameEqualTo("bloomguard.check").that()
+                    .hasParentObservationEqualTo(reactiveRequest);
+        });
+    }
+
+    /** Spring Boot's relaxed spellings, and a YAML {@code off}, which YAML reads as a boolean. */
+    @Test
+    void theSwitchTakesTheUsualSpellings() {
+        for (String on : List.of("on", "ON", "true", "under-parent", "UNDER_PARENT", "underParent")) {
+            withRegistry.withPropertyValues("bloom-guard.observations.checks=" + on)
+                    .run(context -> assertThat(context).as(on).hasNotFailed().hasSingleBean(CheckObserver.class));
+        }
+        for (String off : List.of("off", "OFF", "false")) {
+            withRegistry.withPropertyValues("bloom-guard.observations.checks=" + off)
+                    .run(context -> assertThat(context).as(off).hasNotFailed().doesNotHaveBean(CheckObserver.class));
+        }
     }
 
     @Test
     void springBootsPropertyTurnsTheChecksObservationsOff() {
-        runner.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class,
-                MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-                CompositeMeterRegistryAutoConfiguration.class))
-                .withPropertyValues("management.observations.enable.bloomguard.check=false").run(context -> {
+        actuator.withPropertyValues("bloom-guard.observations.checks=on",
+                        "management.observations.enable.bloomguard.check=false").run(context -> {
                     assertThat(lookups(loaded(context)).user(ABSENT)).isEmpty();
                     assertThat(context.getBean(MeterRegistry.class).find("bloomguard.check").meters()).isEmpty();
                     assertThat(context.getBean(CheckObserver.class).start("users", null)).isNull();
@@ -262,7 +407,8 @@ class CheckObservationTest {
     /** A registry with no handlers, as {@code NOOP}: the guard makes nothing for its checks. */
     @Test
     void aNoopRegistryMakesNothing() {
-        runner.withBean(ObservationRegistry.class, () -> ObservationRegistry.NOOP).run(context -> {
+        runner.withBean(ObservationRegistry.class, () -> ObservationRegistry.NOOP)
+                .withPropertyValues("bloom-guard.observations.checks=on").run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context.getBean(CheckObserver.class).start("users", null)).isNull();
             assertThat(lookups(loaded(context)).user(ABSENT)).isEmpty();

@@ -61,6 +61,13 @@ class StartupFailureReportTest {
                 .contains("SCALE");
     }
 
+    @Test
+    void anUnknownCheckObservationsValueListsTheValidOnes(CapturedOutput output) {
+        assertThatException().isThrownBy(() -> run("--bloom-guard.observations.checks=always"));
+        assertThat(output).contains("APPLICATION FAILED TO START").contains("bloom-guard.observations.checks")
+                .contains("always").contains("OFF").contains("ON").contains("UNDER_PARENT");
+    }
+
     /** A typo would otherwise leave the filter on its defaults without a word. */
     @Test
     void anUnknownPropertyIsReported(CapturedOutput output) {
@@ -113,7 +120,7 @@ class StartupFailureReportTest {
         assertThat(output).doesNotContain("APPLICATION FAILED TO START")
                 .containsPattern("WARN .*Ignoring environment variable BLOOMGUARD_VERSION \\(value '1.0'\\):"
                         + " it reads as bloom-guard.version, which bloom-guard does not know; bloom-guard takes: defaults.\\*,"
-                        + " enabled, filters.\\*, redis.\\*")
+                        + " enabled, filters.\\*, observations.\\*, redis.\\*")
                 .contains("Ignoring environment variable BLOOMGUARD_FILTERS_USERS_ERORRATE (value '0.001'): it reads as"
                         + " bloom-guard.filters.users.erorrate, which bloom-guard does not know;"
                         + " bloom-guard.filters.<name> takes: backend, error-rate,");

@@ -52,9 +52,10 @@ import java.util.function.IntPredicate;
  * <p>{@code rejectedSingleKeyObserved} is {@code rejectedSingleKey} in a second application that has an
  * {@code ObservationRegistry} ({@link ObservedItems}): {@code registry=meters}, Micrometer's
  * {@code DefaultMeterObservationHandler} over a {@code SimpleMeterRegistry}, which is what Spring Boot gives an
- * application with metrics and no tracing; {@code registry=noop}, {@code ObservationRegistry.NOOP}. Compared with
- * {@code rejectedSingleKey}, it is what an observation adds to a rejected call, and what a registry that observes
- * nothing adds.
+ * application with metrics and no tracing; {@code registry=noop}, {@code ObservationRegistry.NOOP}; and
+ * {@code bloom-guard.observations.checks} {@code checks=default} (unset: off), {@code on}, or {@code under-parent}
+ * (the benchmark's calls have no parent observation). Compared with {@code rejectedSingleKey}, it is what an
+ * observation adds to a rejected call, and what a registry that observes nothing adds.
  *
  * <p>Run {@link #main} for the table of added ns (JMH options pass through, e.g. {@code -f 1} for a short run):
  * {@code java -cp benchmarks/target/benchmarks.jar io.bloomguard.benchmarks.guard.GuardCallBenchmark}, or plain
@@ -144,14 +145,19 @@ public class GuardCallBenchmark {
 
     /**
      * The application with an {@code ObservationRegistry} ({@code meters}: a meter handler over a
-     * {@code SimpleMeterRegistry}; {@code noop}: {@code ObservationRegistry.NOOP}) and absent ids of its own filter
-     * (its hash seed is its own). The setup fails unless every probe is rejected and, with {@code meters}, timed.
+     * {@code SimpleMeterRegistry}; {@code noop}: {@code ObservationRegistry.NOOP}), {@code bloom-guard.observations.checks}
+     * as {@link #checks} says, and absent ids of its own filter (its hash seed is its own). The setup fails unless
+     * every probe is rejected, and timed exactly when {@code meters} and {@code on}.
      */
     @State(Scope.Benchmark)
     public static class ObservedItems {
 
         @Param({"meters", "noop"})
         public String registry;
+
+        /** {@code bloom-guard.observations.checks}: {@code default} leaves it unset. */
+        @Param({"default", "on", "under-parent"})
+        public String checks;
 
         private ConfigurableApplicationContext context;
         private ItemRepository items;
@@ -166,7 +172,7 @@ public class GuardCallBenchmark {
                 observations = ObservationRegistry.create();
                 observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
             }
-            context = GuardedItemsApplication.start(observations);
+            context = GuardedItemsApplication.start(observations, checks.equals("default") ? null : checks);
             items = context.getBean(ItemRepository.class);
             NamedBloomFilter itemsFilter = ready(context.getBean(BloomFilterRegistry.class).get("items"));
             SplittableRandom random = new SplittableRandom(0xB0B);
@@ -179,10 +185,11 @@ public class GuardCallBenchmark {
                 absentIds[i] = absent;
             }
             expect(itemsFilter, "findById of absent ids, observed", false, i -> items.findById(absentIds[i]).isEmpty());
-            long timed = meters.find("bloomguard.check").tags("filter", "items", "outcome", "rejected").timers()
+            long timed = meters.find("bloomguard.check").tags("filter", "items").timers()
                     .stream().mapToLong(Timer::count).sum();
-            if (timed != (registry.equals("meters") ? PROBES : 0)) {
-                throw new IllegalStateException("registry=" + registry + ": " + timed + " rejected checks timed");
+            if (timed != ((registry.equals("meters") && checks.equals("on")) ? PROBES : 0)) {
+                throw new IllegalStateException("registry=" + registry + ", checks=" + checks + ": " + timed
+                        + " rejected checks timed");
             }
         }
 
@@ -249,8 +256,9 @@ public class GuardCallBenchmark {
         for (RunResult run : new Runner(options.build()).run()) {
             String benchmark = run.getParams().getBenchmark();
             String registry = run.getParams().getParam("registry");
-            results.put(benchmark.substring(benchmark.lastIndexOf('.') + 1) + ((registry != null) ? ":" + registry : ""),
-                    run.getPrimaryResult());
+            String checks = run.getParams().getParam("checks");
+            results.put(benchmark.substring(benchmark.lastIndexOf('.') + 1) + ((registry != null) ? ":" + registry : "")
+                    + ((checks != null) ? ":" + checks : ""), run.getPrimaryResult());
         }
         System.out.println();
         System.out.println("The guard's cost per call (ns/op; ± is JMH's 99.9% interval, the difference's combined)");
@@ -279,7 +287,7 @@ public class GuardCallBenchmark {
                 if (name.startsWith("rejectedSingleKeyObserved:")) {
                     double added = observed.getScore() - rejected.getScore();
                     double error = Math.hypot(finite(observed.getScoreError()), finite(rejected.getScoreError()));
-                    System.out.printf(Locale.ROOT, "%-34s %16s  adds %16s to %s%n", name,
+                    System.out.printf(Locale.ROOT, "%-48s %16s  adds %16s to %s%n", name,
                             timed(observed.getScore(), observed.getScoreError()), timed(added, error),
                             timed(rejected.getScore(), rejected.getScoreError()));
                 }

@@ -2,6 +2,7 @@ package io.bloomguard.benchmarks.guard;
 
 import io.bloomguard.preload.BloomKeySource;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -54,14 +55,14 @@ public class GuardedItemsApplication {
     }
 
     /**
-     * The same application, with its own database, and {@code observations} as its {@code ObservationRegistry} bean:
-     * the guard makes each check an observation in it.
+     * The same application, with its own database, {@code observations} as its {@code ObservationRegistry} bean, and
+     * {@code bloom-guard.observations.checks} set to {@code checks} ({@code null}: left unset, off by default).
      */
-    static ConfigurableApplicationContext start(ObservationRegistry observations) {
-        return builder("guard-call-benchmark-observed")
+    static ConfigurableApplicationContext start(ObservationRegistry observations, @Nullable String checks) {
+        SpringApplicationBuilder builder = builder("guard-call-benchmark-observed")
                 .initializers(context -> ((GenericApplicationContext) context)
-                        .registerBean("observationRegistry", ObservationRegistry.class, () -> observations))
-                .run();
+                        .registerBean("observationRegistry", ObservationRegistry.class, () -> observations));
+        return ((checks != null) ? builder.properties("bloom-guard.observations.checks=" + checks) : builder).run();
     }
 
     private static SpringApplicationBuilder builder(String database) {
