@@ -181,7 +181,7 @@ public final class BloomFilterMetrics implements MeterBinder {
 
     private static void bindLocal(MeterRegistry registry, NamedBloomFilter filter, Tags tags) {
         Gauge.builder(PREFIX + "local.size", filter, NamedBloomFilter::byteSize)
-                .description("Heap the local filter's bits take (a rebuild builds a second copy beside them while it runs)")
+                .description("Heap the local filter's bits take (a rebuild builds a second copy while it runs)")
                 .baseUnit("bytes").tags(tags).register(registry);
     }
 
@@ -192,7 +192,7 @@ public final class BloomFilterMetrics implements MeterBinder {
         breaker(registry, redis, tags, "checks", shared -> shared.details().checksBreakerOpen());
         breaker(registry, redis, tags, "commands", shared -> shared.details().commandsBreakerOpen());
         Gauge.builder(PREFIX + "redis.adds.buffered", redis, SharedBloomFilter::pendingAdds)
-                .description("Adds this instance could not write to Redis yet, kept for replay up to pending-adds-limit")
+                .description("Adds this instance could not write to Redis yet, kept for replay")
                 .tags(tags).register(registry);
         if (redis.details().nearCopy() != null) {
             nearCopyChecks(registry, redis, tags, "near_copy", SharedFilterDetails.NearCopy::answeredHere);

@@ -116,8 +116,9 @@ class RedisMetricsIT {
     @Test
     void bufferedAddsRiseWhileRedisHangsAndFallToZeroOnceItAnswers(TwoInstances two) {
         // A short command timeout: the first add waits it out before the breaker opens and buffers the rest at once.
-        TestRedisBackend instance = two.behindProxy(port -> TestRedisBackend.on(port,
-                RedisBackendSettingsBuilder.from(TestRedisBackend.FAST).commandTimeout(Duration.ofMillis(300)).build()));
+        RedisBackendSettings settings = RedisBackendSettingsBuilder.from(TestRedisBackend.FAST)
+                .commandTimeout(Duration.ofMillis(300)).build();
+        TestRedisBackend instance = two.behindProxy(port -> TestRedisBackend.on(port, settings));
         FreezableTcpProxy proxy = two.proxy();
         RedisBloomFilter backend = instance.backend.create("buffered", SIZING, 1, 1);
         NamedBloomFilter filter = new NamedBloomFilter(FilterSpec.builder("buffered")
