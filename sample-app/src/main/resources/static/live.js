@@ -211,10 +211,10 @@ function update(card, filter, now) {
     reason.hidden = !filter.stateReason;
 
     show(card, 'capacityRatio', formatPercent(filter.capacityRatio), filter.capacityRatio);
-    field(card, 'fillBar').style.width = Math.min(100, (filter.capacityRatio || 0) * 100) + '%';
-    field(card, 'fillBar').classList.toggle('over', filter.capacityRatio > 1);
+    field(card, 'capacityBar').style.width = Math.min(100, (filter.capacityRatio || 0) * 100) + '%';
+    field(card, 'capacityBar').classList.toggle('over', filter.capacityRatio > 1);
     show(card, 'approximateElements', formatCount(filter.approximateElements), filter.approximateElements);
-    show(card, 'expectedSize', formatCount(filter.expectedSize), filter.expectedSize);
+    show(card, 'capacity', formatCount(filter.capacity), filter.capacity);
     show(card, 'stale', filter.estimatesStale ? ' (last known: the backend cannot be read)' : '');
     show(card, 'rejectedRate', formatRate(rejectedRate), rejectedRate);
     show(card, 'rejected', formatCount(filter.rejected), filter.rejected);

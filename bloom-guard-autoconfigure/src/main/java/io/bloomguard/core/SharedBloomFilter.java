@@ -69,6 +69,14 @@ public interface SharedBloomFilter extends RebuildableBloomFilter, AutoCloseable
      */
     java.util.concurrent.CompletableFuture<Boolean> mightContainAsync(Object key);
 
+    /**
+     * Adds this instance could not write to the store yet (it did not answer), kept in memory for replay: they rise
+     * during an outage and fall to 0 once the store takes them. Never waits on the store; this default has none.
+     */
+    default int pendingAdds() {
+        return 0;
+    }
+
     /** Whether a "no" from {@link #mightContain} may be acted on now. */
     default boolean trustedToReject() {
         return status() == SharedFilterStatus.READY;

@@ -48,7 +48,11 @@ import java.util.function.ToLongFunction;
  * <li>Redis filters only: {@code bloomguard.redis.check} (timer, no percentiles unless configured): single-key
  * checks sent to Redis; {@code bloomguard.redis.breaker.open} (gauge, tagged {@code breaker}: {@code checks},
  * {@code commands}): 1 while the backend's breaker is open. The breakers are the backend's, so every redis filter
- * reports the same two values.</li>
+ * reports the same two values; {@code bloomguard.redis.adds.buffered} (gauge): adds this instance could not write to
+ * Redis yet, kept for replay.</li>
+ * <li>Local filters only: {@code bloomguard.local.size} (gauge, bytes): the heap the filter's bits take.</li>
+ * <li>{@code bloomguard.load.last.success.time} (gauge, seconds since the epoch): when the last preload or rebuild
+ * that completed ended; NaN before the first.</li>
  * <li>Redis filters with a near copy only: {@code bloomguard.redis.near.copy.checks} (function counter), checks this
  * instance made, tagged {@code answered.by}: {@code near_copy} (the copy held the key: no round trip),
  * {@code barrier} (the copy, in step, lacked it: "absent" after a barrier) or {@code redis} (the copy lacked it, or
@@ -90,7 +94,9 @@ public final class BloomFilterMetrics implements MeterBinder {
         bindGauges(registry, filter, tags);
         bindStates(registry, filter, tags);
         new LoadMeters(registry, tags).listenTo(filter.history());
-        filter.shared().ifPresent(shared -> bindRedis(registry, shared, tags));
+        bindLastSuccess(registry, filter, tags);
+        filter.shared().ifPresentOrElse(shared -> bindRedis(registry, shared, tags),
+                () -> bindLocal(registry, filter, tags));
     }
 
     private static void bindChecks(MeterRegistry registry, NamedBloomFilter filter, Tags tags) {
@@ -162,12 +168,35 @@ public final class BloomFilterMetrics implements MeterBinder {
         }
     }
 
+    /**
+     * When the last load completed, in seconds since the epoch, rather than its age: the value changes only when a
+     * load completes, a scrape made late cannot skew it, and {@code time() - x} gives the age in PromQL (Prometheus'
+     * advice for "time since", like Micrometer's {@code process.start.time}). NaN before the first: this instance
+     * never loaded the filter (a redis filter another instance loaded, a filter filled by puts alone).
+     */
+    private static void bindLastSuccess(MeterRegistry registry, NamedBloomFilter filter, Tags tags) {
+        Gauge.builder(PREFIX + "load.last.success.time", filter, f -> {
+            FilterHistory.Load last = f.history().lastSuccess();
+            return (last != null) ? last.ended().toEpochMilli() / 1000.0 : Double.NaN;
+        }).description("When the last preload or rebuild that completed ended, in seconds since the epoch")
+                .baseUnit("seconds").tags(tags).register(registry);
+    }
+
+    private static void bindLocal(MeterRegistry registry, NamedBloomFilter filter, Tags tags) {
+        Gauge.builder(PREFIX + "local.size", filter, NamedBloomFilter::byteSize)
+                .description("Heap the local filter's bits take (a rebuild builds a second copy while it runs)")
+                .baseUnit("bytes").tags(tags).register(registry);
+    }
+
     private static void bindRedis(MeterRegistry registry, SharedBloomFilter redis, Tags tags) {
         Timer checks = Timer.builder(PREFIX + "redis.check").description("Single-key checks sent to Redis")
                 .tags(tags).register(registry);
         redis.onCheckLatency(nanos -> checks.record(nanos, TimeUnit.NANOSECONDS));
         breaker(registry, redis, tags, "checks", shared -> shared.details().checksBreakerOpen());
         breaker(registry, redis, tags, "commands", shared -> shared.details().commandsBreakerOpen());
+        Gauge.builder(PREFIX + "redis.adds.buffered", redis, SharedBloomFilter::pendingAdds)
+                .description("Adds this instance could not write to Redis yet, kept for replay")
+                .tags(tags).register(registry);
         if (redis.details().nearCopy() != null) {
             nearCopyChecks(registry, redis, tags, "near_copy", SharedFilterDetails.NearCopy::answeredHere);
             nearCopyChecks(registry, redis, tags, "redis", SharedFilterDetails.NearCopy::sentToStore);

@@ -268,6 +268,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     /** Adds waiting for replay. */
+    @Override
     public int pendingAdds() {
         return engine.pendingAdds();
     }

@@ -23,6 +23,7 @@ public final class FilterHistory {
     private final List<Consumer<Load>> listeners = new CopyOnWriteArrayList<>();
     private volatile @Nullable Load lastPreload;
     private volatile @Nullable Load lastRebuild;
+    private volatile @Nullable Load lastSuccess;
     private volatile @Nullable FilterState observed;
     private volatile Instant observedSince;
 
@@ -41,8 +42,19 @@ public final class FilterHistory {
         return lastRebuild;
     }
 
+    /**
+     * The last load, preload or rebuild, that completed: the filter holds the key source's keys as of then (and the
+     * puts since). {@code null} before the first one; a later failure does not replace it.
+     */
+    public @Nullable Load lastSuccess() {
+        return lastSuccess;
+    }
+
     /** Records a load that has ended, and tells the listeners. */
     public void recordLoad(Load load) {
+        if (load.succeeded()) {
+            lastSuccess = load;
+        }
         if (load.kind() == LoadKind.PRELOAD) {
             lastPreload = load;
         }
@@ -105,6 +117,11 @@ public final class FilterHistory {
 
         public boolean succeeded() {
             return failure == null;
+        }
+
+        /** When it ended. */
+        public Instant ended() {
+            return started.plus(duration);
         }
     }
 }

@@ -58,7 +58,8 @@ class BloomGuardMetricsAutoConfigurationTest {
                         "bloomguard.elements", "bloomguard.capacity.ratio", "bloomguard.over.capacity",
                         "bloomguard.rebuild.held", "bloomguard.fill.ratio",
                         "bloomguard.fpp.expected", "bloomguard.fpp.measured", "bloomguard.fpp.configured",
-                        "bloomguard.state", "bloomguard.load", "bloomguard.load.keys");
+                        "bloomguard.state", "bloomguard.load", "bloomguard.load.keys",
+                        "bloomguard.load.last.success.time", "bloomguard.local.size");
                 assertThat(meters.find("bloomguard.checks").tag("filter", filter).meters())
                         .extracting(meter -> meter.getId().getTag("outcome") + "/" + meter.getId().getTag("reason"))
                         .containsExactlyInAnyOrder("rejected/none", "passed/none", "skipped/not_ready",

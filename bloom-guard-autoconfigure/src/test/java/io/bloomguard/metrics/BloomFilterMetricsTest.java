@@ -2,6 +2,7 @@ package io.bloomguard.metrics;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.local.LocalBloomFilter;
+import io.bloomguard.local.RebuildableLocalFilter;
 import io.bloomguard.registry.FilterHistory.LoadKind;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
@@ -13,9 +14,15 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 class BloomFilterMetricsTest {
 
@@ -52,6 +59,57 @@ class BloomFilterMetricsTest {
         assertThat(statesAtOne()).containsExactly("ready");
         filter.markIncomplete("a write's key was lost");
         assertThat(statesAtOne()).containsExactly("failed");
+    }
+
+    /** A local filter's heap is its bits: what the endpoint shows as {@code layout.bytes}. */
+    @Test
+    void aLocalFiltersHeapGaugeIsItsSizeInBytes() {
+        new BloomFilterMetrics(new FixedBloomFilterRegistry(List.of(filter))).bindTo(meters);
+        assertThat(gauge("bloomguard.local.size")).isEqualTo(filter.byteSize())
+                .isEqualTo(FilterSizing.of(1000, 0.01).byteSize()).isGreaterThan(1000);
+        assertThat(meters.find("bloomguard.redis.adds.buffered").gauges()).as("Redis filters only").isEmpty();
+    }
+
+    /**
+     * The last successful load is a time (seconds since the epoch) that moves with each rebuild that completes and
+     * stays where it was when one fails; before the first it is NaN, so that no age can be computed from it.
+     */
+    @Test
+    void theLastSuccessfulLoadMovesWithEachCompletedRebuildAndNotWithAFailedOne() {
+        AtomicBoolean sourceDown = new AtomicBoolean();
+        NamedBloomFilter local = new NamedBloomFilter(filter.spec(),
+                new RebuildableLocalFilter(FilterSizing.of(1000, 0.01), Duration.ZERO), FilterState.LOADING);
+        local.keySource(batches -> {
+            if (sourceDown.get()) {
+                throw new IllegalStateException("connection refused");
+            }
+            List<Object> keys = LongStream.range(0, 100).boxed().collect(Collectors.toList());
+            batches.accept(keys);
+            return keys.size();
+        });
+        local.finishLoading();
+        new BloomFilterMetrics(new FixedBloomFilterRegistry(List.of(local))).bindTo(meters);
+        assertThat(gauge("bloomguard.load.last.success.time")).as("nothing loaded yet").isNaN();
+
+        long beforeFirst = System.currentTimeMillis();
+        local.rebuild();
+        double first = gauge("bloomguard.load.last.success.time");
+        assertThat(first).isBetween(beforeFirst / 1000.0, System.currentTimeMillis() / 1000.0);
+
+        sourceDown.set(true);
+        assertThatThrownBy(local::rebuild).hasMessageContaining("connection refused");
+        assertThat(gauge("bloomguard.load.last.success.time")).as("a failed rebuild").isEqualTo(first);
+
+        sourceDown.set(false);
+        await("the clock past the first rebuild").until(() -> System.currentTimeMillis() > first * 1000);
+        long beforeSecond = System.currentTimeMillis();
+        local.rebuild();
+        assertThat(gauge("bloomguard.load.last.success.time")).isGreaterThan(first)
+                .isBetween(beforeSecond / 1000.0, System.currentTimeMillis() / 1000.0);
+    }
+
+    private double gauge(String name) {
+        return meters.get(name).tag("filter", "users").gauge().value();
     }
 
     private Timer load(String kind, String outcome) {

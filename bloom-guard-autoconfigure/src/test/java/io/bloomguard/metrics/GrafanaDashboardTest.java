@@ -1,20 +1,6 @@
 package io.bloomguard.metrics;
 
 import com.jayway.jsonpath.JsonPath;
-import io.bloomguard.core.FilterSizing;
-import io.bloomguard.core.NearCopyMode;
-import io.bloomguard.local.LocalBloomFilter;
-import io.bloomguard.redis.RedisBackendSettings;
-import io.bloomguard.redis.RedisFilterBackend;
-import io.bloomguard.registry.BackendType;
-import io.bloomguard.registry.FilterSpec;
-import io.bloomguard.registry.FilterSpecBuilder;
-import io.bloomguard.registry.FilterState;
-import io.bloomguard.registry.FixedBloomFilterRegistry;
-import io.bloomguard.registry.GrowthPolicy;
-import io.bloomguard.registry.NamedBloomFilter;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -47,13 +33,45 @@ class GrafanaDashboardTest {
                 queried.add(metric.group());
             }
         }
-        Set<String> scraped = scrapedNames();
+        Set<String> scraped = PrometheusScrape.names();
         assertThat(scraped).as("the scrape").contains("bloomguard_checks_total", "bloomguard_redis_breaker_open");
         assertThat(queried).as("metrics the dashboard queries, all published").isSubsetOf(scraped);
         assertThat(queried).as("the panels the dashboard promises").contains("bloomguard_checks_total",
                 "bloomguard_fpp_measured", "bloomguard_fpp_configured", "bloomguard_false_positives_total",
                 "bloomguard_fill_ratio", "bloomguard_capacity_ratio", "bloomguard_state",
-                "bloomguard_redis_breaker_open", "bloomguard_load_seconds_max", "bloomguard_load_seconds_count");
+                "bloomguard_redis_breaker_open", "bloomguard_load_seconds_max", "bloomguard_load_seconds_count",
+                "bloomguard_local_size_bytes", "bloomguard_redis_adds_buffered",
+                "bloomguard_load_last_success_time_seconds");
+    }
+
+    /**
+     * One application's instances, or one instance, can be picked: the variables list them, and every series a panel
+     * reads is narrowed to the ones picked ("All" matches series without the label too).
+     */
+    @Test
+    void everyPanelQueryIsNarrowedToTheApplicationInstanceAndFilterPicked() throws IOException {
+        String json = Files.readString(DASHBOARD);
+        assertThat(JsonPath.<List<String>>read(json, "$.templating.list[*].name"))
+                .containsExactly("application", "instance", "filter");
+        assertThat(JsonPath.<List<String>>read(json, "$.templating.list[*].definition")).containsExactly(
+                "label_values(bloomguard_state, application)",
+                "label_values(bloomguard_state{application=~\"$application\"}, instance)",
+                "label_values(bloomguard_state{application=~\"$application\", instance=~\"$instance\"}, filter)");
+        assertThat(JsonPath.<List<Boolean>>read(json, "$.templating.list[*].multi")).containsOnly(true);
+        assertThat(JsonPath.<List<Boolean>>read(json, "$.templating.list[*].includeAll")).containsOnly(true);
+        assertThat(JsonPath.<List<String>>read(json, "$.templating.list[*].allValue")).containsOnly(".*");
+        Pattern selector = Pattern.compile("\\bbloomguard_[a-z0-9_]+(\\{[^}]*})?");
+        List<String> selectors = new java.util.ArrayList<>();
+        for (String expr : JsonPath.<List<String>>read(json, "$.panels[*].targets[*].expr")) {
+            Matcher metric = selector.matcher(expr);
+            while (metric.find()) {
+                selectors.add(metric.group());
+            }
+        }
+        assertThat(selectors).hasSizeGreaterThan(20).allSatisfy(series -> assertThat(series)
+                .contains("application=~\"$application\"", "instance=~\"$instance\""));
+        assertThat(selectors).filteredOn(series -> !series.startsWith("bloomguard_redis_breaker_open"))
+                .allSatisfy(series -> assertThat(series).contains("filter=~\"$filter\""));
     }
 
     @Test
@@ -66,30 +84,5 @@ class GrafanaDashboardTest {
         assertThat(targetSources).isNotEmpty().containsOnly("${DS_PROMETHEUS}");
         assertThat(JsonPath.<List<String>>read(json, "$.templating.list[*].datasource.uid"))
                 .containsOnly("${DS_PROMETHEUS}");
-    }
-
-    /** Every series name a Prometheus scrape of one local and one redis filter's meters has. */
-    private static Set<String> scrapedNames() {
-        FilterSizing sizing = FilterSizing.of(1000, 0.01);
-        // The redis filter is never started: binding its meters talks to no server.
-        try (RedisFilterBackend redis = new RedisFilterBackend(() -> {
-            throw new IllegalStateException("no Redis in this test");
-        }, RedisBackendSettings.defaults())) {
-            NamedBloomFilter local = new NamedBloomFilter(spec("users", BackendType.LOCAL),
-                    LocalBloomFilter.create(sizing), FilterState.READY);
-            NamedBloomFilter shared = new NamedBloomFilter(spec("orders", BackendType.REDIS),
-                    redis.create("orders", sizing, 1), FilterState.LOADING);
-            PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            new BloomFilterMetrics(new FixedBloomFilterRegistry(List.of(local, shared))).bindTo(prometheus);
-            Set<String> names = new TreeSet<>();
-            prometheus.scrape().lines().filter(line -> !line.startsWith("#") && !line.isBlank())
-                    .map(line -> line.split("[{ ]", 2)[0]).forEach(names::add);
-            return names;
-        }
-    }
-
-    private static FilterSpec spec(String name, BackendType backend) {
-        FilterSpecBuilder spec = FilterSpec.builder(name).expectedSize(1000).errorRate(0.01).growth(GrowthPolicy.NONE);
-        return ((backend == BackendType.REDIS) ? spec.redis(1, NearCopyMode.OFF) : spec).build();
     }
 }

@@ -10,6 +10,7 @@ import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
 import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.FreezableTcpProxy;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
@@ -106,6 +107,50 @@ class RedisMetricsIT {
                 .until(() -> filter.stats().estimatesStale());
         assertThat(gauge(meters, "bloomguard.elements", null)).isBetween(980.0, 1020.0);
         assertScrapedAtOnce(meters, "Redis killed, outage noticed");
+    }
+
+    /**
+     * Adds made while Redis does not answer are buffered for replay: the gauge counts them as they pile up, and falls
+     * back to 0 once Redis answers again and takes them. A redis filter has no local heap gauge (its near copy has).
+     */
+    @Test
+    void bufferedAddsRiseWhileRedisHangsAndFallToZeroOnceItAnswers(TwoInstances two) {
+        // A short command timeout: the first add waits it out before the breaker opens and buffers the rest at once.
+        RedisBackendSettings settings = RedisBackendSettingsBuilder.from(TestRedisBackend.FAST)
+                .commandTimeout(Duration.ofMillis(300)).build();
+        TestRedisBackend instance = two.behindProxy(port -> TestRedisBackend.on(port, settings));
+        FreezableTcpProxy proxy = two.proxy();
+        RedisBloomFilter backend = instance.backend.create("buffered", SIZING, 1, 1);
+        NamedBloomFilter filter = new NamedBloomFilter(FilterSpec.builder("buffered")
+                .expectedSize(SIZING.expectedSize()).errorRate(SIZING.errorRate()).growth(GrowthPolicy.NONE)
+                .redis(1, NearCopyMode.OFF).build(), backend, FilterState.LOADING);
+        MeterRegistry meters = new SimpleMeterRegistry();
+        new BloomFilterMetrics(new FixedBloomFilterRegistry(List.of(filter))).bindTo(meters);
+        assertThat(backend.start(RecordingKeyFeed.of(longs(0, 1000)))).isEqualTo(StartOutcome.LOADED_HERE);
+        filter.finishLoading();
+        assertThat(meters.find("bloomguard.local.size").gauges()).isEmpty();
+
+        filter.put(5_000L);
+        assertThat(buffered(meters)).as("Redis took the add").isZero();
+
+        proxy.freeze();
+        for (long key = 5_001; key <= 5_005; key++) {
+            filter.put(key);
+        }
+        assertThat(buffered(meters)).as("five adds Redis did not take")
+                .isEqualTo(5.0);
+        assertScrapedAtOnce(meters, "adds buffered");
+
+        proxy.thaw();
+        await("the buffered adds replayed").atMost(Duration.ofSeconds(10))
+                .until(() -> buffered(meters) == 0.0);
+        for (long key = 5_000; key <= 5_005; key++) {
+            assertThat(backend.mightContain(key)).as("key %d, in Redis", key).isTrue();
+        }
+    }
+
+    private static double buffered(MeterRegistry meters) {
+        return meters.get("bloomguard.redis.adds.buffered").tag("filter", "buffered").gauge().value();
     }
 
     /** Reads every meter's values, as a registry's scrape does, within {@link #AT_ONCE}. */

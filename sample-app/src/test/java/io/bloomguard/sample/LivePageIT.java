@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -117,6 +118,24 @@ class LivePageIT {
         await().atMost(Duration.ofSeconds(5)).untilAsserted(
                 () -> assertThat(number(users, "rejected")).isGreaterThan(rejectedBefore + 99_000));
         assertThat(flood.getText()).contains("100,000 of 100,000 absent user ids", "100,000 empty");
+    }
+
+    /**
+     * The page calls keys over capacity "Capacity used", as the endpoint ({@code capacityRatio}), the meter
+     * ({@code bloomguard.capacity.ratio}) and the dashboard do; "fill" is the share of set bits, which it does not show.
+     */
+    @Test
+    void capacityUsedIsTheKeysOverTheCapacityTheFilterIsSizedFor() {
+        WebElement users = readyFilter("users");
+        assertThat(users.findElement(By.cssSelector("[data-field=capacityLabel]")).getText())
+                .isEqualToIgnoringCase("Capacity used"); // the page shows labels in capitals
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            double keys = number(users, "approximateElements");
+            double capacity = number(users, "capacity");
+            assertThat(keys).isPositive();
+            assertThat(number(users, "capacityRatio")).isCloseTo(keys / capacity, within(1e-9));
+        });
+        assertThat(users.getText()).doesNotContainIgnoringCase("fill");
     }
 
     @Test
