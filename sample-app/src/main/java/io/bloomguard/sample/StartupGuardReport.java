@@ -44,7 +44,7 @@ class StartupGuardReport implements ApplicationRunner {
                 {}
                   {} lookups of absent user ids: {} empty, {} database queries, {} rejected by the guard ({} ms)
                   {} lookups of existing ids: {} found
-                  Watch it live (flood it with absent ids, see the rejections and the fill move): http://{}/
+                  Watch it live (flood it with absent ids, see the rejections and the false-positive rate): http://{}/
                   Try:
                     curl {}/users/42
                     curl -i {}/users/987654321
