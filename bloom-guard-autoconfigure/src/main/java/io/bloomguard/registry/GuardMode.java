@@ -1,6 +1,6 @@
 package io.bloomguard.registry;
 
-/** What the guard does with a key the filter says is absent. */
+/** What the guard does with a key the filter says is absent; from the strongest to the weakest. */
 public enum GuardMode {
 
     /** Answer the call with the empty value of its return type, without running the method. */
