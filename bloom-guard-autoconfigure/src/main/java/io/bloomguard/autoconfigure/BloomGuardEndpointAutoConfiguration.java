@@ -12,6 +12,7 @@ import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointEx
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
 import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -41,7 +42,9 @@ public final class BloomGuardEndpointAutoConfiguration {
             ObjectProvider<EndpointAccessResolver> accessResolver, Environment environment) {
         EndpointAccessResolver resolver = accessResolver.getIfAvailable(
                 () -> new PropertiesEndpointAccessResolver(environment));
-        reportAccess(resolver.accessFor(EndpointId.of("bloomfilters"), Access.READ_ONLY));
+        // The endpoint's own default: the resolver caches its first answer, which the endpoint's mapping reads too.
+        Endpoint endpoint = BloomFiltersEndpoint.class.getAnnotation(Endpoint.class);
+        reportAccess(resolver.accessFor(EndpointId.of(endpoint.id()), endpoint.defaultAccess()));
         return new BloomFiltersEndpoint(registry);
     }
 
