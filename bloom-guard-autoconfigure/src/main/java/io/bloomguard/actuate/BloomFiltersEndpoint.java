@@ -162,7 +162,8 @@ public class BloomFiltersEndpoint {
      * What a dashboard shows of one filter.
      *
      * @param backend                   {@code local} or {@code redis}
-     * @param mode                      {@code enforce}, {@code shadow} or {@code off}
+     * @param mode                      {@code enforce}, {@code shadow} or {@code off}: the one the guard uses now,
+     *                                  which an operator may have switched ({@code spec.mode} is the configured one)
      * @param state                     its {@link io.bloomguard.registry.FilterState}
      * @param stateReason               why, for a state to act on ({@code ACCESS_DENIED}, {@code UNREACHABLE})
      * @param stateSince                when this instance saw it enter the state, ISO-8601
