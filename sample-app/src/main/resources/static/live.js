@@ -260,7 +260,11 @@ async function rebuild(card) {
         if (!response.ok) {
             throw new Error(await failureOf(response));
         }
-        const result = await response.json();
+        // 202: the rebuild runs in the background; its handle is polled until it has ended.
+        const result = await rebuildEnded(card, await response.json());
+        if (result.state === 'failed') {
+            throw new Error(result.error);
+        }
         status.textContent = `Rebuilt from ${formatCount(result.keys)} keys`
             + ` in ${formatCount(result.durationMillis)} ms`;
     } catch (failure) {
@@ -269,6 +273,20 @@ async function rebuild(card) {
     } finally {
         button.disabled = false;
     }
+}
+
+/** Polls a rebuild the endpoint started until it is no longer running; its last state. */
+async function rebuildEnded(card, rebuild) {
+    while (rebuild.state === 'running') {
+        await new Promise(resolve => setTimeout(resolve, 250));
+        const response = await fetch(`${ENDPOINT}/${encodeURIComponent(card.name)}/rebuilds/${rebuild.id}`,
+            {headers: {'Accept': 'application/json'}});
+        if (!response.ok) {
+            throw new Error(await failureOf(response));
+        }
+        rebuild = await response.json();
+    }
+    return rebuild;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

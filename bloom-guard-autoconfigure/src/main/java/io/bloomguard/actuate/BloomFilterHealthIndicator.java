@@ -4,6 +4,7 @@ import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
+import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.HeldRebuild;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.jspecify.annotations.Nullable;
@@ -20,7 +21,8 @@ import java.util.Locale;
  * {@link #DEGRADED} with the reasons in {@code details.reasons} while it lets calls through unchecked (loading,
  * failed, stale, mismatched, refused, unreachable), is over capacity (more keys than it is sized for: its
  * false-positive rate is above the configured one; a filter that grows is only until it has grown), or a Redis
- * circuit breaker is open. A degraded filter is safe
+ * circuit breaker is open, or it was switched at runtime from its configured mode to a weaker one
+ * ({@code shadow} or {@code off}: it rejects no longer). A degraded filter is safe
  * (calls reach the database), so {@code DEGRADED} is not {@code DOWN}: the default status order ignores it and the
  * default HTTP mapping answers 200, and it is in no probe group.
  *
@@ -59,6 +61,13 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
         if (held != null) {
             reasons.add(held.describe(filter.name()));
         }
+        GuardMode mode = filter.mode();
+        GuardMode configured = spec.guard().mode();
+        if (mode.compareTo(configured) > 0) { // weaker than configured: GuardMode goes from enforce to off
+            reasons.add("switched from " + lower(configured) + " to " + lower(mode) + " at runtime: "
+                    + ((mode == GuardMode.OFF) ? "calls are not checked" : "absent keys are only counted, not rejected")
+                    + " until it is switched back (the bloomfilters endpoint's mode action) or the application restarts");
+        }
         if (filter.overCapacity()) {
             reasons.add("over capacity: about " + elements + " keys in a filter sized for " + filter.capacity()
                     + ", so it lets more absent keys through than error-rate " + spec.sizing().errorRate() + "; "
@@ -89,10 +98,13 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
         health.withDetail("state", state.name())
                 .withDetail("stateSince", filter.stateSince().toString())
                 .withDetail("backend", lower(spec.backendType()))
-                .withDetail("mode", lower(spec.guard().mode()))
+                .withDetail("mode", lower(mode))
                 .withDetail("approximateElements", elements)
                 .withDetail("expectedSize", spec.sizing().expectedSize())
                 .withDetail("capacity", filter.capacity());
+        if (mode != configured) {
+            health.withDetail("configuredMode", lower(configured));
+        }
         if (stateReason != null) {
             health.withDetail("stateReason", stateReason);
         }

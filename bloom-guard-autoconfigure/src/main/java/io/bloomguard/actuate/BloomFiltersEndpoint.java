@@ -1,13 +1,17 @@
 package io.bloomguard.actuate;
 
 import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.GuardMode;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
+import java.security.Principal;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,23 +20,34 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * The {@code bloomfilters} endpoint: every filter's headline (state, fill, error rates, counters), one filter in
+ * The {@code bloomfilters} endpoint: every filter's headline (state, mode, fill, error rates, counters), one filter in
  * detail (its spec, layout, counters by skip reason, last preload and rebuild, and for Redis its live generation and
- * breakers; never the hash seed), and two write operations on one filter: {@code rebuild} and {@code test} (whether
- * a key might be in it). Everything is read from what the filters hold already: no operation but the writes waits on
- * a shared store.
+ * breakers; never the hash seed), a rebuild it started, and write operations on one filter: {@code rebuild} (started
+ * in the background: the answer is a handle to poll), {@code test} (whether a key might be in it) and {@code mode}
+ * (switch the guard to {@code enforce}, {@code shadow} or {@code off} until restart). Everything is read from what the
+ * filters hold already: no operation but the writes waits on a shared store.
+ *
+ * <p>Read-only unless the application opts in with {@code management.endpoint.bloomfilters.access=unrestricted}: a
+ * write can weaken the guard, load the database, or tell a caller which keys exist.
  *
  * <p>Usage: {@code GET /actuator/bloomfilters/users}; {@code POST /actuator/bloomfilters/users} with
- * {@code {"action":"test","key":"42"}}.
+ * {@code {"action":"rebuild"}}, then {@code GET /actuator/bloomfilters/users/rebuilds/1}.
  *
  * <p>Its bodies are the descriptor records below; {@link FilterDescription} reads a filter into them.
  *
  * @since 0.1.0
  */
-@Endpoint(id = "bloomfilters")
+@Endpoint(id = "bloomfilters", defaultAccess = Access.READ_ONLY)
 public class BloomFiltersEndpoint {
 
+    /** The property that opens the write operations, for the startup log and messages. */
+    public static final String WRITES_PROPERTY = "management.endpoint.bloomfilters.access";
+
+    /** The path segment before a rebuild's id: {@code /actuator/bloomfilters/users/rebuilds/1}. */
+    static final String REBUILDS = "rebuilds";
+
     private final BloomFilterRegistry registry;
+    private final EndpointRebuilds rebuilds = new EndpointRebuilds();
 
     public BloomFiltersEndpoint(BloomFilterRegistry registry) {
         this.registry = registry;
@@ -55,38 +70,65 @@ public class BloomFiltersEndpoint {
     }
 
     /**
-     * Runs {@code action} on a filter: {@code rebuild} (from its key source, beside the live copy; blocks until done),
-     * {@code confirm-rebuild} (the same, swapped in however few keys it reads: see
-     * {@link NamedBloomFilter#heldRebuild()}) or {@code test} (whether {@code key} might be in its bits: it reveals membership, hence a write operation).
+     * A rebuild the endpoint started ({@code GET /actuator/bloomfilters/users/rebuilds/1}), or {@code null} (a 404)
+     * when there is none of that filter with that id (the oldest finished ones are forgotten).
+     */
+    @ReadOperation
+    public @Nullable RebuildDescriptor rebuild(@Selector String name, @Selector String rebuilds, @Selector String id) {
+        return REBUILDS.equals(rebuilds) ? this.rebuilds.find(name, id) : null;
+    }
+
+    /**
+     * Runs {@code action} on a filter: {@code rebuild} (from its key source, beside the live copy, in the background:
+     * it answers at once with the rebuild to poll, or the one already running), {@code confirm-rebuild} (the same,
+     * swapped in however few keys it reads: see {@link NamedBloomFilter#heldRebuild()}), {@code test} (whether
+     * {@code key} might be in its bits: it reveals membership, hence a write operation) or {@code mode} (switch the
+     * guard to {@code mode} until restart, logged as a warning with the caller).
      *
      * @throws io.bloomguard.registry.UnknownFilterException naming the configured filters
-     * @throws IllegalArgumentException                      for an unknown action, or {@code test} without a key or
-     *                                                       with a key no filter can hold
+     * @throws IllegalArgumentException                      for an unknown action, {@code test} without a key or
+     *                                                       with a key no filter can hold, {@code mode} without a
+     *                                                       known mode
      * @throws UnsupportedOperationException                 for a filter that cannot rebuild
-     * @throws IllegalStateException                         for a filter that cannot rebuild now (disabled, being
-     *                                                       loaded by another instance, no key source here)
+     * @throws IllegalStateException                         for a filter that cannot rebuild now (disabled, no key
+     *                                                       source here)
      */
     @WriteOperation
-    public ActionDescriptor act(@Selector String name, String action, @Nullable String key) {
+    public ActionDescriptor act(@Selector String name, String action, @Nullable String key, @Nullable String mode,
+            SecurityContext caller) {
         NamedBloomFilter filter = registry.get(name);
         return switch (FilterAction.parse(action)) {
-            case REBUILD -> {
-                long start = System.nanoTime();
-                long keys = filter.rebuild();
-                yield new RebuildDescriptor(keys, (System.nanoTime() - start) / 1_000_000);
-            }
-            case CONFIRM_REBUILD -> {
-                long start = System.nanoTime();
-                long keys = filter.confirmRebuild();
-                yield new RebuildDescriptor(keys, (System.nanoTime() - start) / 1_000_000);
-            }
+            case REBUILD -> rebuilds.start(filter, false, who(caller));
+            case CONFIRM_REBUILD -> rebuilds.start(filter, true, who(caller));
             case TEST -> {
                 if (key == null) {
                     throw new IllegalArgumentException("Action 'test' needs a key: {\"action\":\"test\",\"key\":\"42\"}");
                 }
                 yield new MembershipDescriptor(filter.backendMightContain(key));
             }
+            case MODE -> {
+                GuardMode next = parseMode(mode);
+                GuardMode previous = filter.switchMode(next, who(caller));
+                yield new ModeDescriptor(lower(next), lower(previous), lower(filter.spec().guard().mode()));
+            }
         };
+    }
+
+    private static GuardMode parseMode(@Nullable String mode) {
+        for (GuardMode known : GuardMode.values()) {
+            if (lower(known).equalsIgnoreCase(mode)) {
+                return known;
+            }
+        }
+        throw new IllegalArgumentException("Action 'mode' needs a mode: enforce, shadow or off, as in"
+                + " {\"action\":\"mode\",\"mode\":\"shadow\"}" + ((mode != null) ? "; not '" + mode + "'" : ""));
+    }
+
+    /** Who called, for the audit log: the principal Spring Security (or JMX) gives, if any. */
+    private static String who(SecurityContext caller) {
+        Principal principal = caller.getPrincipal();
+        return "the bloomfilters endpoint (" + ((principal != null) ? "principal '" + principal.getName() + "'"
+                : "no authenticated principal") + ")";
     }
 
     /** The configured filters' names, for a 404's body. */
@@ -101,7 +143,7 @@ public class BloomFiltersEndpoint {
 
     /** What the write operation can do; the body's {@code action}. */
     enum FilterAction {
-        REBUILD, CONFIRM_REBUILD, TEST;
+        REBUILD, CONFIRM_REBUILD, TEST, MODE;
 
         static FilterAction parse(@Nullable String action) {
             for (FilterAction known : values()) {
@@ -122,7 +164,8 @@ public class BloomFiltersEndpoint {
      * What a dashboard shows of one filter.
      *
      * @param backend                   {@code local} or {@code redis}
-     * @param mode                      {@code enforce}, {@code shadow} or {@code off}
+     * @param mode                      {@code enforce}, {@code shadow} or {@code off}: the one the guard uses now,
+     *                                  which an operator may have switched ({@code spec.mode} is the configured one)
      * @param state                     its {@link io.bloomguard.registry.FilterState}
      * @param stateReason               why, for a state to act on ({@code ACCESS_DENIED}, {@code UNREACHABLE})
      * @param stateSince                when this instance saw it enter the state, ISO-8601
@@ -215,14 +258,37 @@ public class BloomFiltersEndpoint {
     }
 
     /** What a write operation answers. */
-    public sealed interface ActionDescriptor permits RebuildDescriptor, MembershipDescriptor {
+    public sealed interface ActionDescriptor permits RebuildDescriptor, MembershipDescriptor, ModeDescriptor {
     }
 
-    /** A rebuild: keys read from the key source, and how long it took. */
-    public record RebuildDescriptor(long keys, long durationMillis) implements ActionDescriptor {
+    /**
+     * A rebuild the endpoint started, to poll at {@code /actuator/bloomfilters/{filter}/rebuilds/{id}}.
+     *
+     * @param id             its handle
+     * @param filter         the filter it rebuilds
+     * @param action         {@code rebuild} or {@code confirm-rebuild}
+     * @param state          {@code running} (it may wait for another background rebuild first: they run one at a
+     *                       time), {@code succeeded} or {@code failed}
+     * @param started        when it was asked for, ISO-8601
+     * @param finished       when it ended, ISO-8601; {@code null} while running
+     * @param keys           keys read from the key source, once it succeeded
+     * @param durationMillis how long it has run, or ran
+     * @param error          why it failed (a rebuild held back for reading too few keys says what to do)
+     * @param startedNow     whether this request started it: {@code false} when it was running already
+     */
+    public record RebuildDescriptor(String id, String filter, String action, String state, String started,
+            @Nullable String finished, @Nullable Long keys, long durationMillis, @Nullable String error,
+            boolean startedNow) implements ActionDescriptor {
     }
 
     /** A test: whether the key might be in the filter's bits (whatever its state). */
     public record MembershipDescriptor(boolean mightContain) implements ActionDescriptor {
+    }
+
+    /**
+     * A mode switch: the mode now, the one before, and the configured one it returns to on restart (unless
+     * {@code bloom-guard.filters.<name>.mode} is set to keep it).
+     */
+    public record ModeDescriptor(String mode, String previous, String configured) implements ActionDescriptor {
     }
 }

@@ -1,9 +1,12 @@
 package io.bloomguard.actuate;
 
+import io.bloomguard.actuate.BloomFiltersEndpoint.ActionDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.FilterDescriptor;
+import io.bloomguard.actuate.BloomFiltersEndpoint.RebuildDescriptor;
 import io.bloomguard.core.BackendUnavailableException;
 import io.bloomguard.registry.UnknownFilterException;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -13,9 +16,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 import java.util.List;
 
 /**
- * The {@link BloomFiltersEndpoint} over HTTP, with statuses that say what went wrong: 404 for an unknown filter
- * (the body lists the configured ones), 400 for an unknown action or a missing key, 409 for a filter that cannot
- * rebuild (now or at all), 503 when its store cannot be reached.
+ * The {@link BloomFiltersEndpoint} over HTTP, with statuses that say what happened: 202 for a rebuild started (or
+ * found running), 404 for an unknown filter (the body lists the configured ones), 400 for an unknown action or a
+ * missing key or mode, 409 for a filter that cannot rebuild (now or at all), 503 when its store cannot be reached.
  *
  * <p>Usage: the auto-configuration declares it next to the endpoint when the endpoint is exposed over HTTP.
  *
@@ -26,6 +29,8 @@ import java.util.List;
 public class BloomFiltersEndpointWebExtension {
 
     private static final int STATUS_CONFLICT = 409;
+    /** A rebuild started, or found running: its body is the handle to poll. */
+    private static final int STATUS_ACCEPTED = 202;
 
     private final BloomFiltersEndpoint delegate;
 
@@ -40,9 +45,12 @@ public class BloomFiltersEndpointWebExtension {
     }
 
     @WriteOperation
-    public WebEndpointResponse<Object> act(@Selector String name, String action, @Nullable String key) {
+    public WebEndpointResponse<Object> act(@Selector String name, String action, @Nullable String key,
+            @Nullable String mode, SecurityContext caller) {
         try {
-            return new WebEndpointResponse<>(delegate.act(name, action, key));
+            ActionDescriptor done = delegate.act(name, action, key, mode, caller);
+            return new WebEndpointResponse<>(done, (done instanceof RebuildDescriptor) ? STATUS_ACCEPTED
+                    : WebEndpointResponse.STATUS_OK);
         }
         catch (UnknownFilterException ex) {
             return notFound(name);

@@ -45,7 +45,7 @@ final class FilterDescription {
         FilterStats stats = filter.stats();
         long elements = filter.approximateElementCount();
         long capacity = filter.capacity();
-        return new FilterHeadline(lower(spec.backendType()), lower(spec.guard().mode()), filter.state().name(),
+        return new FilterHeadline(lower(spec.backendType()), lower(filter.mode()), filter.state().name(),
                 filter.stateReason(), filter.stateSince().toString(), spec.sizing().expectedSize(), elements,
                 ratio(elements, capacity), capacity, filter.overCapacity(), spec.sizing().errorRate(), filter.expectedFpp(),
                 stats.measuredFalsePositiveRate(), stats.rejected(), stats.passed(), stats.skipped(),

@@ -96,7 +96,7 @@ final class GuardDecision {
      */
     boolean filterDecides(GuardOperation guard, CheckObserver.@Nullable Check check) {
         NamedBloomFilter filter = guard.filter();
-        if (filter.spec().guard().mode() == GuardMode.OFF) {
+        if (filter.mode() == GuardMode.OFF) {
             decided(guard, check, CheckOutcome.SKIPPED, SkipReason.MODE_OFF);
             return false;
         }
@@ -117,7 +117,7 @@ final class GuardDecision {
             decided(guard, check, CheckOutcome.PASSED, null);
             return new Verdict(true, key, true);
         }
-        if (guard.filter().spec().guard().mode() == GuardMode.SHADOW) {
+        if (guard.filter().mode() != GuardMode.ENFORCE) { // shadow, or switched off since filterDecides: let it by
             decided(guard, check, CheckOutcome.SHADOW_REJECTED, null);
             return new Verdict(true, key, false);
         }
@@ -158,7 +158,7 @@ final class GuardDecision {
     Verdict failed(GuardOperation guard, RuntimeException failure, CheckObserver.@Nullable Check check) {
         NamedBloomFilter filter = guard.filter();
         filter.counters().backendError();
-        BackendFailurePolicy policy = (filter.spec().guard().mode() == GuardMode.SHADOW)
+        BackendFailurePolicy policy = (filter.mode() != GuardMode.ENFORCE)
                 ? BackendFailurePolicy.ALLOW : filter.spec().guard().onBackendFailure();
         switch (policy) {
             case REJECT:
@@ -231,7 +231,7 @@ final class GuardDecision {
         }
         NamedBloomFilter filter = guard.filter();
         if (verdict.mightContain()) {
-            if (filter.spec().guard().mode() == GuardMode.ENFORCE && empty) {
+            if (filter.mode() == GuardMode.ENFORCE && empty) {
                 filter.counters().falsePositive();
             }
         }

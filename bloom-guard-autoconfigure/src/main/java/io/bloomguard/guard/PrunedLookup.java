@@ -143,7 +143,7 @@ final class PrunedLookup {
      */
     private static Pruning decide(GuardOperation guard, Batch batch, boolean[] answers,
             CheckObserver.@Nullable Check check) {
-        boolean enforce = guard.filter().spec().guard().mode() == GuardMode.ENFORCE;
+        boolean enforce = guard.filter().mode() == GuardMode.ENFORCE;
         boolean[] kept = new boolean[batch.elements().size()];
         Arrays.fill(kept, true);
         int absent = 0;
@@ -171,7 +171,7 @@ final class PrunedLookup {
     /** Counts the passed keys as false positives when the call they went through with found nothing. */
     static void countAnswer(GuardOperation guard, Pruning pruning, boolean foundNothing) {
         if (foundNothing && pruning.passedKeys() > 0 && guard.answersWithValue()
-                && guard.filter().spec().guard().mode() == GuardMode.ENFORCE) {
+                && guard.filter().mode() == GuardMode.ENFORCE) {
             guard.filter().counters().falsePositives(pruning.passedKeys());
         }
     }

@@ -6,7 +6,9 @@ import io.bloomguard.core.RebuildableBloomFilter;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Clock;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 /**
  * Every rebuild of a {@link NamedBloomFilter}, whoever starts it (an operator, a schedule, growth, self-recovery, a
@@ -26,12 +28,15 @@ final class FilterRebuilds {
     private final @Nullable FailedFilterRecovery recovery;
     /** {@code growth: rebuild}: how it grows past its capacity; {@code null} for other policies. */
     private final @Nullable GrowthRebuilds growth;
+    /** The registry's thread for rebuilds in the background: one at a time, beside growth and recovery. */
+    private final BackgroundRebuilds background;
 
     FilterRebuilds(NamedBloomFilter filter, FilterSpec spec, BackendLifecycle lifecycle, FilterStateMachine states,
             BackgroundRebuilds background) {
         this.spec = spec;
         this.lifecycle = lifecycle;
         this.states = states;
+        this.background = background;
         this.rebuildGate = new RebuildGate(spec, lifecycle::countedKeys, lifecycle::storedBefore, Clock.systemUTC());
         RebuildableBloomFilter rebuiltHere = lifecycle.rebuiltHere();
         this.recovery = (rebuiltHere != null)
@@ -125,12 +130,48 @@ final class FilterRebuilds {
         };
     }
 
+    /**
+     * Starts {@link #rebuild(long) rebuild(0)} (or, {@code confirmed}, {@link #confirmRebuild()}) on the background
+     * thread, once what can be known before reading a key says it may run: refused at once otherwise.
+     *
+     * @return ends with the keys read, or the failure
+     * @throws IllegalStateException         disabled, no key source here, or the background thread is closed
+     * @throws UnsupportedOperationException for a backend that cannot rebuild
+     * @throws io.bloomguard.core.RebuildRefusedException for a filter filled by puts alone (unless confirmed)
+     */
+    CompletableFuture<Long> rebuildInBackground(boolean confirmed) {
+        checkNotDisabled();
+        if (!confirmed) { // a confirmation may create a puts-only filter again empty, with no key source
+            rebuildGate.checkMayRebuild();
+            RebuildableBloomFilter rebuildable = lifecycle.rebuildable();
+            if (rebuildable == null) {
+                throw new UnsupportedOperationException("Filter '" + spec.name() + "' cannot be rebuilt");
+            }
+            if (!rebuildable.hasKeySource()) {
+                throw new IllegalStateException("Filter '" + spec.name() + "' has no key source to rebuild from"
+                        + " here (declare preload.sql or a BloomKeySource bean for it)");
+            }
+        }
+        LongSupplier rebuild = confirmed ? this::confirmRebuild : () -> rebuild(0);
+        CompletableFuture<Long> done = new CompletableFuture<>();
+        boolean accepted = background.execute(() -> {
+            try {
+                done.complete(rebuild.getAsLong());
+            }
+            catch (RuntimeException | Error ex) {
+                done.completeExceptionally(ex);
+            }
+        });
+        if (!accepted) {
+            throw new IllegalStateException("Filter '" + spec.name() + "' cannot rebuild: the application is"
+                    + " shutting down");
+        }
+        return done;
+    }
+
     /** @param expectedSize keys to size it for, or 0 to keep its size */
     long rebuild(long expectedSize) {
-        if (states.own() == FilterState.DISABLED) {
-            throw new IllegalStateException("Filter '" + spec.name() + "' is disabled (bloom-guard.enabled=false)"
-                    + " and holds no bits; there is nothing to rebuild");
-        }
+        checkNotDisabled();
         rebuildGate.checkMayRebuild();
         long lossesBefore = (recovery != null) ? recovery.losses() : 0;
         long keys;
@@ -154,5 +195,12 @@ final class FilterRebuilds {
             growth.rebuilt(); // keys may have outgrown it again meanwhile
         }
         return keys;
+    }
+
+    private void checkNotDisabled() {
+        if (states.own() == FilterState.DISABLED) {
+            throw new IllegalStateException("Filter '" + spec.name() + "' is disabled (bloom-guard.enabled=false)"
+                    + " and holds no bits; there is nothing to rebuild");
+        }
     }
 }

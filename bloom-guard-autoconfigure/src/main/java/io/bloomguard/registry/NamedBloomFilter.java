@@ -5,9 +5,13 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.RebuildableBloomFilter;
 import io.bloomguard.core.SharedBloomFilter;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -39,6 +43,8 @@ public final class NamedBloomFilter implements BloomFilter {
     /** Keys per backend batch when {@link #putAll} is given an {@code Iterable} that is not a collection. */
     static final int ITERABLE_BATCH = 10_000;
 
+    private static final Log logger = LogFactory.getLog(NamedBloomFilter.class);
+
     private final FilterSpec spec;
     private final BloomFilter backend;
     /** How this kind of backend carries out the lifecycle: chosen once, so no operation asks the backend's type. */
@@ -48,6 +54,8 @@ public final class NamedBloomFilter implements BloomFilter {
     private final FilterRebuilds rebuilds;
     private final FilterChecks checks;
     private final FilterWrites writes;
+    /** What the guard does with its answers now: the spec's until switched at runtime; read on every check. */
+    private volatile GuardMode mode;
 
     /** A filter with a background thread of its own for its rebuilds (made only if it rebuilds in the background). */
     public NamedBloomFilter(FilterSpec spec, BloomFilter backend, FilterState initialState) {
@@ -67,6 +75,7 @@ public final class NamedBloomFilter implements BloomFilter {
         this.rebuilds = new FilterRebuilds(this, spec, lifecycle, states, background);
         this.checks = new FilterChecks(backend, lifecycle, states);
         this.writes = new FilterWrites(spec, backend, counters, states, rebuilds);
+        this.mode = spec.guard().mode();
     }
 
     public String name() {
@@ -75,6 +84,39 @@ public final class NamedBloomFilter implements BloomFilter {
 
     public FilterSpec spec() {
         return spec;
+    }
+
+    /**
+     * What the guard does with this filter's answers now: {@code spec().guard().mode()} until {@linkplain #switchMode
+     * switched}. Every reader of the mode (the guard, health, the endpoint) reads it here.
+     */
+    public GuardMode mode() {
+        return mode;
+    }
+
+    /**
+     * Switches what the guard does with this filter's answers, from the next check on, until the application stops
+     * (then {@code bloom-guard.filters.<name>.mode} holds again). Puts go in whatever the mode, so switching back to
+     * {@code enforce} is safe. Logged as a warning: an audit of who weakened or restored the guard.
+     *
+     * @param by who or what asked, for the log (the endpoint's principal, say)
+     * @return the mode it had
+     */
+    public GuardMode switchMode(GuardMode next, String by) {
+        Objects.requireNonNull(next, "mode");
+        GuardMode previous;
+        synchronized (this) {
+            previous = mode;
+            mode = next;
+        }
+        logger.warn("Filter '" + name() + "' switched from mode " + lower(previous) + " to " + lower(next) + " by "
+                + by + "; it is " + lower(spec.guard().mode()) + " again on restart unless bloom-guard.filters."
+                + name() + ".mode is set");
+        return previous;
+    }
+
+    private static String lower(GuardMode mode) {
+        return mode.name().toLowerCase(Locale.ROOT);
     }
 
     /**
@@ -242,6 +284,20 @@ public final class NamedBloomFilter implements BloomFilter {
      */
     public long rebuild() {
         return rebuilds.rebuild(0);
+    }
+
+    /**
+     * Starts {@link #rebuild()} (or, {@code confirmed}, {@link #confirmRebuild()}) in the background, one at a time
+     * with the filters' other background rebuilds (growth, recovery), and answers at once. What is known before a
+     * key is read (disabled, puts alone, no key source here) is refused at once.
+     *
+     * @return ends with the keys read, or with what {@code rebuild()} would have thrown
+     * @throws IllegalStateException         disabled, no key source here, or the application is shutting down
+     * @throws UnsupportedOperationException for a backend that cannot rebuild
+     * @throws io.bloomguard.core.RebuildRefusedException for a filter filled by puts alone, unless confirmed
+     */
+    public CompletableFuture<Long> rebuildInBackground(boolean confirmed) {
+        return rebuilds.rebuildInBackground(confirmed);
     }
 
     /** {@link #rebuild()} sized for {@code expectedSize} keys: how {@code growth: rebuild} grows it. */

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -120,7 +121,7 @@ class BloomGuardEndpointAutoConfigurationTest {
                 assertThat(body.filters()).containsExactly("users", "skus");
                 assertThat(body.message()).contains("'userz'").contains("users, skus");
             });
-            assertThat(context.getBean(BloomFiltersEndpointWebExtension.class).act("userz", "test", "1").getStatus())
+            assertThat(context.getBean(BloomFiltersEndpointWebExtension.class).act("userz", "test", "1", null, SecurityContext.NONE).getStatus())
                     .isEqualTo(404);
         });
     }
@@ -131,8 +132,8 @@ class BloomGuardEndpointAutoConfigurationTest {
             preload(context);
             BloomFiltersEndpointWebExtension web = context.getBean(BloomFiltersEndpointWebExtension.class);
 
-            assertThat(web.act("users", "test", "42").getBody()).isEqualTo(new MembershipDescriptor(true));
-            assertThat(web.act("users", "test", "100000042").getBody()).isEqualTo(new MembershipDescriptor(false));
+            assertThat(web.act("users", "test", "42", null, SecurityContext.NONE).getBody()).isEqualTo(new MembershipDescriptor(true));
+            assertThat(web.act("users", "test", "100000042", null, SecurityContext.NONE).getBody()).isEqualTo(new MembershipDescriptor(false));
         });
     }
 
@@ -141,11 +142,11 @@ class BloomGuardEndpointAutoConfigurationTest {
         runner.run(context -> {
             BloomFiltersEndpointWebExtension web = context.getBean(BloomFiltersEndpointWebExtension.class);
 
-            WebEndpointResponse<Object> unknown = web.act("users", "clear", null);
+            WebEndpointResponse<Object> unknown = web.act("users", "clear", null, null, SecurityContext.NONE);
             assertThat(unknown.getStatus()).isEqualTo(400);
             assertThat(((FailureDescriptor) unknown.getBody()).message())
-                    .isEqualTo("Unknown action 'clear'; actions: rebuild, confirm-rebuild, test");
-            WebEndpointResponse<Object> noKey = web.act("users", "test", null);
+                    .isEqualTo("Unknown action 'clear'; actions: rebuild, confirm-rebuild, test, mode");
+            WebEndpointResponse<Object> noKey = web.act("users", "test", null, null, SecurityContext.NONE);
             assertThat(noKey.getStatus()).isEqualTo(400);
             assertThat(((FailureDescriptor) noKey.getBody()).message()).contains("needs a key");
         });
@@ -155,7 +156,7 @@ class BloomGuardEndpointAutoConfigurationTest {
     void rebuildingAFilterWithoutAKeySourceIsA409SayingWhy() {
         runner.run(context -> {
             WebEndpointResponse<Object> response = context.getBean(BloomFiltersEndpointWebExtension.class)
-                    .act("users", "rebuild", null);
+                    .act("users", "rebuild", null, null, SecurityContext.NONE);
             assertThat(response.getStatus()).isEqualTo(409);
             assertThat(((FailureDescriptor) response.getBody()).message()).contains("'users'")
                     .contains("no key source");
@@ -166,7 +167,7 @@ class BloomGuardEndpointAutoConfigurationTest {
     void rebuildingADisabledFilterIsA409SayingWhy() {
         runner.withPropertyValues("bloom-guard.enabled=false").run(context -> {
             WebEndpointResponse<Object> response = context.getBean(BloomFiltersEndpointWebExtension.class)
-                    .act("users", "rebuild", null);
+                    .act("users", "rebuild", null, null, SecurityContext.NONE);
             assertThat(response.getStatus()).isEqualTo(409);
             assertThat(((FailureDescriptor) response.getBody()).message()).contains("disabled");
         });

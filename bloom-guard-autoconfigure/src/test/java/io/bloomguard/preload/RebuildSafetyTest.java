@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -66,7 +67,7 @@ class RebuildSafetyTest {
                     "filled by puts alone");
             assertThatThrownBy(seen::confirmRebuild).isInstanceOf(RebuildRefusedException.class);
             BloomFiltersEndpoint endpoint = new BloomFiltersEndpoint(context.getBean(BloomFilterRegistry.class));
-            assertThatThrownBy(() -> endpoint.act("seen", "rebuild", null)).isInstanceOf(
+            assertThatThrownBy(() -> endpoint.act("seen", "rebuild", null, null, SecurityContext.NONE)).isInstanceOf(
                     RebuildRefusedException.class);
             assertThat(LongStream.range(0, 30_000).filter(key -> !seen.mightContain(key)).count()).isZero();
             assertThat(seen.state()).isEqualTo(FilterState.READY);
@@ -131,8 +132,9 @@ class RebuildSafetyTest {
                     .isZero();
 
             BloomFiltersEndpoint endpoint = new BloomFiltersEndpoint(context.getBean(BloomFilterRegistry.class));
-            assertThatThrownBy(() -> endpoint.act("rows", "rebuild", null)).isInstanceOf(
-                    RebuildRefusedException.class);
+            BloomFiltersEndpoint.RebuildDescriptor refused = finished(endpoint, "rows", "rebuild");
+            assertThat(refused.state()).isEqualTo("failed");
+            assertThat(refused.error()).contains("confirm-rebuild");
             assertThat(rows.heldRebuild()).isNotNull();
             assertThat(new BloomFilterHealthIndicator(rows).health().getStatus())
                     .isEqualTo(BloomFilterHealthIndicator.DEGRADED);
@@ -141,9 +143,10 @@ class RebuildSafetyTest {
             Gauge held = meters.get("bloomguard.rebuild.held").tag("filter", "rows").gauge();
             assertThat(held.value()).isEqualTo(1);
 
-            BloomFiltersEndpoint.ActionDescriptor confirmed = endpoint.act("rows", "confirm-rebuild", null);
+            BloomFiltersEndpoint.RebuildDescriptor confirmed = finished(endpoint, "rows", "confirm-rebuild");
 
-            assertThat(((BloomFiltersEndpoint.RebuildDescriptor) confirmed).keys()).isEqualTo(500);
+            assertThat(confirmed.state()).isEqualTo("succeeded");
+            assertThat(confirmed.keys()).isEqualTo(500);
             assertThat(rows.heldRebuild()).isNull();
             assertThat(held.value()).isZero();
             assertThat(new BloomFilterHealthIndicator(rows).health().getStatus()).isEqualTo(
@@ -221,6 +224,15 @@ class RebuildSafetyTest {
             }
         }
         return (double) passed / probes;
+    }
+
+    /** Starts {@code action} through the endpoint (it answers at once) and polls it until it has ended. */
+    private static BloomFiltersEndpoint.RebuildDescriptor finished(BloomFiltersEndpoint endpoint, String filter,
+            String action) {
+        String id = ((BloomFiltersEndpoint.RebuildDescriptor) endpoint.act(filter, action, null, null,
+                SecurityContext.NONE)).id();
+        return Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> endpoint.rebuild(filter, "rebuilds", id),
+                rebuild -> rebuild != null && !rebuild.state().equals("running"));
     }
 
     private static NamedBloomFilter filter(ConfigurableApplicationContext context, String name) {

@@ -15,10 +15,12 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** The {@code bloomfilters} endpoint over HTTP, as an operator uses it, with one filter in a real Redis. */
 @Timeout(120)
@@ -46,6 +48,7 @@ class BloomFiltersEndpointIT {
             String[] pair = property.split("=", 2);
             properties.add(pair[0], () -> pair[1]);
         }
+        properties.add("management.endpoint.bloomfilters.access", () -> "unrestricted"); // its writes are tested
     }
 
     @Test
@@ -97,11 +100,11 @@ class BloomFiltersEndpointIT {
 
     @Test
     void rebuildsARedisFilterFromItsKeySource() {
-        HttpResponse<String> response = http().post("/actuator/bloomfilters/users", "{\"action\":\"rebuild\"}");
+        String rebuild = rebuilt("users");
 
-        assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(JsonPath.<Integer>read(response.body(), "$.keys")).isEqualTo(500);
-        assertThat(JsonPath.<Integer>read(response.body(), "$.durationMillis")).isNotNegative();
+        assertThat(JsonPath.<String>read(rebuild, "$.state")).isEqualTo("succeeded");
+        assertThat(JsonPath.<Integer>read(rebuild, "$.keys")).isEqualTo(500);
+        assertThat(JsonPath.<Integer>read(rebuild, "$.durationMillis")).isNotNegative();
         String detail = http().get("/actuator/bloomfilters/users").body();
         assertThat(JsonPath.<Integer>read(detail, "$.lastRebuild.keys")).isEqualTo(500);
         assertThat(JsonPath.<String>read(detail, "$.state")).isEqualTo("READY");
@@ -109,10 +112,10 @@ class BloomFiltersEndpointIT {
 
     @Test
     void aLocalFilterIsRebuiltFromItsKeySource() {
-        HttpResponse<String> response = http().post("/actuator/bloomfilters/skus", "{\"action\":\"rebuild\"}");
+        String rebuild = rebuilt("skus");
 
-        assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(JsonPath.<Integer>read(response.body(), "$.keys")).isEqualTo(500);
+        assertThat(JsonPath.<String>read(rebuild, "$.state")).isEqualTo("succeeded");
+        assertThat(JsonPath.<Integer>read(rebuild, "$.keys")).isEqualTo(500);
         String detail = http().get("/actuator/bloomfilters/skus").body();
         assertThat(JsonPath.<Integer>read(detail, "$.lastRebuild.keys")).isEqualTo(500);
         assertThat(JsonPath.<String>read(detail, "$.state")).isEqualTo("READY");
@@ -131,7 +134,29 @@ class BloomFiltersEndpointIT {
         HttpResponse<String> response = http().post("/actuator/bloomfilters/users", "{\"action\":\"flush\"}");
 
         assertThat(response.statusCode()).isEqualTo(400);
-        assertThat(response.body()).contains("actions: rebuild, confirm-rebuild, test");
+        assertThat(response.body()).contains("actions: rebuild, confirm-rebuild, test, mode");
+    }
+
+    @Test
+    void aFilterIsSwitchedToShadowAndBackAndTheEndpointShowsIt() {
+        try {
+            HttpResponse<String> switched = http().post("/actuator/bloomfilters/skus",
+                    "{\"action\":\"mode\",\"mode\":\"shadow\"}");
+
+            assertThat(switched.statusCode()).isEqualTo(200);
+            assertThat(switched.body())
+                    .isEqualTo("{\"mode\":\"shadow\",\"previous\":\"enforce\",\"configured\":\"enforce\"}");
+            assertThat(JsonPath.<String>read(http().get("/actuator/bloomfilters").body(), "$.filters.skus.mode"))
+                    .isEqualTo("shadow");
+            assertThat(JsonPath.<String>read(http().get("/actuator/health/bloomFilters").body(),
+                    "$.components.skus.details.configuredMode")).isEqualTo("enforce");
+        }
+        finally {
+            assertThat(http().post("/actuator/bloomfilters/skus", "{\"action\":\"mode\",\"mode\":\"enforce\"}")
+                    .statusCode()).isEqualTo(200);
+        }
+        assertThat(JsonPath.<String>read(http().get("/actuator/bloomfilters/skus").body(), "$.mode"))
+                .isEqualTo("enforce");
     }
 
     @Test
@@ -141,6 +166,16 @@ class BloomFiltersEndpointIT {
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(JsonPath.<String>read(response.body(), "$.components.users.status")).isEqualTo("UP");
         assertThat(JsonPath.<String>read(response.body(), "$.components.skus.details.state")).isEqualTo("READY");
+    }
+
+    /** Starts a rebuild (answered at once, 202, with its id) and polls it until it has ended: the last body. */
+    private String rebuilt(String filter) {
+        HttpResponse<String> started = http().post("/actuator/bloomfilters/" + filter, "{\"action\":\"rebuild\"}");
+        assertThat(started.statusCode()).isEqualTo(202);
+        String id = JsonPath.read(started.body(), "$.id");
+        return await().atMost(Duration.ofSeconds(30)).until(
+                () -> http().get("/actuator/bloomfilters/" + filter + "/rebuilds/" + id).body(),
+                body -> !JsonPath.<String>read(body, "$.state").equals("running"));
     }
 
     private Http http() {
