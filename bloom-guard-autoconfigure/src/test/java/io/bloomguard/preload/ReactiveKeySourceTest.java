@@ -92,8 +92,8 @@ class ReactiveKeySourceTest {
 
     /**
      * A publisher that emits on a thread of its own, as a database driver does, is asked for a batch at a time, never
-     * for everything: at no moment are more than 10,000 keys requested and not yet delivered. The filter stays {@code LOADING}, and the application not ready,
-     * until the publisher completes, though every key has arrived.
+     * for everything: at no moment are more than 10,000 keys requested and not yet delivered. The filter stays
+     * {@code LOADING}, and the application not ready, until the publisher completes, though every key has arrived.
      */
     @Test
     void aPublisherIsReadInBoundedBatchesAndTheFilterIsReadyOnlyOnceItCompletes() throws Exception {
