@@ -57,6 +57,7 @@ import java.util.stream.Stream;
 import static io.bloomguard.preload.PreloadTest.filter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -228,6 +229,37 @@ class ReactiveKeySourceTest {
                 assertThat(context).getFailure().rootCause()
                         .hasMessageContaining("bloom-guard.filters.orders.preload.sql")
                         .hasMessageContaining("a ReactiveBloomKeySource over R2DBC's DatabaseClient"));
+    }
+
+    /**
+     * A publisher that sends more keys than were asked for breaks the protocol, and what it sends is not taken
+     * unbounded: the load fails, saying so.
+     */
+    @Test
+    void aPublisherThatIgnoresDemandFailsTheLoad() {
+        AtomicBoolean cancelled = new AtomicBoolean();
+        Publisher<Long> flood = subscriber -> {
+            subscriber.onSubscribe(new Subscription() {
+                @Override
+                public void request(long n) {
+                }
+
+                @Override
+                public void cancel() {
+                    cancelled.set(true);
+                }
+            });
+            for (long key = 0; key < 20; key++) {
+                subscriber.onNext(key);
+            }
+            subscriber.onComplete();
+        };
+        BloomKeySource source = new PublisherKeySource("flood", ReactiveBloomKeySource.of("ids", () -> flood), 10);
+        try (Stream<?> keys = source.keys()) {
+            assertThatIllegalStateException().isThrownBy(keys::count)
+                    .withMessageContaining("sent more keys than were requested");
+        }
+        assertThat(cancelled).isTrue();
     }
 
     private static ConfigurableApplicationContext run(Class<?> source, String... extra) {
