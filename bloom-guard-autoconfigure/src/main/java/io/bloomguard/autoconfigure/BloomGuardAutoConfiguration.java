@@ -15,6 +15,8 @@ import io.bloomguard.preload.FilterPreloadRunner;
 import io.bloomguard.preload.FilterPreloader;
 import io.bloomguard.preload.KeyReadScope;
 import io.bloomguard.preload.KeySourceBean;
+import io.bloomguard.preload.PublisherKeySource;
+import io.bloomguard.preload.ReactiveBloomKeySource;
 import io.bloomguard.preload.ScheduledRebuilds;
 import io.bloomguard.preload.SharedFilterReadiness;
 import io.bloomguard.redis.RedisFilterBackend;
@@ -190,10 +192,11 @@ public final class BloomGuardAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         FilterPreloader bloomFilterPreloader(BloomFilterRegistry registry, ObjectProvider<BloomKeySource> keySources,
-                ListableBeanFactory beans,
+                ObjectProvider<ReactiveBloomKeySource> reactiveKeySources, ListableBeanFactory beans,
                 ObjectProvider<SqlKeySourceFactory> sqlKeySources, ObjectProvider<KeyReadScope> readScope,
                 ObjectProvider<BloomOperationSource> operations, Environment environment) {
             List<BloomKeySource> sources = new ArrayList<>(byBeanName(keySources.orderedStream().toList(), beans));
+            sources.addAll(reactive(reactiveKeySources.orderedStream().toList(), beans));
             // The registry's specs, already resolved and validated (and a user's own registry's, if there is one).
             List<FilterSpec> specs = registry.all().stream().map(NamedBloomFilter::spec).toList();
             SqlKeySourceFactory sqlFactory = sqlKeySources.getIfAvailable();
@@ -217,6 +220,14 @@ public final class BloomGuardAutoConfiguration {
             beans.getBeansOfType(BloomKeySource.class).forEach((name, source) -> names.put(source, name));
             return ordered.stream()
                     .map(source -> names.containsKey(source) ? new KeySourceBean(names.get(source), source) : source)
+                    .toList();
+        }
+
+        /** The reactive key source beans, in their order, each read as a key source named by its bean name. */
+        private static List<BloomKeySource> reactive(List<ReactiveBloomKeySource> ordered, ListableBeanFactory beans) {
+            Map<ReactiveBloomKeySource, String> names = new IdentityHashMap<>();
+            beans.getBeansOfType(ReactiveBloomKeySource.class).forEach((name, source) -> names.put(source, name));
+            return ordered.stream().<BloomKeySource>map(source -> new PublisherKeySource(names.get(source), source))
                     .toList();
         }
 

@@ -38,6 +38,7 @@ final class SqlKeySourceFactory {
         return new InvalidBloomGuardPropertyException("bloom-guard.filters." + filter + ".preload.sql", sql,
                 "preload.sql runs through the application's DataSource, and there is no single one; add"
                         + " spring-boot-starter-jdbc (or data-jpa) and configure spring.datasource, or declare a"
-                        + " BloomKeySource bean instead");
+                        + " BloomKeySource bean instead (a ReactiveBloomKeySource over R2DBC's DatabaseClient in a"
+                        + " reactive application)");
     }
 }

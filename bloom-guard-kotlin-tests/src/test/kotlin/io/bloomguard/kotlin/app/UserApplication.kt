@@ -2,7 +2,7 @@ package io.bloomguard.kotlin.app
 
 import io.bloomguard.annotation.BloomGuarded
 import io.bloomguard.annotation.BloomPut
-import io.bloomguard.preload.BloomKeySource
+import io.bloomguard.preload.ReactiveBloomKeySource
 import io.bloomguard.registry.BloomFilterRegistry
 import io.r2dbc.h2.H2ConnectionConfiguration
 import io.r2dbc.h2.H2ConnectionFactory
@@ -13,7 +13,7 @@ import kotlinx.coroutines.flow.asFlow
 import kotlinx.coroutines.flow.firstOrNull
 import kotlinx.coroutines.flow.map
 import kotlinx.coroutines.flow.toList
-import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.reactive.asPublisher
 import org.springframework.boot.autoconfigure.SpringBootApplication
 import org.springframework.context.annotation.Bean
 import org.springframework.data.annotation.Id
@@ -41,10 +41,10 @@ class UserApplication {
         )
     )
 
-    /** The ids that exist, read through the repository itself at startup. */
+    /** The ids that exist, a Flow from the repository itself, collected at startup and by every rebuild. */
     @Bean
-    fun userIds(users: UserRepository): BloomKeySource =
-        BloomKeySource.of("users") { runBlocking { users.findAll().map { it.id }.toList() }.stream() }
+    fun userIds(users: UserRepository): ReactiveBloomKeySource =
+        ReactiveBloomKeySource.of("users") { users.findAll().map { it.id!! }.asPublisher() }
 }
 
 @Table("USERS") // H2 keeps unquoted names in upper case
