@@ -1,8 +1,10 @@
 package io.bloomguard.registry;
 
-/** What the guard does with a key the filter says is absent; from the strongest to the weakest. */
+/**
+ * What the guard does with a key the filter says is absent; from the strongest to the weakest.
  *
  * @since 0.1.0
+ */
 public enum GuardMode {
 
     /** Answer the call with the empty value of its return type, without running the method. */
