@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The rebuilds the endpoint started, by id, so that an operator can poll one: the request that starts a rebuild
@@ -27,6 +28,11 @@ final class EndpointRebuilds {
 
     private static final Log logger = LogFactory.getLog(BloomFiltersEndpoint.class);
 
+    /**
+     * Starts every id this instance gives, so that a poll that reaches another instance, or this one after a
+     * restart, finds no rebuild rather than another one with the same number.
+     */
+    private final String idPrefix = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
     private long lastId;
     /** Every kept rebuild, oldest first. */
     private final Map<String, Rebuild> byId = new LinkedHashMap<>();
@@ -46,7 +52,7 @@ final class EndpointRebuilds {
             return running.describe(false);
         }
         CompletableFuture<Long> keys = filter.rebuildInBackground(confirmed);
-        Rebuild rebuild = new Rebuild(String.valueOf(++lastId), filter.name(),
+        Rebuild rebuild = new Rebuild(idPrefix + "-" + (++lastId), filter.name(),
                 confirmed ? "confirm-rebuild" : "rebuild", Instant.now(), System.nanoTime(), keys);
         byId.put(rebuild.id, rebuild);
         runningByFilter.put(filter.name(), rebuild);

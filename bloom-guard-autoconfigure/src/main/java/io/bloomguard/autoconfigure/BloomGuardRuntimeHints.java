@@ -20,7 +20,8 @@ final class BloomGuardRuntimeHints implements RuntimeHintsRegistrar {
     /** Looked up by name (classes that may be missing), so a native image must be told of them. */
     static final List<String> OPTIONAL_CLASSES = List.of("org.springframework.data.domain.Page",
             "org.springframework.data.repository.Repository", "org.springframework.data.repository.CrudRepository",
-            "reactor.core.publisher.Mono", "reactor.core.publisher.Flux", "org.reactivestreams.Publisher",
+            "reactor.core.publisher.Mono", "reactor.core.publisher.Flux", "reactor.core.scheduler.Schedulers",
+            "org.reactivestreams.Publisher",
             "org.springframework.transaction.support.TransactionSynchronizationManager",
             "org.springframework.data.domain.Persistable", "io.lettuce.core.AbstractRedisClient",
             "kotlinx.coroutines.reactor.MonoKt", "kotlinx.coroutines.flow.Flow");

@@ -18,6 +18,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * and however slow the filter. The publisher's signals never wait: they only queue.
  *
  * <p>Usage: {@code publisher.subscribe(keys); while (keys.hasNext()) { ... keys.next() ... } keys.cancel();}
+ *
+ * <p>Why not Reactor's {@code Flux.toIterable}: the source is any Reactive Streams {@code Publisher}, and an
+ * application may have one without Reactor (a Kotlin {@code Flow} through kotlinx-coroutines-reactive, RxJava);
+ * reactor-core is an optional dependency of the starter.
  */
 final class PublisherKeyIterator implements Iterator<Object>, Subscriber<Object> {
 

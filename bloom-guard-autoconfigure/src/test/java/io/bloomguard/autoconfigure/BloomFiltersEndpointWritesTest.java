@@ -186,6 +186,26 @@ class BloomFiltersEndpointWritesTest {
     }
 
     @Test
+    void aRebuildPolledAtAnotherInstanceIsNotFoundThereRatherThanMistakenForItsRebuild() {
+        runner.run(first -> runner.run(second -> {
+            preload(first);
+            preload(second);
+            BloomFiltersEndpoint one = first.getBean(BloomFiltersEndpoint.class);
+            BloomFiltersEndpoint other = second.getBean(BloomFiltersEndpoint.class);
+            RebuildDescriptor atOne = (RebuildDescriptor) one.act("users", "rebuild", null, null,
+                    SecurityContext.NONE);
+            RebuildDescriptor atOther = (RebuildDescriptor) other.act("users", "rebuild", null, null,
+                    SecurityContext.NONE);
+
+            assertThat(atOne.id()).isNotEqualTo(atOther.id());
+            assertThat(other.rebuild("users", "rebuilds", atOne.id())).as("one's rebuild polled at the other")
+                    .isNull();
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(
+                    () -> one.rebuild("users", "rebuilds", atOne.id()).state(), state -> !state.equals("running"));
+        }));
+    }
+
+    @Test
     void aRebuildThatFailsSaysWhyWhenPolled() {
         runner.run(context -> {
             preload(context);
