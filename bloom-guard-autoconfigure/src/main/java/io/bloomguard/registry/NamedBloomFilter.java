@@ -34,7 +34,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Why one class of over 400 lines: it is the {@link BloomFilter} contract of one named filter, every method a line
  * or two that hands the call to the collaborator above with the filter's state; the size and fill answers were once
- * split into a superclass for the line count alone, which only made the bean two files to read.
+ * split into a superclass for the line count alone, which only made the bean two files to read. Most of its length
+ * is Javadoc: what each method promises, and which methods are internal (the lifecycle steps the preload and the
+ * guard drive), since an application holds this bean.
  *
  * @since 0.1.0
  */
