@@ -135,7 +135,8 @@ final class BloomAnnotationParser {
                             + " (puts-only: true): it starts empty at every restart, with no key source to read the"
                             + " records written before, and would reject all of them",
                     "Give filter '" + filter.name() + "' a key source (remove puts-only and set bloom-guard.filters."
-                            + filter.name() + ".preload.sql or declare a BloomKeySource bean), or keep it in Redis"
+                            + filter.name() + ".preload.sql or declare a BloomKeySource or ReactiveBloomKeySource"
+                            + " bean), or keep it in Redis"
                             + " (bloom-guard.filters." + filter.name() + ".backend: redis), whose bits outlive a"
                             + " restart; to deduplicate, call the filter's put() and act on its answer, without"
                             + " @BloomGuarded");

@@ -95,8 +95,8 @@ public final class RebuildableLocalFilter implements RebuildableBloomFilter {
     private long rebuild(FilterSizing sizing) {
         KeyFeed source = feed;
         if (source == null) {
-            throw new IllegalStateException("it has no key source to rebuild from (declare preload.sql or a"
-                    + " BloomKeySource bean for it)");
+            throw new IllegalStateException("it has no key source to rebuild from (declare preload.sql, or a"
+                    + " BloomKeySource or ReactiveBloomKeySource bean for it)");
         }
         if (!rebuilding.tryLock()) {
             throw new IllegalStateException("a rebuild is under way already");

@@ -103,8 +103,8 @@ public final class FilterPreloader {
                 if (!methods.isEmpty()) {
                     logger.warn("Filter '" + filter.name() + "' guards " + String.join(", ", methods)
                             + " but has no key source: it starts empty and rejects every key not added since."
-                            + " Declare a BloomKeySource bean for it or set bloom-guard.filters." + filter.name()
-                            + ".preload.sql");
+                            + " Declare a BloomKeySource or ReactiveBloomKeySource bean for it or set"
+                            + " bloom-guard.filters." + filter.name() + ".preload.sql");
                 }
                 else {
                     logger.info("Filter '" + filter.name() + "' has no key source and guards no method: ready, empty,"

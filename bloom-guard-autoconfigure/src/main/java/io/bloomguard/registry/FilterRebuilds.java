@@ -149,7 +149,7 @@ final class FilterRebuilds {
             }
             if (!rebuildable.hasKeySource()) {
                 throw new IllegalStateException("Filter '" + spec.name() + "' has no key source to rebuild from"
-                        + " here (declare preload.sql or a BloomKeySource bean for it)");
+                        + " here (declare preload.sql, or a BloomKeySource or ReactiveBloomKeySource bean for it)");
             }
         }
         LongSupplier rebuild = confirmed ? this::confirmRebuild : () -> rebuild(0);

@@ -104,7 +104,8 @@ final class GrowthRebuilds {
                 logger.warn("Filter '" + filter.name() + "' holds about " + elements + " keys, " + percent(elements,
                         capacity) + " of the " + capacity + " it is sized for, and growth: rebuild cannot rebuild it"
                         + " larger: " + (backend == null ? "it cannot be rebuilt"
-                                : "it has no key source (declare preload.sql or a BloomKeySource bean for it)")
+                                : "it has no key source (declare preload.sql, or a BloomKeySource or"
+                                        + " ReactiveBloomKeySource bean for it)")
                         + ". Past its capacity it reports being over capacity and lets more absent keys through than"
                         + " error-rate; raise expected-size");
             }
