@@ -67,6 +67,15 @@ public class RedisBackendProperties {
     private int pendingAddsLimit = 100_000;
 
     /**
+     * Keys of its latest adds each instance keeps, to write them again should Redis lose them after acknowledging
+     * them (a failover to a replica that had not received them, a restart from an older RDB or AOF file).
+     */
+    private int replayLogSize = 100_000;
+
+    /** How long an add stays in the replay log: a loss older than this is repaired by a rebuild alone. */
+    private Duration replayLogAge = Duration.ofHours(1);
+
+    /**
      * Pause between announcing a new generation (from then on every add reaches it) and reading the key
      * source, so that writes whose transactions were open before the announcement are in the source or in
      * the new generation. Longer transactions than this may lose their key across a rebuild.
@@ -167,6 +176,22 @@ public class RedisBackendProperties {
 
     public void setPendingAddsLimit(int pendingAddsLimit) {
         this.pendingAddsLimit = pendingAddsLimit;
+    }
+
+    public int getReplayLogSize() {
+        return replayLogSize;
+    }
+
+    public void setReplayLogSize(int replayLogSize) {
+        this.replayLogSize = replayLogSize;
+    }
+
+    public Duration getReplayLogAge() {
+        return replayLogAge;
+    }
+
+    public void setReplayLogAge(Duration replayLogAge) {
+        this.replayLogAge = replayLogAge;
     }
 
     public Duration getRebuildGrace() {

@@ -52,11 +52,17 @@ final class RedisSettingsResolver {
             throw new InvalidBloomGuardPropertyException(prefix + ".pending-adds-limit", redis.getPendingAddsLimit(),
                     "a number of keys, zero or more");
         }
+        if (redis.getReplayLogSize() < 0) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".replay-log-size", redis.getReplayLogSize(),
+                    "a number of keys, zero or more (0 keeps no log: a loss is then repaired by a rebuild alone)");
+        }
+        positive(prefix + ".replay-log-age", redis.getReplayLogAge());
         RedisBreakerSettings breaker = new RedisBreakerSettings(redis.getBreakerFailureRate(),
                 redis.getBreakerMinimumCalls(), redis.getBreakerWindow(), redis.getBreakerOpenWait());
         return new RedisBackendSettings(redis.getKeyPrefix(), redis.getCheckTimeout(), redis.getCommandTimeout(),
                 breaker, redis.getLockTtl(), redis.getRefreshInterval(), redis.getPendingAddsLimit(),
-                redis.getRebuildGrace(), redis.getProbeInterval(), redis.getReconnectDelay());
+                redis.getRebuildGrace(), redis.getProbeInterval(), redis.getReconnectDelay(), redis.getReplayLogSize(),
+                redis.getReplayLogAge());
     }
 
     private static void positive(String property, Duration value) {

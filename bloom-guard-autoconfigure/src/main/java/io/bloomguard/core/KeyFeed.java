@@ -24,4 +24,12 @@ public interface KeyFeed {
      * @return number of keys read
      */
     long feed(Consumer<List<Object>> batches);
+
+    /**
+     * Whether the feed yields every key the filter should hold: {@code false} for a filter filled by puts alone, whose
+     * feed is empty. A backend that lost keys rebuilds from a complete feed; from another it cannot.
+     */
+    default boolean complete() {
+        return true;
+    }
 }

@@ -2,6 +2,7 @@ package io.bloomguard.core;
 
 import org.jspecify.annotations.Nullable;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -19,20 +20,22 @@ import java.util.List;
  * @param commandsBreakerOpen whether the circuit breaker of adds and other commands is open
  * @param shards              keys the filter's bits are split over
  * @param nearCopy            this instance's copy of the shared bits; {@code null} when the filter keeps none
+ * @param losses              adds the store acknowledged and lost since (a failover, a restore), as this instance found
+ *                            them, and their repair
  *
  * @since 0.1.0
  */
 public record SharedFilterDetails(@Nullable String generation, List<String> keys, boolean checksBreakerOpen,
-        boolean commandsBreakerOpen, int shards, @Nullable NearCopy nearCopy) {
+        boolean commandsBreakerOpen, int shards, @Nullable NearCopy nearCopy, Losses losses) {
 
     public SharedFilterDetails {
         keys = List.copyOf(keys);
     }
 
-    /** Details of a filter that keeps no near copy. */
+    /** Details of a filter that keeps no near copy and has found no loss. */
     public SharedFilterDetails(@Nullable String generation, List<String> keys, boolean checksBreakerOpen,
             boolean commandsBreakerOpen, int shards) {
-        this(generation, keys, checksBreakerOpen, commandsBreakerOpen, shards, null);
+        this(generation, keys, checksBreakerOpen, commandsBreakerOpen, shards, null, Losses.NONE);
     }
 
     /** Whether either circuit breaker is open. */
@@ -61,5 +64,26 @@ public record SharedFilterDetails(@Nullable String generation, List<String> keys
     public record NearCopy(@Nullable String generation, boolean answering, @Nullable Instant lastRead,
             long answeredHere, long sentToStore, String absentKeys, @Nullable Instant absentKeysToStoreSince,
             @Nullable String absentKeysReason, long rejectedHere, long bytes) {
+    }
+
+    /**
+     * Adds the store acknowledged and then lost (a failover to a replica that had not received them, a restart from
+     * an older file), as this instance found them, and their repair.
+     *
+     * @param detected     losses found since this instance started
+     * @param replayedKeys keys this instance wrote again from its replay log
+     * @param repairs      repairs completed: the filter was trusted again after a loss
+     * @param repairTime   how long the completed repairs took, together
+     * @param loggedKeys   keys the replay log holds now
+     * @param lastDetected when the last loss was found; {@code null} before the first
+     * @param repairingSince when the repair under way began; {@code null} while none is
+     * @param warning      for a filter filled by puts alone that lost adds: which keys may be missing and what to do,
+     *                     until the application restarts; {@code null} otherwise
+     */
+    public record Losses(long detected, long replayedKeys, long repairs, Duration repairTime, long loggedKeys,
+            @Nullable Instant lastDetected, @Nullable Instant repairingSince, @Nullable String warning) {
+
+        /** No loss found, nothing logged. */
+        public static final Losses NONE = new Losses(0, 0, 0, Duration.ZERO, 0, null, null, null);
     }
 }

@@ -17,12 +17,16 @@ import java.time.Duration;
  * @param probeInterval     how often, while adds or a stale mark wait for Redis to answer, it is asked whether it
  *                          does, so that they are delivered at once rather than at the next refresh
  * @param reconnectDelay    pause between attempts to open a new connection while the backend's own is down
+ * @param replayLogSize     keys of its latest adds each instance keeps to write again should Redis lose them (a
+ *                          failover, a restore from an older file)
+ * @param replayLogAge      how long an add stays in that log
  *
  * @since 0.1.0
  */
 public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout,
         RedisBreakerSettings breaker, Duration lockTtl, Duration refreshInterval, int pendingAddsLimit,
-        Duration rebuildGrace, Duration probeInterval, Duration reconnectDelay) {
+        Duration rebuildGrace, Duration probeInterval, Duration reconnectDelay, int replayLogSize,
+        Duration replayLogAge) {
 
     /**
      * Longest the last attempt of a closing instance takes, for all its filters together: three command timeouts,
@@ -36,6 +40,6 @@ public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Dura
     public static RedisBackendSettings defaults() {
         return new RedisBackendSettings("bloom-guard:", Duration.ofMillis(50), Duration.ofSeconds(2),
                 RedisBreakerSettings.defaults(), Duration.ofSeconds(30), Duration.ofSeconds(1), 100_000,
-                Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(100));
+                Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(100), 100_000, Duration.ofHours(1));
     }
 }

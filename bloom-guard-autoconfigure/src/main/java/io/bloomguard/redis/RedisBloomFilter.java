@@ -99,7 +99,7 @@ public final class RedisBloomFilter implements SharedBloomFilter {
 
     @Override
     public @Nullable String statusReason() {
-        return engine.accessReason();
+        return engine.statusReason();
     }
 
     @Override

@@ -7,10 +7,12 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Clock;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -117,7 +119,7 @@ final class RebuildGate {
 
     /** {@code source}, read through this gate: what every rebuild of the filter reads. */
     KeyFeed guard(KeyFeed source) {
-        return batches -> {
+        KeyFeed guarded = batches -> {
             boolean first = reads.getAndIncrement() == 0;
             OptionalLong counted = liveKeys.get(); // before the read: keys put meanwhile reach the new filter anyway
             counted(counted);
@@ -159,6 +161,21 @@ final class RebuildGate {
             held = null;
             lastCounted.set(read);
             return read;
+        };
+        if (!putsOnly) {
+            return guarded;
+        }
+        return new KeyFeed() { // filled by puts alone: no read gives its keys back
+
+            @Override
+            public long feed(Consumer<List<Object>> batches) {
+                return guarded.feed(batches);
+            }
+
+            @Override
+            public boolean complete() {
+                return false;
+            }
         };
     }
 }

@@ -33,7 +33,7 @@ class LuaScriptsGoldenTest {
 
     /** Class (under io.bloomguard.redis), field, script name, SHA-1 of its body, as recorded before the move. */
     private static final String SCRIPTS = """
-            kind.RedisScripts              ADD             add                 fdba19d122d7061aa93265cd87df3dd921455e60
+            kind.RedisScripts              ADD             add                 40b7f90eb9dd322b821b1af8cb34a31fd2beba5c
             kind.RedisScripts              PUBLISH_ADDS    publish-adds        1a782d29bb33234ae5b45b8dd4fe7062bd860fb2
             kind.RedisScripts              CHECK_ALL       check-all           ff1d561e143ded616bbee5558b58e935cf1d9fc4
             kind.RedisScripts              BEGIN           begin               d511932ffbffedae8ca650484e908f45fa26d797
@@ -42,16 +42,18 @@ class LuaScriptsGoldenTest {
             kind.RedisScripts              RENEW           renew               db838a8751b39926a11402b8492ade99c4c7ae83
             kind.RedisScripts              RELEASE         release             e5a212447e6ae33c5b92e0c862054e8ac229b69b
             kind.RedisScripts              MARK_STALE      mark-stale          cb85987902ee89eaf32ea6cc39674483c6f218e2
-            kind.counting.CounterScripts   ADD             add-counting        7e207bb9b4fdf3727d9e3cedbcd2db71550c0ab4
+            kind.counting.CounterScripts   ADD             add-counting        e7d343a50d08d0ec4f4f4979349ab9da0b8f55ea
             kind.counting.CounterScripts   REMOVE          remove              f8b29d904d0369067f6f9ef7675c4f6c9c45a392
             kind.counting.CounterScripts   CHECK_ALL       check-all-counting  8937447869acd967a68fa6e93a8abbf46848b00e
             kind.counting.CounterScripts   MERGE           merge-counters      8c513991d55ff5d018f726224805c1a189697b83
             kind.counting.CounterScripts   COUNT_NON_ZERO  count-non-zero      8cc51604e2b7cbdac5965db93cb2d950757ee4bb
             kind.layered.LayerScripts      CHECK           check-layers        50c8cc0456433c547ffaea28364369df4d398064
-            kind.layered.LayerScripts      ADD             add-layers          7b5ec0f00e13c3d0233ea2c6654dacde217e5a3f
+            kind.layered.LayerScripts      ADD             add-layers          8ebaa20d611b350143fce2ca0f56f148506bf485
             engine.RedisLiveProbe          STILL_LIVE      still-live          e0e938c06bcc0dd7f060c9ec2b84feb0f379f6ad
             engine.RedisStoredState        RECORD_LOSS     record-loss         1c7bbcb6fb627581a188a9e2117200795070b299
             engine.RedisKeyTypes           FIND            key-types           e05ce1d6c55cac6481c2e3ddd354e37fec4f5e5f
+            engine.RedisAcknowledgedAdds   PRUNE           prune-acks          befc5129a37786c815fde74f37e63136d0921090
+            engine.RedisAcknowledgedAdds   STAMP           stamp-acks          4d4b0e9a7e00bc5b189cda29adbbbad6ec40a054
             """;
 
     @Test

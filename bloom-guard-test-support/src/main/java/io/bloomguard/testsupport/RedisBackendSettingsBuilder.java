@@ -7,7 +7,7 @@ import java.time.Duration;
 
 /**
  * {@link RedisBackendSettings} made from others with a few settings changed, so that a test names only the settings
- * it is about instead of repeating all ten.
+ * it is about instead of repeating all twelve.
  *
  * <p>Usage: {@code RedisBackendSettingsBuilder.from(FAST).refreshInterval(Duration.ofHours(1)).build()}.
  */
@@ -33,6 +33,10 @@ public final class RedisBackendSettingsBuilder {
 
     private Duration reconnectDelay;
 
+    private int replayLogSize;
+
+    private Duration replayLogAge;
+
     private RedisBackendSettingsBuilder(RedisBackendSettings base) {
         this.keyPrefix = base.keyPrefix();
         this.checkTimeout = base.checkTimeout();
@@ -44,6 +48,8 @@ public final class RedisBackendSettingsBuilder {
         this.rebuildGrace = base.rebuildGrace();
         this.probeInterval = base.probeInterval();
         this.reconnectDelay = base.reconnectDelay();
+        this.replayLogSize = base.replayLogSize();
+        this.replayLogAge = base.replayLogAge();
     }
 
     /** A builder that starts from {@code base}. */
@@ -107,11 +113,21 @@ public final class RedisBackendSettingsBuilder {
         return this;
     }
 
+    public RedisBackendSettingsBuilder replayLogSize(int replayLogSize) {
+        this.replayLogSize = replayLogSize;
+        return this;
+    }
+
+    public RedisBackendSettingsBuilder replayLogAge(Duration replayLogAge) {
+        this.replayLogAge = replayLogAge;
+        return this;
+    }
+
     /** The settings as built so far. */
     public RedisBackendSettings build() {
         return new RedisBackendSettings(this.keyPrefix, this.checkTimeout, this.commandTimeout, this.breaker,
                 this.lockTtl, this.refreshInterval, this.pendingAddsLimit, this.rebuildGrace, this.probeInterval,
-                this.reconnectDelay);
+                this.reconnectDelay, this.replayLogSize, this.replayLogAge);
     }
 
 }

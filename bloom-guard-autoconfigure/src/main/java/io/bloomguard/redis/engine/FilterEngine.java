@@ -17,6 +17,7 @@ import io.bloomguard.redis.port.RedisAccessDeniedException;
 import io.bloomguard.redis.port.RedisAcl;
 import org.jspecify.annotations.Nullable;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -34,7 +35,8 @@ import java.util.function.Supplier;
  * {@link RedisOutageBuffer} (adds, through {@link RedisBitWriter}, and what this instance owes Redis),
  * {@link RedisFilterLoader} (builds under the load lock), {@link RedisFillEstimate} (the fill),
  * {@link RedisFilterCommands} (timeouts, breakers, last attempts), {@link RedisCounterRemoval} (removes from a
- * counting filter), {@link RedisLiveSize} (the size it answers with).
+ * counting filter), {@link RedisLiveSize} (the size it answers with), {@link RedisLostAdds} (adds Redis acknowledged and lost, found
+ * by {@link RedisAcknowledgedAdds}, and their repair).
  *
  * <p>Usage: {@code FilterEngine users = redisEngine.filter("users", sizing, options); users.mightContain(42L);}
  *
@@ -58,6 +60,7 @@ public final class FilterEngine {
     final RedisFilterLifecycle lifecycle;
     final RedisCounterRemoval removal;
     final RedisLiveSize size;
+    final RedisLostAdds lost;
 
     FilterEngine(String name, FilterSizing sizing, FilterOptions options,
             EngineSettings settings, Shared backend) {
@@ -78,16 +81,36 @@ public final class FilterEngine {
         this.reader = new RedisBitReader(state, commands, this.nearCopy, backend.scheduler());
         this.removal = new RedisCounterRemoval(state, commands);
         Runnable waitForRedis = () -> backend.recovery().waiting(this); // when it owes Redis adds or a mark
+        RedisAcknowledgedAdds acks = new RedisAcknowledgedAdds(commands,
+                new ReplayLog(settings.replayLogSize(), settings.replayLogAge(), System::nanoTime));
         this.outage = new RedisOutageBuffer(name, options.onAddFailure(), pending, marks, state,
-                new RedisBitWriter(keys, state, commands, this.nearCopy), commands, access, waitForRedis);
+                new RedisBitWriter(keys, state, commands, this.nearCopy, acks), commands, access, waitForRedis);
         this.loader = new RedisFilterLoader(name, sizing, configured, keys, others, settings, state, pending, marks,
                 new RedisBuildThreads(backend.builders(), backend.scheduler(), backend.startupBuilds()));
+        this.lost = new RedisLostAdds(name, acks, pending, outage, loader::fillsByPutsAlone, this::shardMetadata);
         this.fill = new RedisFillEstimate(settings.refreshInterval(), sizing, state, commands);
         this.lifecycle = new RedisFilterLifecycle(name, settings.refreshInterval(), access,
                 new RedisAccessCheck(keys, settings.commandTimeout(), access, configured.type(),
                         new RedisKeyTypes(keys, configured, settings.commandTimeout())), commands, state,
-                this.nearCopy, outage, loader, fill, backend.scheduler(), waitForRedis);
+                this.nearCopy, outage, loader, fill, lost, backend.scheduler(), waitForRedis);
         this.size = new RedisLiveSize(sizing, configured, state);
+    }
+
+    /** The metadata of every shard of the configured, live and next generations: where this instance's adds went. */
+    private List<String> shardMetadata() {
+        RedisFilterView view = state.view();
+        int shards = configured.shards();
+        if (view.live != null) {
+            shards = Math.max(shards, view.live.shards());
+        }
+        if (view.next != null) {
+            shards = Math.max(shards, view.next.shards());
+        }
+        List<String> metas = new ArrayList<>(shards);
+        for (int shard = 0; shard < shards; shard++) {
+            metas.add(keys.meta(shard));
+        }
+        return metas;
     }
 
     public StartOutcome join(@Nullable KeyFeed keys) {
@@ -112,6 +135,12 @@ public final class FilterEngine {
 
     public @Nullable String accessReason() {
         return access.reason();
+    }
+
+    /** Why the filter is not trusted, or what an operator should know of it: a refusal first, then a loss. */
+    public @Nullable String statusReason() {
+        String refused = access.reason();
+        return (refused != null) ? refused : lost.reason();
     }
 
     public boolean storedBefore() {
@@ -204,7 +233,7 @@ public final class FilterEngine {
 
     public SharedFilterDetails details() {
         return state.details(commands.checksBreakerOpen(), commands.commandsBreakerOpen(),
-                (nearCopy != null) ? nearCopy.details() : null);
+                (nearCopy != null) ? nearCopy.details() : null, lost.details());
     }
 
     /** The configured identity's fingerprint, without its seed: safe to show. */

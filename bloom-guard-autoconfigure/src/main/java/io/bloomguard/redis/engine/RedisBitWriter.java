@@ -35,13 +35,15 @@ final class RedisBitWriter {
     private final RedisFilterCommands commands;
     /** {@code null} when the filter keeps no copy. */
     private final @Nullable RedisNearCopy nearCopy;
+    private final RedisAcknowledgedAdds acks;
 
     public RedisBitWriter(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands,
-            @Nullable RedisNearCopy nearCopy) {
+            @Nullable RedisNearCopy nearCopy, RedisAcknowledgedAdds acks) {
         this.keys = keys;
         this.state = state;
         this.commands = commands;
         this.nearCopy = nearCopy;
+        this.acks = acks;
     }
 
     /**
@@ -80,9 +82,11 @@ final class RedisBitWriter {
                 nearCopy.learnKeys(current, remaining);
             }
             List<ScriptCall> calls = adds.calls();
+            String record = acks.record(); // each add is counted, so that a loss of it can be found
             List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size());
             for (ScriptCall call : calls) {
-                replies.add(commands.send(port -> port.eval(call.script(), call.keys(), call.args())));
+                List<String> args = RedisAcknowledgedAdds.withRecord(call.args(), record);
+                replies.add(commands.send(port -> port.eval(call.script(), call.keys(), args)));
             }
             // A list, not a set: a counting filter counts a key put twice in one batch twice.
             List<Object> retry = new ArrayList<>();
@@ -99,6 +103,7 @@ final class RedisBitWriter {
                 }
                 else {
                     changed += answer.changed();
+                    acks.acknowledged(calls.get(i).keys().get(0), record, calls.get(i).carried());
                 }
             }
             if (layerAdded) {

@@ -43,6 +43,7 @@ final class RedisFilterLifecycle {
     private final RedisOutageBuffer outage;
     private final RedisFilterLoader loader;
     private final RedisFillEstimate fill;
+    private final RedisLostAdds lost;
     private final ScheduledExecutorService scheduler;
     /** Has the recovery probe call {@link #maintain()} as soon as Redis answers again. */
     private final Runnable waitForRedis;
@@ -52,7 +53,7 @@ final class RedisFilterLifecycle {
 
     RedisFilterLifecycle(String name, Duration refreshInterval, RedisAccessState access, RedisAccessCheck accessCheck,
             RedisFilterCommands commands, RedisStoredState state, @Nullable RedisNearCopy nearCopy,
-            RedisOutageBuffer outage, RedisFilterLoader loader, RedisFillEstimate fill,
+            RedisOutageBuffer outage, RedisFilterLoader loader, RedisFillEstimate fill, RedisLostAdds lost,
             ScheduledExecutorService scheduler, Runnable waitForRedis) {
         this.name = name;
         this.refreshInterval = refreshInterval;
@@ -64,6 +65,7 @@ final class RedisFilterLifecycle {
         this.outage = outage;
         this.loader = loader;
         this.fill = fill;
+        this.lost = lost;
         this.scheduler = scheduler;
         this.waitForRedis = waitForRedis;
     }
@@ -134,7 +136,10 @@ final class RedisFilterLifecycle {
         }
     }
 
-    /** Reads the stored state, replays buffered adds, and (re)builds the filter when it is gone or stale. */
+    /**
+     * Reads the stored state, finds adds Redis acknowledged and lost, replays buffered and lost adds, and (re)builds
+     * the filter when it is gone or stale.
+     */
     public void maintain() {
         if (outage.closed()) {
             return;
@@ -148,8 +153,10 @@ final class RedisFilterLifecycle {
                 nearCopy.follow(state.view());
             }
             fill.refreshIfDue();
+            lost.check(); // before the delivery, which writes the lost adds again
             outage.deliver();
             loader.buildIfNeeded();
+            lost.settled(status());
         }
         catch (RedisAccessDeniedException ex) {
             logger.debug("Filter '" + name + "': Redis still refuses access", ex);

@@ -79,6 +79,12 @@ final class RedisFilterLoader {
         return joined && feed != null;
     }
 
+    /** Whether this instance knows the filter to be filled by puts alone: its key source gives no key back. */
+    boolean fillsByPutsAlone() {
+        KeyFeed source = feed;
+        return joined && source != null && !source.complete();
+    }
+
     /**
      * At startup, with a key source and no usable stored filter: loads it here unless another instance does. A load
      * its key source refuses (a filter filled by puts alone, stored before, is not created empty again without an

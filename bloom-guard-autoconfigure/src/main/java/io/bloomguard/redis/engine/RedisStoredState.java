@@ -306,7 +306,7 @@ final class RedisStoredState {
 
     /** What an operator may see of the stored filter, as last read: never the seed. */
     public SharedFilterDetails details(boolean checksBreakerOpen, boolean commandsBreakerOpen,
-            SharedFilterDetails.@Nullable NearCopy nearCopy) {
+            SharedFilterDetails.@Nullable NearCopy nearCopy, SharedFilterDetails.Losses losses) {
         RedisFilterIdentity live = view.live;
         List<String> liveKeys = new ArrayList<>();
         if (live != null) {
@@ -315,7 +315,7 @@ final class RedisStoredState {
             }
         }
         return new SharedFilterDetails((live != null) ? live.fingerprintWithoutSeed() : null, liveKeys,
-                checksBreakerOpen, commandsBreakerOpen, configured.shards(), nearCopy);
+                checksBreakerOpen, commandsBreakerOpen, configured.shards(), nearCopy, losses);
     }
 
     /** Whether every key of a generation exists: each shard's bitmap, and each layer's. */

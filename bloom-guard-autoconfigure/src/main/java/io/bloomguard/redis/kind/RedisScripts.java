@@ -126,6 +126,20 @@ public final class RedisScripts {
             """;
 
     /**
+     * Lua that ends an add script whose {@code result} is set: counts the add in the shard's metadata under the record
+     * the caller named in the last ARGV ({@code acks:<instance>.<n>}), when the add wrote ({@code result >= 0}), and
+     * returns the result. The count is written in the same step as the bits, so a server that has an instance's count
+     * of n has its first n adds: one whose count went back lost adds it had acknowledged (a failover to a replica that
+     * had not received them, a restart from an older file). A caller that names no record counts nothing.
+     */
+    public static final String ACKNOWLEDGED = """
+            if result >= 0 and string.sub(ARGV[#ARGV], 1, 5) == 'acks:' then
+              redis.call('HINCRBY', KEYS[1], ARGV[#ARGV], 1)
+            end
+            return result
+            """;
+
+    /**
      * Adds keys to a shard: sets their bits in the live bitmap and, while a rebuild runs, in the next one too,
      * so no add is lost across the swap; where a shard is a step ahead of or behind the caller's view, see
      * {@link #PLACE}.
@@ -138,7 +152,7 @@ public final class RedisScripts {
      * <p>KEYS: meta, live bitmap, next bitmap, the next generation's live bitmap, the shard's channel. ARGV: the live
      * and next fingerprints the caller computed offsets for ('' for none), then k and key count for live, k and key
      * count for next, then k offsets per key for live followed by those for next (the two generations may differ in
-     * size, so in k and in which keys fall in this shard).
+     * size, so in k and in which keys fall in this shard), then the record the add is counted under ({@link #ACKNOWLEDGED}).
      *
      * <p>Returns how many keys changed the live bitmap (or the next one while there is no live bitmap): keys
      * that were certainly new. -1 when neither bitmap exists (the add went nowhere), -2 when the caller's view
@@ -165,8 +179,7 @@ public final class RedisScripts {
               local changed = set(nextKey, nextK, nextCount)
               if result < 0 then result = changed end
             end
-            return result
-            """);
+            """ + ACKNOWLEDGED);
 
     /**
      * Asks the add scripts of a shard to publish what they set ({@link #ADD}), from now on, with the command in ARGV[1]

@@ -68,8 +68,7 @@ public final class CounterScripts {
               local changed = set(nextKey, string.sub(ARGV[2], -3) == '.c4', nextK, nextCount)
               if result < 0 then result = changed end
             end
-            return result
-            """);
+            """ + RedisScripts.ACKNOWLEDGED);
 
     /**
      * Takes one put of a key back from the live generation: if any of its counters is zero the key is certainly not

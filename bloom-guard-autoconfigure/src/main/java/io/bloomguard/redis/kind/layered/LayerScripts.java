@@ -48,7 +48,7 @@ public final class LayerScripts {
      * next fingerprints the caller computed offsets for ('' for none), the live layer count, the set bits at which
      * the newest layer is full, the last bit of a new layer (-1 when none may be built), the key count, k and key
      * count for the next generation, k of each live layer; then per key, its offsets in each live layer; then the
-     * offsets for the next generation.
+     * offsets for the next generation; then the record the add is counted under ({@link RedisScripts#ACKNOWLEDGED}).
      *
      * <p>A next generation that counts (a rebuild by an instance configured {@code type: counting}) has its counters
      * incremented, as the counting kind's {@code add-counting} does: bits set at counter positions would leave the keys out of
@@ -151,6 +151,5 @@ public final class LayerScripts {
               end
               if result < 0 then result = changed end
             end
-            return result
-            """);
+            """ + RedisScripts.ACKNOWLEDGED);
 }

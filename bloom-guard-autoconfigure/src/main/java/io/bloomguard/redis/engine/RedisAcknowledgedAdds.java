@@ -1,0 +1,236 @@
+package io.bloomguard.redis.engine;
+
+import io.bloomguard.redis.kind.RedisScripts;
+import io.bloomguard.redis.port.LuaScript;
+import org.jspecify.annotations.Nullable;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Finds the adds Redis acknowledged to this instance and lost since: a failover to a replica that had not received
+ * them, a restart from an RDB or AOF file older than them. Each add script counts the add in the shard's metadata under
+ * this instance's record, {@code acks:<instance>.<n>}, in the same step as the bits ({@link RedisScripts#ACKNOWLEDGED});
+ * this instance counts the replies. Redis replicates and persists a prefix of what it ran, so a stored count below the
+ * replies counted before it was read means adds were lost, however many other instances added since (each counts under
+ * its own record). Read this way every refresh interval, a loss is found within one interval of talking to the server
+ * that lost it. Other instances' records are watched too: one that goes back lost adds of an instance that may be gone.
+ *
+ * <p>Exact when replies come back in the order the adds ran, as on the one connection per node of the Lettuce port; a
+ * client that spreads adds over pooled connections could, in the instant of a failover, take an add that ran first and
+ * was lost for one that ran later and was kept.
+ *
+ * <p>After a loss this instance counts under a new record ({@code <n>} + 1): the old one stays behind, so that its
+ * count is not mistaken for adds made since. Records of instances silent for a day are deleted
+ * ({@link #PRUNE}); each instance stamps its own every {@value #STAMP_EVERY} reads.
+ *
+ * <p>Usage: {@code commands.eval(script, keys, withRecord(args, acks.record())); acks.acknowledged(meta, record, keys);
+ * ... Loss loss = acks.check(metaKeys);}
+ */
+final class RedisAcknowledgedAdds {
+
+    static final String RECORD_PREFIX = "acks:";
+    private static final String STAMP_PREFIX = "acks-seen:";
+    /** Stamps the own record once in this many checks: every ten minutes at the default refresh interval. */
+    static final int STAMP_EVERY = 600;
+    private static final long PRUNE_AFTER_MILLIS = 24L * 3600 * 1000;
+
+    /**
+     * Deletes the records, and the stamp, of every instance whose stamp is older than ARGV[1] (epoch milliseconds):
+     * instances gone for a day. KEYS: a shard's metadata. Returns how many instances it let go of.
+     */
+    static final LuaScript PRUNE = LuaScript.of("prune-acks", LuaScript.Result.INTEGER, """
+            local fields = redis.call('HGETALL', KEYS[1])
+            local gone, count = {}, 0
+            for i = 1, #fields, 2 do
+              if string.sub(fields[i], 1, 10) == 'acks-seen:' and tonumber(fields[i + 1]) < tonumber(ARGV[1]) then
+                gone[string.sub(fields[i], 11)] = true
+                redis.call('HDEL', KEYS[1], fields[i])
+                count = count + 1
+              end
+            end
+            for i = 1, #fields, 2 do
+              local instance = string.match(fields[i], '^acks:([^.]+)%.')
+              if instance and gone[instance] then redis.call('HDEL', KEYS[1], fields[i]) end
+            end
+            return count
+            """);
+
+    /** Sets one field of a shard's metadata: KEYS: the metadata; ARGV: field, value. ({@code HSET} is not a port command.) */
+    static final LuaScript STAMP = LuaScript.of("stamp-acks", LuaScript.Result.INTEGER, """
+            return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+            """);
+
+    private static final SecureRandom IDS = new SecureRandom();
+
+    private final String instance;
+    private final RedisFilterCommands commands;
+    private final ReplayLog log;
+    /** Which record this instance counts under now: raised after each loss. */
+    private volatile int incarnation;
+    /** Replies counted, per shard metadata and record ({@link #slot}). */
+    private final Map<String, AtomicLong> acknowledged = new ConcurrentHashMap<>();
+    /** Other instances' counts as last read, per shard metadata and record: read by the maintenance thread only. */
+    private final Map<String, Long> othersLastRead = new LinkedHashMap<>();
+    private int checks;
+
+    RedisAcknowledgedAdds(RedisFilterCommands commands, ReplayLog log) {
+        byte[] id = new byte[6];
+        IDS.nextBytes(id);
+        this.instance = HexFormat.of().formatHex(id);
+        this.commands = commands;
+        this.log = log;
+    }
+
+    /** The record an add is counted under now. */
+    String record() {
+        return RECORD_PREFIX + instance + "." + incarnation;
+    }
+
+    /** {@code args} of an add script, with the record it is counted under last. */
+    static List<String> withRecord(List<String> args, String record) {
+        List<String> all = new ArrayList<>(args.size() + 1);
+        all.addAll(args);
+        all.add(record);
+        return all;
+    }
+
+    /** Redis ran an add of {@code keys} into the shard of {@code meta}, counted under {@code record}. */
+    void acknowledged(String meta, String record, List<Object> keys) {
+        String slot = slot(meta, record);
+        long number = acknowledged.computeIfAbsent(slot, s -> new AtomicLong()).incrementAndGet();
+        log.add(slot, number, keys);
+    }
+
+    /**
+     * Reads the metadata of {@code metas} (every shard this instance may have added to) and compares the counts with
+     * the replies: {@code null} when nothing was lost. After a loss, adds are counted under a new record.
+     *
+     * @throws io.bloomguard.redis.port.RedisUnavailableException when Redis does not answer
+     */
+    @Nullable Loss check(Collection<String> metas) {
+        stampAndPrune(metas);
+        String own = record();
+        Map<String, Long> counted = new LinkedHashMap<>();
+        for (String meta : metas) {
+            AtomicLong replies = acknowledged.get(slot(meta, own));
+            counted.put(meta, (replies != null) ? replies.get() : 0L); // before the read: every one ran before it
+        }
+        Map<String, CompletableFuture<Map<String, String>>> reads = new LinkedHashMap<>();
+        for (String meta : metas) {
+            reads.put(meta, commands.send(port -> port.hashGetAll(meta)));
+        }
+        List<Gap> gaps = new ArrayList<>();
+        long othersLost = 0;
+        for (Map.Entry<String, CompletableFuture<Map<String, String>>> read : reads.entrySet()) {
+            String meta = read.getKey();
+            Map<String, String> stored = commands.await(read.getValue());
+            long count = parse(stored.get(own));
+            if (count < counted.get(meta)) {
+                gaps.add(new Gap(slot(meta, own), count, counted.get(meta)));
+            }
+            othersLost += othersWentBack(meta, stored);
+        }
+        if (gaps.isEmpty() && othersLost == 0) {
+            return null;
+        }
+        if (!gaps.isEmpty()) {
+            incarnation++;
+        }
+        return new Loss(gaps, othersLost);
+    }
+
+    /** How far other instances' records in {@code meta} went back since the last read. */
+    private long othersWentBack(String meta, Map<String, String> stored) {
+        String ownPrefix = RECORD_PREFIX + instance + ".";
+        long lost = 0;
+        othersLastRead.keySet().removeIf(slot -> slot.startsWith(meta + " ")
+                && !stored.containsKey(slot.substring(meta.length() + 1))); // let go of (pruned), not lost
+        for (Map.Entry<String, String> field : stored.entrySet()) {
+            String name = field.getKey();
+            if (!name.startsWith(RECORD_PREFIX) || name.startsWith(ownPrefix)) {
+                continue;
+            }
+            long now = parse(field.getValue());
+            Long before = othersLastRead.put(slot(meta, name), now);
+            if (before != null && now < before) {
+                lost += before - now;
+            }
+        }
+        return lost;
+    }
+
+    /** Every {@value #STAMP_EVERY} checks, from the first: stamps this instance's record and deletes those of instances gone. */
+    private void stampAndPrune(Collection<String> metas) {
+        if (checks++ % STAMP_EVERY != 0) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        for (String meta : metas) {
+            commands.call(port -> port.eval(STAMP, List.of(meta),
+                    List.of(STAMP_PREFIX + instance, Long.toString(now))));
+            commands.call(port -> port.eval(PRUNE, List.of(meta), List.of(Long.toString(now - PRUNE_AFTER_MILLIS))));
+        }
+    }
+
+    /** The keys of this instance's adds that {@code loss} took and its log still holds. */
+    List<Object> lostKeys(Loss loss) {
+        List<Object> keys = new ArrayList<>();
+        for (Gap gap : loss.own()) {
+            keys.addAll(log.after(gap.slot(), gap.stored()));
+        }
+        return keys;
+    }
+
+    /** Whether the log still holds every add of this instance that {@code loss} took. */
+    boolean logHoldsAll(Loss loss) {
+        return loss.own().stream().allMatch(gap -> log.holdsAllAfter(gap.slot(), gap.stored()));
+    }
+
+    /** Keys the replay log holds now. */
+    long loggedKeys() {
+        return log.keys();
+    }
+
+    private static String slot(String meta, String record) {
+        return meta + " " + record;
+    }
+
+    private static long parse(@Nullable String count) {
+        if (count == null) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(count);
+        }
+        catch (NumberFormatException ex) {
+            return 0;
+        }
+    }
+
+    /**
+     * What a check found lost.
+     *
+     * @param own        this instance's records whose stored count is below the replies it counted
+     * @param othersLost how far other instances' records went back: their adds, which only a rebuild gives back
+     */
+    record Loss(List<Gap> own, long othersLost) {
+
+        /** This instance's adds lost. */
+        long ownLost() {
+            return own.stream().mapToLong(gap -> gap.counted() - gap.stored()).sum();
+        }
+    }
+
+    /** One record of this instance in one shard: Redis holds {@code stored} of the {@code counted} adds it acknowledged. */
+    record Gap(String slot, long stored, long counted) {
+    }
+}
