@@ -203,6 +203,12 @@ class OverlapWalkIT {
         FAULT_TX("fault-tx"),
         /** An instance restarts while transactions are open. */
         RESTART("restart"),
+        /**
+         * Redis restarts from an RDB file saved before the round's writers put (a restore from an older backup, a
+         * failover to a replica that had not received them): the keys they were acknowledged are gone, the bitmap
+         * stays, and their transactions are open.
+         */
+        RESTORE("restore"),
         /** A new instance joins while transactions are open. */
         JOIN("join"),
         /** A delete whose transaction stays open across a rebuild, and one whose remove is held back across it. */
@@ -227,7 +233,7 @@ class OverlapWalkIT {
                 // (a redis filter that grows by layers reads no key source as it grows, so an open transaction
                 // cannot lose a key to it; its layers are walked by del-layer)
                 case GROWTH -> !kind.putsOnly && !(kind.redis() && kind.scale());
-                case FLUSHALL, DEL_META, DEL_BITMAP, FAULT_TX, RESTART, JOIN -> kind.redis();
+                case FLUSHALL, DEL_META, DEL_BITMAP, FAULT_TX, RESTART, JOIN, RESTORE -> kind.redis();
                 // (a filter filled by puts alone that lost a key cannot recover it: it rightly stays unready)
                 case LOST_KEY -> !kind.putsOnly;
                 case DEL_LAYER -> kind.redis() && kind.scale();
@@ -244,7 +250,7 @@ class OverlapWalkIT {
          */
         boolean holdsPuts() {
             return switch (this) {
-                case OPEN_TX, CRON, GROWTH, RECOVERY, LOST_KEY, FAULT_TX, RESTART, JOIN -> true;
+                case OPEN_TX, CRON, GROWTH, RECOVERY, LOST_KEY, FAULT_TX, RESTART, JOIN, RESTORE -> true;
                 case CONFIRM, FLUSHALL, DEL_META, DEL_BITMAP, DEL_LAYER, REMOVE_TX, REMOVE_RESENT, STALE_LOCK -> false;
             };
         }
@@ -449,6 +455,9 @@ class OverlapWalkIT {
         if (step == Step.REMOVE_TX || step == Step.REMOVE_RESENT) {
             prefill(random, 0.85);
         }
+        if (step == Step.RESTORE) {
+            redis.command("SAVE"); // the file the server restarts from: older than every key this round puts
+        }
         List<Writer> writers = writers(step, random);
         CountDownLatch putDone = new CountDownLatch(writers.size());
         CountDownLatch release = new CountDownLatch(1);
@@ -588,6 +597,7 @@ class OverlapWalkIT {
             case DEL_BITMAP -> deleteBitmap(random);
             case DEL_LAYER -> deleteLayer(random);
             case RESTART -> restart(random);
+            case RESTORE -> restore(random);
             case JOIN -> join(random);
             case REMOVE_TX -> rebuildThrough(any(random), "rebuild across open deletes");
             case REMOVE_RESENT -> removeResent(random);
@@ -745,6 +755,12 @@ class OverlapWalkIT {
         redis.command("DEL", newest);
         saveOnEach(random, "after the newest layer was deleted");
         return "DEL " + newest + " (of " + layers.size() + " layers)";
+    }
+
+    private String restore(SplittableRandom random) {
+        redis.restart(); // loads the file saved before the round's writers put
+        saveOnEach(random, "after Redis restarted from an older file");
+        return "Redis restarted from a file saved before the round";
     }
 
     private String restart(SplittableRandom random) {

@@ -40,6 +40,16 @@ final class PendingAdds implements DroppedAdds {
     }
 
     /**
+     * Keys Redis had acknowledged and lost, from the replay log: kept whatever the bound, which the log's own bound
+     * ({@code replay-log-size}) has applied already. Dropped here, they would need a rebuild that a filter filled by
+     * puts alone cannot have.
+     */
+    void addLost(Collection<?> lost) {
+        keys.addAll(lost);
+        size.addAndGet(lost.size());
+    }
+
+    /**
      * Takes up to {@code max} keys out for replay, oldest first. They still count as pending (the filter is not
      * complete until they are written) until {@link #written} or {@link #putBack} says how their write went.
      */

@@ -11,8 +11,11 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -27,6 +30,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Exact when replies come back in the order the adds ran, as on the one connection per node of the Lettuce port; a
  * client that spreads adds over pooled connections could, in the instant of a failover, take an add that ran first and
  * was lost for one that ran later and was kept.
+ *
+ * <p>Which adds were lost: the server's count may include adds it ran after the loss, but those were all acknowledged
+ * after the last read that found every add stored; so the lost ones are among the adds numbered above the stored count
+ * less those acknowledged since that read, and all of those the replay log holds are written again (a few kept ones
+ * with them: writing a key twice changes nothing).
  *
  * <p>After a loss this instance counts under a new record ({@code <n>} + 1): the old one stays behind, so that its
  * count is not mistaken for adds made since. Records of instances silent for a day are deleted
@@ -78,6 +86,15 @@ final class RedisAcknowledgedAdds {
     private volatile int incarnation;
     /** Replies counted, per shard metadata and record ({@link #slot}). */
     private final Map<String, AtomicLong> acknowledged = new ConcurrentHashMap<>();
+    /**
+     * Per shard metadata and record, the replies counted before the last read that found every one stored: a loss
+     * found later happened after that read, so every add the server ran since it was acknowledged after it.
+     */
+    private final Map<String, Long> lastWhole = new ConcurrentHashMap<>();
+    /** Records given up after a loss: a reply for one that comes in after the check is written again to be sure. */
+    private final Set<String> retired = ConcurrentHashMap.newKeySet();
+    /** Keys of such late replies, for the next check to hand over. */
+    private final Queue<Object> late = new ConcurrentLinkedQueue<>();
     /** Other instances' counts as last read, per shard metadata and record: read by the maintenance thread only. */
     private final Map<String, Long> othersLastRead = new LinkedHashMap<>();
     private int checks;
@@ -105,6 +122,10 @@ final class RedisAcknowledgedAdds {
 
     /** Redis ran an add of {@code keys} into the shard of {@code meta}, counted under {@code record}. */
     void acknowledged(String meta, String record, List<Object> keys) {
+        if (retired.contains(record)) {
+            late.addAll(keys); // ran before or after the loss: which, only a count read later could say
+            return;
+        }
         String slot = slot(meta, record);
         long number = acknowledged.computeIfAbsent(slot, s -> new AtomicLong()).incrementAndGet();
         log.add(slot, number, keys);
@@ -134,18 +155,30 @@ final class RedisAcknowledgedAdds {
             String meta = read.getKey();
             Map<String, String> stored = commands.await(read.getValue());
             long count = parse(stored.get(own));
-            if (count < counted.get(meta)) {
-                gaps.add(new Gap(slot(meta, own), count, counted.get(meta)));
+            String slot = slot(meta, own);
+            long replies = counted.get(meta);
+            if (count >= replies) {
+                lastWhole.put(slot, replies);
+            }
+            else {
+                // The server may count adds it ran since the loss: at most those acknowledged since the last whole read.
+                long after = Math.max(0, count - (replies - lastWhole.getOrDefault(slot, 0L)));
+                gaps.add(new Gap(slot, after, count, replies));
             }
             othersLost += othersWentBack(meta, stored);
         }
-        if (gaps.isEmpty() && othersLost == 0) {
+        List<Object> lateKeys = new ArrayList<>();
+        for (Object key; (key = late.poll()) != null; ) {
+            lateKeys.add(key);
+        }
+        if (gaps.isEmpty() && othersLost == 0 && lateKeys.isEmpty()) {
             return null;
         }
         if (!gaps.isEmpty()) {
+            retired.add(own);
             incarnation++;
         }
-        return new Loss(gaps, othersLost);
+        return new Loss(gaps, othersLost, lateKeys);
     }
 
     /** How far other instances' records in {@code meta} went back since the last read. */
@@ -183,16 +216,16 @@ final class RedisAcknowledgedAdds {
 
     /** The keys of this instance's adds that {@code loss} took and its log still holds. */
     List<Object> lostKeys(Loss loss) {
-        List<Object> keys = new ArrayList<>();
+        List<Object> keys = new ArrayList<>(loss.late());
         for (Gap gap : loss.own()) {
-            keys.addAll(log.after(gap.slot(), gap.stored()));
+            keys.addAll(log.after(gap.slot(), gap.after()));
         }
         return keys;
     }
 
-    /** Whether the log still holds every add of this instance that {@code loss} took. */
+    /** Whether the log still holds every add of this instance that {@code loss} may have taken. */
     boolean logHoldsAll(Loss loss) {
-        return loss.own().stream().allMatch(gap -> log.holdsAllAfter(gap.slot(), gap.stored()));
+        return loss.own().stream().allMatch(gap -> log.holdsAllAfter(gap.slot(), gap.after()));
     }
 
     /** Keys the replay log holds now. */
@@ -221,8 +254,9 @@ final class RedisAcknowledgedAdds {
      *
      * @param own        this instance's records whose stored count is below the replies it counted
      * @param othersLost how far other instances' records went back: their adds, which only a rebuild gives back
+     * @param late       keys of adds acknowledged under a record given up after an earlier loss
      */
-    record Loss(List<Gap> own, long othersLost) {
+    record Loss(List<Gap> own, long othersLost, List<Object> late) {
 
         /** This instance's adds lost. */
         long ownLost() {
@@ -230,7 +264,10 @@ final class RedisAcknowledgedAdds {
         }
     }
 
-    /** One record of this instance in one shard: Redis holds {@code stored} of the {@code counted} adds it acknowledged. */
-    record Gap(String slot, long stored, long counted) {
+    /**
+     * One record of this instance in one shard: Redis counts {@code stored} of the {@code counted} adds it
+     * acknowledged; the lost ones are among those numbered above {@code after}.
+     */
+    record Gap(String slot, long after, long stored, long counted) {
     }
 }

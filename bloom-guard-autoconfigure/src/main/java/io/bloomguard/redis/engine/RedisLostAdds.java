@@ -64,12 +64,16 @@ final class RedisLostAdds {
         if (loss == null) {
             return;
         }
+        if (loss.own().isEmpty() && loss.othersLost() == 0) {
+            pending.addLost(loss.late()); // replies under a record given up: written again, no loss found
+            return;
+        }
         Instant now = Instant.now();
         detected++;
         lastDetected = now;
         List<Object> keys = acks.lostKeys(loss);
         boolean whole = acks.logHoldsAll(loss);
-        pending.addAll(keys); // written again by this maintenance's delivery, like adds made during an outage
+        pending.addLost(keys); // written again by this maintenance's delivery, like adds made during an outage
         replayed += keys.size();
         String what = describe(loss, keys.size(), whole);
         if (repair == null) {
