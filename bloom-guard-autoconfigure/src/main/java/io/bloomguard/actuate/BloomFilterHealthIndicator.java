@@ -85,6 +85,10 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
                 reasons.add("the Redis circuit breaker for adds and other commands is open: adds fail at once and go"
                         + " by on-add-failure (" + lower(spec.writes().onAddFailure()) + ")");
             }
+            String lossWarning = details.losses().warning();
+            if (lossWarning != null) {
+                reasons.add(lossWarning);
+            }
             SharedFilterDetails.NearCopy copy = details.nearCopy();
             if (copy != null && copy.absentKeysReason() != null) {
                 reasons.add("the near copy is out of step with Redis since " + copy.absentKeysToStoreSince() + " ("

@@ -237,11 +237,23 @@ public class BloomFiltersEndpoint {
 
     /**
      * A Redis filter's live generation ({@code null} while none is complete) and its bitmap keys, both with {@code *}
-     * for the seed, whether a circuit breaker (checks, or adds and other commands) is open, and this instance's near
-     * copy ({@code null} when the filter keeps none).
+     * for the seed, whether a circuit breaker (checks, or adds and other commands) is open, this instance's near
+     * copy ({@code null} when the filter keeps none), and the adds Redis acknowledged and lost that it found.
      */
     public record RedisDescriptor(@Nullable String generation, List<String> keys, boolean breakerOpen,
-            @Nullable NearCopyDescriptor nearCopy) {
+            @Nullable NearCopyDescriptor nearCopy, LossesDescriptor losses) {
+    }
+
+    /**
+     * Adds Redis acknowledged and then lost (a failover to a replica that had not received them, a restart from an
+     * older file), as this instance found them: losses found, keys it wrote again from its replay log, repairs
+     * completed and their time in milliseconds, keys its replay log holds, when the last loss was found and since when
+     * a repair runs (ISO-8601, {@code null} when none), and, for a filter filled by puts alone that lost adds, which
+     * keys may be missing and what to do.
+     */
+    public record LossesDescriptor(long detected, long replayedKeys, long repairs, long repairMillis,
+            long loggedKeys, @Nullable String lastDetected, @Nullable String repairingSince,
+            @Nullable String warning) {
     }
 
     /**

@@ -6,6 +6,7 @@ import io.bloomguard.actuate.BloomFiltersEndpoint.FilterHeadline;
 import io.bloomguard.actuate.BloomFiltersEndpoint.HeldRebuildDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.LayoutDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.LoadDescriptor;
+import io.bloomguard.actuate.BloomFiltersEndpoint.LossesDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.NearCopyDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.RedisDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.SpecDescriptor;
@@ -102,8 +103,15 @@ final class FilterDescription {
 
     private static RedisDescriptor redis(SharedFilterDetails details) {
         SharedFilterDetails.NearCopy copy = details.nearCopy();
+        SharedFilterDetails.Losses losses = details.losses();
         return new RedisDescriptor(details.generation(), details.keys(), details.breakerOpen(),
-                (copy != null) ? nearCopy(copy) : null);
+                (copy != null) ? nearCopy(copy) : null, new LossesDescriptor(losses.detected(), losses.replayedKeys(),
+                        losses.repairs(), losses.repairTime().toMillis(), losses.loggedKeys(),
+                        text(losses.lastDetected()), text(losses.repairingSince()), losses.warning()));
+    }
+
+    private static @Nullable String text(@Nullable Object value) {
+        return (value != null) ? value.toString() : null;
     }
 
     private static NearCopyDescriptor nearCopy(SharedFilterDetails.NearCopy copy) {

@@ -11,6 +11,7 @@ import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.registry.SkipReason;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -49,7 +50,11 @@ import java.util.function.ToLongFunction;
  * checks sent to Redis; {@code bloomguard.redis.breaker.open} (gauge, tagged {@code breaker}: {@code checks},
  * {@code commands}): 1 while the backend's breaker is open. The breakers are the backend's, so every redis filter
  * reports the same two values; {@code bloomguard.redis.adds.buffered} (gauge): adds this instance could not write to
- * Redis yet, kept for replay.</li>
+ * Redis yet, kept for replay; {@code bloomguard.redis.losses} (function counter): losses of adds Redis had acknowledged
+ * that this instance found (a failover, a restart from an older file); {@code bloomguard.redis.replayed.keys}
+ * (function counter): keys it wrote again from its replay log; {@code bloomguard.redis.repair} (function timer):
+ * repairs, from finding a loss to the filter trusted again; {@code bloomguard.redis.replay.log.keys} (gauge): keys
+ * the replay log holds.</li>
  * <li>Local filters only: {@code bloomguard.local.size} (gauge, bytes): the heap the filter's bits take.</li>
  * <li>{@code bloomguard.load.last.success.time} (gauge, seconds since the epoch): when the last preload or rebuild
  * that completed ended; NaN before the first.</li>
@@ -197,6 +202,7 @@ public final class BloomFilterMetrics implements MeterBinder {
         Gauge.builder(PREFIX + "redis.adds.buffered", redis, SharedBloomFilter::pendingAdds)
                 .description("Adds this instance could not write to Redis yet, kept for replay")
                 .tags(tags).register(registry);
+        bindLosses(registry, redis, tags);
         if (redis.details().nearCopy() != null) {
             nearCopyChecks(registry, redis, tags, "near_copy", SharedFilterDetails.NearCopy::answeredHere);
             nearCopyChecks(registry, redis, tags, "redis", SharedFilterDetails.NearCopy::sentToStore);
@@ -211,6 +217,24 @@ public final class BloomFilterMetrics implements MeterBinder {
                 return (copy != null) ? copy.bytes() : 0;
             }).description("Heap the near copy takes").baseUnit("bytes").tags(tags).register(registry);
         }
+    }
+
+    /** Adds Redis acknowledged and lost (a failover, a restore from an older file), and their repair. */
+    private static void bindLosses(MeterRegistry registry, SharedBloomFilter redis, Tags tags) {
+        FunctionCounter.builder(PREFIX + "redis.losses", redis, shared -> shared.details().losses().detected())
+                .description("Losses of adds Redis had acknowledged (a failover, a restart from an older file) found")
+                .tags(tags).register(registry);
+        FunctionCounter.builder(PREFIX + "redis.replayed.keys", redis,
+                shared -> shared.details().losses().replayedKeys())
+                .description("Keys written again from the replay log after Redis lost them")
+                .tags(tags).register(registry);
+        FunctionTimer.builder(PREFIX + "redis.repair", redis, shared -> shared.details().losses().repairs(),
+                shared -> shared.details().losses().repairTime().toNanos(), TimeUnit.NANOSECONDS)
+                .description("Repairs after a loss: from finding it to the filter trusted again")
+                .tags(tags).register(registry);
+        Gauge.builder(PREFIX + "redis.replay.log.keys", redis, shared -> shared.details().losses().loggedKeys())
+                .description("Keys of this instance's latest adds kept to write again should Redis lose them")
+                .tags(tags).register(registry);
     }
 
     private static void nearCopyChecks(MeterRegistry registry, SharedBloomFilter redis, Tags tags, String answeredBy,

@@ -6,7 +6,8 @@ package io.bloomguard.redis.kind;
  * touch them together on Redis Cluster) while different shards spread over the cluster's nodes.
  *
  * <pre>
- * bloom-guard:{users}:meta                        hash: live / next fingerprints, m, k, seed, generation, state
+ * bloom-guard:{users}:meta                        hash: live / next fingerprints, m, k, seed, generation, state, and
+ *                                                 each instance's count of its adds (acks:&lt;instance&gt;.&lt;n&gt;)
  * bloom-guard:{users}:bits:v1.b19531.k7.s3f2a1b9c.n1   the live bitmap
  * bloom-guard:{users}:bits:...:layer1            layer 1 of a filter that grows by layers (growth: scale)
  * bloom-guard:{users}:next:...                    a generation being built
