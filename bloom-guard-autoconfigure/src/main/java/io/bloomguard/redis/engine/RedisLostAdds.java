@@ -69,17 +69,23 @@ final class RedisLostAdds {
             return;
         }
         Instant now = Instant.now();
-        detected++;
-        lastDetected = now;
         List<Object> keys = acks.lostKeys(loss);
         boolean whole = acks.logHoldsAll(loss);
         pending.addLost(keys); // written again by this maintenance's delivery, like adds made during an outage
-        replayed += keys.size();
         String what = describe(loss, keys.size(), whole);
         if (repair == null) {
             repair = new Repair(System.nanoTime(), now);
         }
-        if (putsOnly.getAsBoolean()) {
+        boolean rebuild = !putsOnly.getAsBoolean();
+        String reason = "Redis lost " + adds(loss.ownLost() + loss.othersLost()) + " it had acknowledged (" + what + ")";
+        if (rebuild) {
+            outage.markIncomplete(reason); // every instance passes calls through until it is rebuilt from its key source
+        }
+        // Counted once the filter shows the repair: whoever reads the count sees it not trusted.
+        replayed += keys.size();
+        lastDetected = now;
+        detected++;
+        if (!rebuild) {
             warning = "Redis lost adds it had acknowledged (" + what + ", found " + now + "); this instance wrote its"
                     + " own again, but keys that other instances put (or that this one put before its replay log"
                     + " reaches) may be missing and be rejected: put them again if they can be listed, or switch the"
@@ -89,8 +95,6 @@ final class RedisLostAdds {
                     + " missing (its health says so until the application restarts)");
             return;
         }
-        String reason = "Redis lost " + adds(loss.ownLost() + loss.othersLost()) + " it had acknowledged (" + what + ")";
-        outage.markIncomplete(reason); // every instance passes calls through until it is rebuilt from its key source
         logger.error("Filter '" + name + "': " + lossLine(what) + " This instance writes again the "
                 + keys(keys.size()) + " it logged and marks the filter stale, for every instance, so that it is"
                 + " rebuilt from its key source (the adds of instances that are gone cannot be known otherwise); calls"
