@@ -49,7 +49,8 @@ import java.util.function.ToLongFunction;
  * checks sent to Redis; {@code bloomguard.redis.breaker.open} (gauge, tagged {@code breaker}: {@code checks},
  * {@code commands}): 1 while the backend's breaker is open. The breakers are the backend's, so every redis filter
  * reports the same two values; {@code bloomguard.redis.adds.buffered} (gauge): adds this instance could not write to
- * Redis yet, kept for replay.</li>
+ * Redis yet, kept for replay; {@code bloomguard.redis.replicas.unconfirmed} (function counter): batches of adds
+ * fewer replicas confirmed than {@code bloom-guard.redis.wait-for-replicas} (0 while it is 0).</li>
  * <li>Local filters only: {@code bloomguard.local.size} (gauge, bytes): the heap the filter's bits take.</li>
  * <li>{@code bloomguard.load.last.success.time} (gauge, seconds since the epoch): when the last preload or rebuild
  * that completed ended; NaN before the first.</li>
@@ -196,6 +197,10 @@ public final class BloomFilterMetrics implements MeterBinder {
         breaker(registry, redis, tags, "commands", shared -> shared.details().commandsBreakerOpen());
         Gauge.builder(PREFIX + "redis.adds.buffered", redis, SharedBloomFilter::pendingAdds)
                 .description("Adds this instance could not write to Redis yet, kept for replay")
+                .tags(tags).register(registry);
+        FunctionCounter.builder(PREFIX + "redis.replicas.unconfirmed", redis,
+                SharedBloomFilter::unconfirmedReplicaBatches)
+                .description("Batches of adds fewer replicas confirmed than bloom-guard.redis.wait-for-replicas")
                 .tags(tags).register(registry);
         if (redis.details().nearCopy() != null) {
             nearCopyChecks(registry, redis, tags, "near_copy", SharedFilterDetails.NearCopy::answeredHere);

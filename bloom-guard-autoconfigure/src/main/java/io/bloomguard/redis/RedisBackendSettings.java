@@ -17,12 +17,28 @@ import java.time.Duration;
  * @param probeInterval     how often, while adds or a stale mark wait for Redis to answer, it is asked whether it
  *                          does, so that they are delivered at once rather than at the next refresh
  * @param reconnectDelay    pause between attempts to open a new connection while the backend's own is down
+ * @param waitForReplicas   replicas each batch of adds waits for ({@code WAIT}) once the primary has taken it; 0
+ *                          (the default) waits for none. Needs a port that supports
+ *                          {@link io.bloomguard.redis.port.RedisPort#waitForReplicas}
+ * @param waitTimeout       longest that wait lasts; below {@code commandTimeout}
  *
  * @since 0.1.0
  */
 public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout,
         RedisBreakerSettings breaker, Duration lockTtl, Duration refreshInterval, int pendingAddsLimit,
-        Duration rebuildGrace, Duration probeInterval, Duration reconnectDelay) {
+        Duration rebuildGrace, Duration probeInterval, Duration reconnectDelay, int waitForReplicas,
+        Duration waitTimeout) {
+
+    /** The default of {@code bloom-guard.redis.wait-timeout}. */
+    public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofMillis(100);
+
+    /** Settings that wait for no replica, as before {@code waitForReplicas} existed. */
+    public RedisBackendSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout,
+            RedisBreakerSettings breaker, Duration lockTtl, Duration refreshInterval, int pendingAddsLimit,
+            Duration rebuildGrace, Duration probeInterval, Duration reconnectDelay) {
+        this(keyPrefix, checkTimeout, commandTimeout, breaker, lockTtl, refreshInterval, pendingAddsLimit,
+                rebuildGrace, probeInterval, reconnectDelay, 0, DEFAULT_WAIT_TIMEOUT);
+    }
 
     /**
      * Longest the last attempt of a closing instance takes, for all its filters together: three command timeouts,
@@ -36,6 +52,6 @@ public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Dura
     public static RedisBackendSettings defaults() {
         return new RedisBackendSettings("bloom-guard:", Duration.ofMillis(50), Duration.ofSeconds(2),
                 RedisBreakerSettings.defaults(), Duration.ofSeconds(30), Duration.ofSeconds(1), 100_000,
-                Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(100));
+                Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(100), 0, DEFAULT_WAIT_TIMEOUT);
     }
 }

@@ -212,7 +212,8 @@ public final class RedisFilterBackend implements AutoCloseable {
                 breaker.minimumCalls(), breaker.window(), breaker.openWait());
         return new EngineSettings(settings.keyPrefix(), settings.checkTimeout(), settings.commandTimeout(),
                 engineBreaker, settings.lockTtl(), settings.refreshInterval(), settings.pendingAddsLimit(),
-                settings.rebuildGrace(), settings.probeInterval(), settings.reconnectDelay());
+                settings.rebuildGrace(), settings.probeInterval(), settings.reconnectDelay(), settings.waitForReplicas(),
+                settings.waitTimeout());
     }
 
     public RedisBackendSettings settings() {

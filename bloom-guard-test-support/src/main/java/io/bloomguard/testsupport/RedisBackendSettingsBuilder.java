@@ -33,6 +33,10 @@ public final class RedisBackendSettingsBuilder {
 
     private Duration reconnectDelay;
 
+    private int waitForReplicas;
+
+    private Duration waitTimeout;
+
     private RedisBackendSettingsBuilder(RedisBackendSettings base) {
         this.keyPrefix = base.keyPrefix();
         this.checkTimeout = base.checkTimeout();
@@ -44,6 +48,8 @@ public final class RedisBackendSettingsBuilder {
         this.rebuildGrace = base.rebuildGrace();
         this.probeInterval = base.probeInterval();
         this.reconnectDelay = base.reconnectDelay();
+        this.waitForReplicas = base.waitForReplicas();
+        this.waitTimeout = base.waitTimeout();
     }
 
     /** A builder that starts from {@code base}. */
@@ -107,11 +113,18 @@ public final class RedisBackendSettingsBuilder {
         return this;
     }
 
+    /** Replicas each batch of adds waits for ({@code WAIT}), within {@code timeout}. */
+    public RedisBackendSettingsBuilder waitForReplicas(int replicas, Duration timeout) {
+        this.waitForReplicas = replicas;
+        this.waitTimeout = timeout;
+        return this;
+    }
+
     /** The settings as built so far. */
     public RedisBackendSettings build() {
         return new RedisBackendSettings(this.keyPrefix, this.checkTimeout, this.commandTimeout, this.breaker,
                 this.lockTtl, this.refreshInterval, this.pendingAddsLimit, this.rebuildGrace, this.probeInterval,
-                this.reconnectDelay);
+                this.reconnectDelay, this.waitForReplicas, this.waitTimeout);
     }
 
 }

@@ -58,6 +58,7 @@ public final class FilterEngine {
     final RedisFilterLifecycle lifecycle;
     final RedisCounterRemoval removal;
     final RedisLiveSize size;
+    final RedisReplicaWait replicaWait;
 
     FilterEngine(String name, FilterSizing sizing, FilterOptions options,
             EngineSettings settings, Shared backend) {
@@ -78,8 +79,11 @@ public final class FilterEngine {
         this.reader = new RedisBitReader(state, commands, this.nearCopy, backend.scheduler());
         this.removal = new RedisCounterRemoval(state, commands);
         Runnable waitForRedis = () -> backend.recovery().waiting(this); // when it owes Redis adds or a mark
+        this.replicaWait = new RedisReplicaWait(name, settings.waitForReplicas(), settings.waitTimeout(),
+                options.onAddFailure(), commands);
         this.outage = new RedisOutageBuffer(name, options.onAddFailure(), pending, marks, state,
-                new RedisBitWriter(keys, state, commands, this.nearCopy), commands, access, waitForRedis);
+                new RedisBitWriter(keys, state, commands, this.nearCopy, replicaWait), commands, access,
+                waitForRedis);
         this.loader = new RedisFilterLoader(name, sizing, configured, keys, others, settings, state, pending, marks,
                 new RedisBuildThreads(backend.builders(), backend.scheduler(), backend.startupBuilds()));
         this.fill = new RedisFillEstimate(settings.refreshInterval(), sizing, state, commands);
@@ -200,6 +204,11 @@ public final class FilterEngine {
 
     public int pendingAdds() {
         return outage.pendingAdds();
+    }
+
+    /** Batches of adds fewer replicas confirmed than {@code wait-for-replicas} asks. */
+    public long unconfirmedReplicaBatches() {
+        return replicaWait.unconfirmed();
     }
 
     public SharedFilterDetails details() {
