@@ -19,6 +19,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import java.time.Duration;
 import java.util.List;
@@ -36,6 +39,7 @@ import static org.awaitility.Awaitility.await;
  * {@code on-add-failure: fail} fail after about the wait timeout, and one under {@code buffer} stand, counted.
  */
 @Timeout(60)
+@ExtendWith(OutputCaptureExtension.class)
 class RedisReplicaWaitIT {
 
     private static final FilterSizing SIZING = FilterSizing.of(20_000, 0.01);
@@ -125,7 +129,7 @@ class RedisReplicaWaitIT {
     }
 
     @Test
-    void aPutUnderBufferStandsAndIsCountedWhenTheReplicaDoesNotConfirm() {
+    void aPutUnderBufferStandsAndIsCountedWhenTheReplicaDoesNotConfirm(CapturedOutput output) {
         try (TestRedisBackend instance = TestRedisBackend.on(primary, waitingFor(SHORT_WAIT))) {
             RedisBloomFilter backend = instance.backend.create("lenient", SIZING, 1, 1, AddFailurePolicy.BUFFER);
             NamedBloomFilter filter = new NamedBloomFilter(FilterSpec.builder("lenient")
@@ -157,7 +161,29 @@ class RedisReplicaWaitIT {
 
             assertThat(backend.put(20_002L)).isTrue();
             assertThat(unconfirmed(meters)).as("confirmed again once the replica answers").isEqualTo(2.0);
+            assertThat(lines(output, "WARN", "Filter 'lenient': 0 of 1 replica(s) confirmed the adds"))
+                    .as("one warning for the episode, not one per put").hasSize(1);
+            assertThat(lines(output, "INFO", "Filter 'lenient': 1 replica(s) confirm its adds again")).hasSize(1);
         }
+    }
+
+    /**
+     * Without the auto-configuration (which refuses at startup), a port that cannot send {@code WAIT} on the adds'
+     * connection (here one that forwards only the port's other commands) is refused when the backend connects: the
+     * filter stays unreachable and says what to change, rather than every put waiting for nothing.
+     */
+    @Test
+    void aPortThatCannotWaitForReplicasIsRefusedWithWhatToChange() {
+        try (TestRedisBackend instance = TestRedisBackend.intercepting(primary, waitingFor(SHORT_WAIT))) {
+            RedisBloomFilter filter = instance.backend.create("refused", SIZING, 1, 1, AddFailurePolicy.FAIL);
+            assertThat(filter.start(RecordingKeyFeed.of(longs(0, 1000)))).isEqualTo(StartOutcome.UNREACHABLE);
+            assertThat(filter.statusReason()).contains("bloom-guard.redis.wait-for-replicas is 1")
+                    .contains("cannot wait for replicas");
+        }
+    }
+
+    private static List<String> lines(CapturedOutput output, String level, String text) {
+        return output.getOut().lines().filter(line -> line.contains(level) && line.contains(text)).toList();
     }
 
     private static double unconfirmed(MeterRegistry meters) {

@@ -1,11 +1,13 @@
 package io.bloomguard.redis.engine;
 
 import io.bloomguard.core.AddFailurePolicy;
+import io.bloomguard.redis.port.RedisPort;
 import io.bloomguard.redis.port.RedisUnavailableException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -82,6 +84,23 @@ final class RedisReplicaWait {
                     + " Logged once until replicas confirm again; bloomguard.redis.replicas.unconfirmed counts"
                     + " each batch");
         }
+    }
+
+    /**
+     * {@code port}, unless it cannot send {@code WAIT} (its {@link RedisPort#waitForReplicas} fails at once, as the
+     * default does): then it is closed and the connection refused with what to change, rather than every put
+     * waiting for nothing. A port that supports it is asked {@code WAIT 0 1}, answered at once.
+     */
+    static RedisPort refuseUnlessSupported(RedisPort port, int replicas) {
+        Throwable refusal = port.waitForReplicas(0, Duration.ofMillis(1)).handle((answer, failure) -> failure)
+                .getNow(null);
+        Throwable cause = (refusal instanceof CompletionException) ? refusal.getCause() : refusal;
+        if (cause instanceof UnsupportedOperationException) {
+            port.close();
+            throw new IllegalStateException("bloom-guard.redis.wait-for-replicas is " + replicas + ", but this"
+                    + " connection cannot wait for replicas: " + cause.getMessage(), cause);
+        }
+        return port;
     }
 
     /** Batches of adds fewer replicas confirmed than {@code wait-for-replicas}, since this instance started. */
