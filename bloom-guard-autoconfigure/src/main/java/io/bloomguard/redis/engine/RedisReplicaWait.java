@@ -68,6 +68,7 @@ final class RedisReplicaWait {
         }
         catch (RedisUnavailableException ex) {
             if (onAddFailure == AddFailurePolicy.FAIL) {
+                unconfirmed.incrementAndGet();
                 throw ex;
             }
             shortfall = "WAIT for " + replicas + " replica(s) failed (" + ex.getMessage() + ")";
