@@ -126,7 +126,6 @@ public final class NearCopyCatchUpCost {
         RedisBackendSettings fixtures = RedisFixtures.settings();
         return new RedisBackendSettings(fixtures.keyPrefix(), fixtures.checkTimeout(), fixtures.commandTimeout(),
                 RedisBreakerSettings.defaults(), fixtures.lockTtl(), Duration.ofSeconds(1), fixtures.pendingAddsLimit(),
-                fixtures.rebuildGrace(), fixtures.probeInterval(), fixtures.reconnectDelay(), fixtures.replayLogSize(),
-                fixtures.replayLogAge());
+                fixtures.rebuildGrace(), fixtures.probeInterval(), fixtures.reconnectDelay());
     }
 }

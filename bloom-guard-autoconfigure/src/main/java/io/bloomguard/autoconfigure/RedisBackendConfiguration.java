@@ -70,20 +70,26 @@ final class RedisBackendConfiguration {
     @Bean
     @ConditionalOnMissingBean
     static RedisConnectionCheck bloomGuardRedisConnectionCheck(ObjectProvider<BloomFilterRegistry> registry,
-            ObjectProvider<RedisConnectionFactory> connectionFactory) {
-        return new RedisConnectionCheck(registry, connectionFactory);
+            ObjectProvider<RedisConnectionFactory> connectionFactory, BloomGuardSettings settings) {
+        return new RedisConnectionCheck(registry, connectionFactory,
+                settings.properties().getRedis().getWaitForReplicas());
     }
 
-    /** Fails startup, rather than the first check, when a redis filter has no connection factory to use. */
+    /**
+     * Fails startup, rather than the first check or put, when a redis filter has no connection factory to use, or
+     * one whose client cannot wait for replicas as {@code bloom-guard.redis.wait-for-replicas} asks.
+     */
     static final class RedisConnectionCheck implements SmartInitializingSingleton {
 
         private final ObjectProvider<BloomFilterRegistry> registry;
         private final ObjectProvider<RedisConnectionFactory> connectionFactory;
+        private final int waitForReplicas;
 
         RedisConnectionCheck(ObjectProvider<BloomFilterRegistry> registry,
-                ObjectProvider<RedisConnectionFactory> connectionFactory) {
+                ObjectProvider<RedisConnectionFactory> connectionFactory, int waitForReplicas) {
             this.registry = registry;
             this.connectionFactory = connectionFactory;
+            this.waitForReplicas = waitForReplicas;
         }
 
         @Override
@@ -94,8 +100,32 @@ final class RedisBackendConfiguration {
                     .filter(filter -> filter.state() != FilterState.DISABLED) // holds no bits, uses no Redis
                     .map(NamedBloomFilter::name).toList();
             if (!redisFilters.isEmpty()) {
-                checkConnectionFactory(connectionFactory.getIfAvailable(), redisFilters.get(0));
+                RedisConnectionFactory factory = connectionFactory.getIfAvailable();
+                checkConnectionFactory(factory, redisFilters.get(0));
+                if (waitForReplicas > 0) {
+                    checkCanWait(factory, waitForReplicas);
+                }
             }
+        }
+    }
+
+    /**
+     * WAIT covers the writes of the connection it is sent on: only the Lettuce port sends the adds and the WAIT on
+     * one connection, and only to one server (on a cluster it would reach some node, not the shard's).
+     */
+    static void checkCanWait(RedisConnectionFactory factory, int waitForReplicas) {
+        String property = "bloom-guard.redis.wait-for-replicas";
+        if (!(LETTUCE_PRESENT && LettuceClients.isLettuce(factory))) {
+            throw new InvalidBloomGuardPropertyException(property, waitForReplicas, "0 with "
+                    + factory.getClass().getSimpleName() + ": Redis's WAIT only covers the writes of the connection"
+                    + " it is sent on, and this client takes each command's connection from a pool, so the wait"
+                    + " could not cover the adds; use Lettuce (spring-boot-starter-data-redis's default client,"
+                    + " without the jedis dependency) to wait for replicas");
+        }
+        if (LettuceClients.isCluster(factory)) {
+            throw new InvalidBloomGuardPropertyException(property, waitForReplicas, "0 on Redis Cluster:"
+                    + " bloom-guard cannot yet send WAIT to the node of each shard's slot on the connection that wrote"
+                    + " there; waiting for replicas needs a Redis server (standalone or Sentinel)");
         }
     }
 
@@ -194,6 +224,10 @@ final class RedisBackendConfiguration {
 
         static boolean isLettuce(RedisConnectionFactory factory) {
             return factory instanceof LettuceConnectionFactory;
+        }
+
+        static boolean isCluster(RedisConnectionFactory factory) {
+            return ((LettuceConnectionFactory) factory).isClusterAware();
         }
 
         static RedisPort connect(RedisConnectionFactory factory) {

@@ -82,6 +82,18 @@ public class RedisBackendProperties {
      */
     private Duration rebuildGrace = Duration.ofSeconds(1);
 
+    /**
+     * Replicas each batch of adds waits for (Redis's WAIT) once the primary has taken it, so that a failover is
+     * less likely to lose it; 0 (the default) waits for none. Lettuce on a Redis server (not a cluster) only.
+     */
+    private int waitForReplicas = 0;
+
+    /**
+     * Longest a batch of adds waits for wait-for-replicas replicas; then it fails (on-add-failure: fail) or stands
+     * on the primary alone (buffer). Meanwhile the backend's connection answers nothing else, checks included.
+     */
+    private Duration waitTimeout = io.bloomguard.redis.RedisBackendSettings.DEFAULT_WAIT_TIMEOUT;
+
     public String getKeyPrefix() {
         return keyPrefix;
     }
@@ -192,6 +204,22 @@ public class RedisBackendProperties {
 
     public void setReplayLogAge(Duration replayLogAge) {
         this.replayLogAge = replayLogAge;
+    }
+
+    public int getWaitForReplicas() {
+        return waitForReplicas;
+    }
+
+    public void setWaitForReplicas(int waitForReplicas) {
+        this.waitForReplicas = waitForReplicas;
+    }
+
+    public Duration getWaitTimeout() {
+        return waitTimeout;
+    }
+
+    public void setWaitTimeout(Duration waitTimeout) {
+        this.waitTimeout = waitTimeout;
     }
 
     public Duration getRebuildGrace() {

@@ -57,12 +57,36 @@ final class RedisSettingsResolver {
                     "a number of keys, zero or more (0 keeps no log: a loss is then repaired by a rebuild alone)");
         }
         positive(prefix + ".replay-log-age", redis.getReplayLogAge());
+        waitForReplicas(redis);
         RedisBreakerSettings breaker = new RedisBreakerSettings(redis.getBreakerFailureRate(),
                 redis.getBreakerMinimumCalls(), redis.getBreakerWindow(), redis.getBreakerOpenWait());
         return new RedisBackendSettings(redis.getKeyPrefix(), redis.getCheckTimeout(), redis.getCommandTimeout(),
                 breaker, redis.getLockTtl(), redis.getRefreshInterval(), redis.getPendingAddsLimit(),
                 redis.getRebuildGrace(), redis.getProbeInterval(), redis.getReconnectDelay(), redis.getReplayLogSize(),
-                redis.getReplayLogAge());
+                redis.getReplayLogAge(), redis.getWaitForReplicas(), redis.getWaitTimeout());
+    }
+
+    private static void waitForReplicas(RedisBackendProperties redis) {
+        String prefix = "bloom-guard.redis";
+        if (redis.getWaitForReplicas() < 0) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".wait-for-replicas", redis.getWaitForReplicas(),
+                    "a number of replicas, 0 (wait for none) or more, e.g. 1");
+        }
+        if (redis.getWaitForReplicas() == 0) {
+            return;
+        }
+        Duration wait = redis.getWaitTimeout();
+        if (wait == null || wait.toMillis() < 1) {
+            // WAIT takes whole milliseconds, and reads 0 as "wait forever": a put would hang while a replica is down.
+            throw new InvalidBloomGuardPropertyException(prefix + ".wait-timeout", wait, "a duration of 1ms or more while"
+                    + " wait-for-replicas is " + redis.getWaitForReplicas() + ", e.g. 100ms (or set"
+                    + " wait-for-replicas to 0)");
+        }
+        if (wait.compareTo(redis.getCommandTimeout()) >= 0) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".wait-timeout", wait, "a duration below"
+                    + " bloom-guard.redis.command-timeout (" + redis.getCommandTimeout() + "), which bounds the wait"
+                    + " for WAIT's reply, e.g. 100ms; or raise command-timeout");
+        }
     }
 
     private static void positive(String property, Duration value) {

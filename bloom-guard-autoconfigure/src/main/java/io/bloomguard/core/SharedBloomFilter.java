@@ -77,6 +77,15 @@ public interface SharedBloomFilter extends RebuildableBloomFilter, AutoCloseable
         return 0;
     }
 
+    /**
+     * Batches of adds the store took whose replicas did not confirm them in time, with
+     * {@code bloom-guard.redis.wait-for-replicas}; counts up from 0 since this instance started. Never waits on the
+     * store; this default counts none.
+     */
+    default long unconfirmedReplicaBatches() {
+        return 0;
+    }
+
     /** Whether a "no" from {@link #mightContain} may be acted on now. */
     default boolean trustedToReject() {
         return status() == SharedFilterStatus.READY;

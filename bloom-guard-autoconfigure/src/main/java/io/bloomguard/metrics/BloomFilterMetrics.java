@@ -54,7 +54,8 @@ import java.util.function.ToLongFunction;
  * that this instance found (a failover, a restart from an older file); {@code bloomguard.redis.replayed.keys}
  * (function counter): keys it wrote again from its replay log; {@code bloomguard.redis.repair} (function timer):
  * repairs, from finding a loss to the filter trusted again; {@code bloomguard.redis.replay.log.keys} (gauge): keys
- * the replay log holds.</li>
+ * the replay log holds; {@code bloomguard.redis.replicas.unconfirmed} (function counter): batches of adds
+ * fewer replicas confirmed than {@code bloom-guard.redis.wait-for-replicas} (0 while it is 0).</li>
  * <li>Local filters only: {@code bloomguard.local.size} (gauge, bytes): the heap the filter's bits take.</li>
  * <li>{@code bloomguard.load.last.success.time} (gauge, seconds since the epoch): when the last preload or rebuild
  * that completed ended; NaN before the first.</li>
@@ -203,6 +204,10 @@ public final class BloomFilterMetrics implements MeterBinder {
                 .description("Adds this instance could not write to Redis yet, kept for replay")
                 .tags(tags).register(registry);
         bindLosses(registry, redis, tags);
+        FunctionCounter.builder(PREFIX + "redis.replicas.unconfirmed", redis,
+                SharedBloomFilter::unconfirmedReplicaBatches)
+                .description("Batches of adds fewer replicas confirmed than bloom-guard.redis.wait-for-replicas")
+                .tags(tags).register(registry);
         if (redis.details().nearCopy() != null) {
             nearCopyChecks(registry, redis, tags, "near_copy", SharedFilterDetails.NearCopy::answeredHere);
             nearCopyChecks(registry, redis, tags, "redis", SharedFilterDetails.NearCopy::sentToStore);

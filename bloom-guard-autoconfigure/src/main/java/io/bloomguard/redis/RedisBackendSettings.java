@@ -20,13 +20,35 @@ import java.time.Duration;
  * @param replayLogSize     keys of its latest adds each instance keeps to write again should Redis lose them (a
  *                          failover, a restore from an older file)
  * @param replayLogAge      how long an add stays in that log
+ * @param waitForReplicas   replicas each batch of adds waits for ({@code WAIT}) once the primary has taken it; 0
+ *                          (the default) waits for none. Needs a port that supports
+ *                          {@link io.bloomguard.redis.port.RedisPort#waitForReplicas}
+ * @param waitTimeout       longest that wait lasts; below {@code commandTimeout}
  *
  * @since 0.1.0
  */
 public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout,
         RedisBreakerSettings breaker, Duration lockTtl, Duration refreshInterval, int pendingAddsLimit,
         Duration rebuildGrace, Duration probeInterval, Duration reconnectDelay, int replayLogSize,
-        Duration replayLogAge) {
+        Duration replayLogAge, int waitForReplicas, Duration waitTimeout) {
+
+    /** The default of {@code bloom-guard.redis.wait-timeout}. */
+    public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofMillis(100);
+
+    /** The default of {@code bloom-guard.redis.replay-log-size}. */
+    public static final int DEFAULT_REPLAY_LOG_SIZE = 100_000;
+
+    /** The default of {@code bloom-guard.redis.replay-log-age}. */
+    public static final Duration DEFAULT_REPLAY_LOG_AGE = Duration.ofHours(1);
+
+    /** Settings with the default replay log that wait for no replica. */
+    public RedisBackendSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout,
+            RedisBreakerSettings breaker, Duration lockTtl, Duration refreshInterval, int pendingAddsLimit,
+            Duration rebuildGrace, Duration probeInterval, Duration reconnectDelay) {
+        this(keyPrefix, checkTimeout, commandTimeout, breaker, lockTtl, refreshInterval, pendingAddsLimit,
+                rebuildGrace, probeInterval, reconnectDelay, DEFAULT_REPLAY_LOG_SIZE, DEFAULT_REPLAY_LOG_AGE, 0,
+                DEFAULT_WAIT_TIMEOUT);
+    }
 
     /**
      * Longest the last attempt of a closing instance takes, for all its filters together: three command timeouts,
@@ -40,6 +62,7 @@ public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Dura
     public static RedisBackendSettings defaults() {
         return new RedisBackendSettings("bloom-guard:", Duration.ofMillis(50), Duration.ofSeconds(2),
                 RedisBreakerSettings.defaults(), Duration.ofSeconds(30), Duration.ofSeconds(1), 100_000,
-                Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(100), 100_000, Duration.ofHours(1));
+                Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(100), DEFAULT_REPLAY_LOG_SIZE,
+                DEFAULT_REPLAY_LOG_AGE, 0, DEFAULT_WAIT_TIMEOUT);
     }
 }

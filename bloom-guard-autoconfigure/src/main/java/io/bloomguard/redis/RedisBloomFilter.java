@@ -274,6 +274,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     }
 
     @Override
+    public long unconfirmedReplicaBatches() {
+        return engine.unconfirmedReplicaBatches();
+    }
+
+    @Override
     public SharedFilterDetails details() {
         return engine.details();
     }

@@ -213,7 +213,7 @@ public final class RedisFilterBackend implements AutoCloseable {
         return new EngineSettings(settings.keyPrefix(), settings.checkTimeout(), settings.commandTimeout(),
                 engineBreaker, settings.lockTtl(), settings.refreshInterval(), settings.pendingAddsLimit(),
                 settings.rebuildGrace(), settings.probeInterval(), settings.reconnectDelay(), settings.replayLogSize(),
-                settings.replayLogAge());
+                settings.replayLogAge(), settings.waitForReplicas(), settings.waitTimeout());
     }
 
     public RedisBackendSettings settings() {

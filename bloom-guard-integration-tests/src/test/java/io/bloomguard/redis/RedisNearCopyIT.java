@@ -54,8 +54,7 @@ class RedisNearCopyIT {
             TestRedisBackend.FAST.checkTimeout(), TestRedisBackend.FAST.commandTimeout(),
             TestRedisBackend.FAST.breaker(), TestRedisBackend.FAST.lockTtl(), Duration.ofHours(1),
             TestRedisBackend.FAST.pendingAddsLimit(), TestRedisBackend.FAST.rebuildGrace(),
-            TestRedisBackend.FAST.probeInterval(), TestRedisBackend.FAST.reconnectDelay(),
-            TestRedisBackend.FAST.replayLogSize(), TestRedisBackend.FAST.replayLogAge());
+            TestRedisBackend.FAST.probeInterval(), TestRedisBackend.FAST.reconnectDelay());
 
     /** Absent keys: none of the tests adds one. */
     private static final long ABSENT = 1_000_000;
@@ -218,8 +217,7 @@ class RedisNearCopyIT {
     void whileRedisDoesNotAnswerTheCopyLetsItsKeysThroughAndNothingIsRejected(TwoInstances two) {
         RedisBackendSettings shortAdds = new RedisBackendSettings(QUIET.keyPrefix(), QUIET.checkTimeout(),
                 Duration.ofMillis(300), QUIET.breaker(), QUIET.lockTtl(), Duration.ofMillis(100),
-                QUIET.pendingAddsLimit(), QUIET.rebuildGrace(), QUIET.probeInterval(), QUIET.reconnectDelay(),
-                QUIET.replayLogSize(), QUIET.replayLogAge());
+                QUIET.pendingAddsLimit(), QUIET.rebuildGrace(), QUIET.probeInterval(), QUIET.reconnectDelay());
         TestRedisBackend instance = two.behindProxy(port -> TestRedisBackend.on(port, shortAdds));
         FreezableTcpProxy proxy = two.proxy();
         RedisBloomFilter filter = nearCopied(instance, "outage");

@@ -36,6 +36,9 @@ public final class RedisBackendSettingsBuilder {
     private int replayLogSize;
 
     private Duration replayLogAge;
+    private int waitForReplicas;
+
+    private Duration waitTimeout;
 
     private RedisBackendSettingsBuilder(RedisBackendSettings base) {
         this.keyPrefix = base.keyPrefix();
@@ -50,6 +53,8 @@ public final class RedisBackendSettingsBuilder {
         this.reconnectDelay = base.reconnectDelay();
         this.replayLogSize = base.replayLogSize();
         this.replayLogAge = base.replayLogAge();
+        this.waitForReplicas = base.waitForReplicas();
+        this.waitTimeout = base.waitTimeout();
     }
 
     /** A builder that starts from {@code base}. */
@@ -123,11 +128,18 @@ public final class RedisBackendSettingsBuilder {
         return this;
     }
 
+    /** Replicas each batch of adds waits for ({@code WAIT}), within {@code timeout}. */
+    public RedisBackendSettingsBuilder waitForReplicas(int replicas, Duration timeout) {
+        this.waitForReplicas = replicas;
+        this.waitTimeout = timeout;
+        return this;
+    }
+
     /** The settings as built so far. */
     public RedisBackendSettings build() {
         return new RedisBackendSettings(this.keyPrefix, this.checkTimeout, this.commandTimeout, this.breaker,
                 this.lockTtl, this.refreshInterval, this.pendingAddsLimit, this.rebuildGrace, this.probeInterval,
-                this.reconnectDelay, this.replayLogSize, this.replayLogAge);
+                this.reconnectDelay, this.replayLogSize, this.replayLogAge, this.waitForReplicas, this.waitTimeout);
     }
 
 }

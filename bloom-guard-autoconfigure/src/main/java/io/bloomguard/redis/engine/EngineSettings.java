@@ -12,7 +12,8 @@ import java.time.Duration;
  */
 public record EngineSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout, Breaker breaker,
         Duration lockTtl, Duration refreshInterval, int pendingAddsLimit, Duration rebuildGrace,
-        Duration probeInterval, Duration reconnectDelay, int replayLogSize, Duration replayLogAge) {
+        Duration probeInterval, Duration reconnectDelay, int replayLogSize, Duration replayLogAge,
+        int waitForReplicas, Duration waitTimeout) {
 
     /**
      * Longest the last attempt of a closing instance takes, for all its filters together: three command timeouts,

@@ -61,6 +61,7 @@ public final class FilterEngine {
     final RedisCounterRemoval removal;
     final RedisLiveSize size;
     final RedisLostAdds lost;
+    final RedisReplicaWait replicaWait;
 
     FilterEngine(String name, FilterSizing sizing, FilterOptions options,
             EngineSettings settings, Shared backend) {
@@ -83,8 +84,11 @@ public final class FilterEngine {
         Runnable waitForRedis = () -> backend.recovery().waiting(this); // when it owes Redis adds or a mark
         RedisAcknowledgedAdds acks = new RedisAcknowledgedAdds(commands,
                 new ReplayLog(settings.replayLogSize(), settings.replayLogAge(), System::nanoTime));
+        this.replicaWait = new RedisReplicaWait(name, settings.waitForReplicas(), settings.waitTimeout(),
+                options.onAddFailure(), commands);
         this.outage = new RedisOutageBuffer(name, options.onAddFailure(), pending, marks, state,
-                new RedisBitWriter(keys, state, commands, this.nearCopy, acks), commands, access, waitForRedis);
+                new RedisBitWriter(keys, state, commands, this.nearCopy, acks, replicaWait), commands, access,
+                waitForRedis);
         this.loader = new RedisFilterLoader(name, sizing, configured, keys, others, settings, state, pending, marks,
                 new RedisBuildThreads(backend.builders(), backend.scheduler(), backend.startupBuilds()));
         this.lost = new RedisLostAdds(name, acks, pending, outage, loader::fillsByPutsAlone, this::shardMetadata);
@@ -229,6 +233,11 @@ public final class FilterEngine {
 
     public int pendingAdds() {
         return outage.pendingAdds();
+    }
+
+    /** Batches of adds fewer replicas confirmed than {@code wait-for-replicas} asks. */
+    public long unconfirmedReplicaBatches() {
+        return replicaWait.unconfirmed();
     }
 
     public SharedFilterDetails details() {

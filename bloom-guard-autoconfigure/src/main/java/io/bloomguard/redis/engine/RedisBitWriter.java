@@ -36,20 +36,24 @@ final class RedisBitWriter {
     /** {@code null} when the filter keeps no copy. */
     private final @Nullable RedisNearCopy nearCopy;
     private final RedisAcknowledgedAdds acks;
+    /** With {@code wait-for-replicas}, has each batch wait for the replicas once the primary took it. */
+    private final RedisReplicaWait replicaWait;
 
     public RedisBitWriter(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands,
-            @Nullable RedisNearCopy nearCopy, RedisAcknowledgedAdds acks) {
+            @Nullable RedisNearCopy nearCopy, RedisAcknowledgedAdds acks, RedisReplicaWait replicaWait) {
         this.keys = keys;
         this.state = state;
         this.commands = commands;
         this.nearCopy = nearCopy;
         this.acks = acks;
+        this.replicaWait = replicaWait;
     }
 
     /**
      * Writes the keys.
      *
-     * @throws io.bloomguard.redis.port.RedisUnavailableException when Redis does not take them (some may be written)
+     * @throws io.bloomguard.redis.port.RedisUnavailableException when Redis does not take them (some may be written),
+     *         or, with {@code wait-for-replicas} and {@code on-add-failure: fail}, fewer replicas confirm them
      */
     Written write(List<Object> toWrite) {
         List<Object> remaining = toWrite;
@@ -105,6 +109,9 @@ final class RedisBitWriter {
                     changed += answer.changed();
                     acks.acknowledged(calls.get(i).keys().get(0), record, calls.get(i).carried());
                 }
+            }
+            if (!calls.isEmpty()) {
+                replicaWait.afterAdds(); // may throw (on-add-failure: fail): the adds stand on the primary alone
             }
             if (layerAdded) {
                 state.refresh(); // this instance's next put goes into the new layer, and its checks read it

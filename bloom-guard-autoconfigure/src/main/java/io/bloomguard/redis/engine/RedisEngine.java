@@ -55,7 +55,10 @@ public final class RedisEngine {
             ExecutorService builders, List<BlockKind> kinds) {
         this.settings = settings;
         this.kinds = List.copyOf(kinds);
-        this.connection = new SharedConnection(connector, settings.reconnectDelay());
+        Supplier<RedisPort> opening = (settings.waitForReplicas() > 0)
+                ? () -> RedisReplicaWait.refuseUnlessSupported(connector.get(), settings.waitForReplicas())
+                : connector;
+        this.connection = new SharedConnection(opening, settings.reconnectDelay());
         // Two breakers: checks that miss their short timeout (a GC pause will do) must not hold back adds, whose
         // keys the other instances would lack meanwhile; adds have their own, longer timeout and breaker.
         this.checkBreaker = new CircuitBreaker("checks", settings.breaker(), settings.checkTimeout());

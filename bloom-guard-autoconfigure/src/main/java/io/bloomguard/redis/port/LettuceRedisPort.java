@@ -11,6 +11,7 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import org.jspecify.annotations.Nullable;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -114,6 +115,22 @@ public final class LettuceRedisPort implements RedisPort {
             }
             return CompletableFuture.<Object>failedFuture(cause);
         }).thenCompose(future -> future);
+    }
+
+    /**
+     * {@code WAIT} over the one connection every command of this port goes through, so it covers the adds sent
+     * before it. Redis then blocks this connection until the replicas answer or the timeout passes: every command
+     * sent after it (checks included) waits behind it. Not on a cluster: the cluster connection would send it to
+     * some node, not necessarily the one of the shard the adds went to.
+     */
+    @Override
+    public CompletableFuture<Long> waitForReplicas(int replicas, Duration timeout) {
+        if (client instanceof RedisClusterClient) {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException("WAIT is not supported on Redis"
+                    + " Cluster by bloom-guard: it must reach the node of each shard's slot on the connection that"
+                    + " wrote there; set bloom-guard.redis.wait-for-replicas to 0"));
+        }
+        return commands.waitForReplication(replicas, timeout.toMillis()).toCompletableFuture();
     }
 
     /** A pub/sub connection to the server, or to the nodes of a cluster. */

@@ -2,6 +2,7 @@ package io.bloomguard.redis.port;
 
 import org.jspecify.annotations.Nullable;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -42,6 +43,24 @@ public interface RedisPort extends AutoCloseable {
      * @return a {@code Long} or a {@code byte[]}, as the script's {@link LuaScript#result()} says
      */
     CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args);
+
+    /**
+     * {@code WAIT replicas timeout}: waits until the writes this port sent before it have reached {@code replicas}
+     * replicas, or {@code timeout} has passed, and answers how many replicas have them. Redis waits for the last
+     * write of the client that sends the {@code WAIT}, so it must go over the connection that sent those writes
+     * (and, on Redis Cluster, to the node that took them); a port that cannot promise that must not override this.
+     * While it waits, Redis answers nothing else sent on that connection.
+     *
+     * <p>This default does not support it: the future fails with an {@link UnsupportedOperationException}, and
+     * {@code bloom-guard.redis.wait-for-replicas} cannot be used with the port.
+     *
+     * @since 0.1.0
+     */
+    default CompletableFuture<Long> waitForReplicas(int replicas, Duration timeout) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(getClass().getName()
+                + " cannot send WAIT on the connection that wrote the adds; use LettuceRedisPort on a Redis server"
+                + " (not a cluster) to wait for replicas"));
+    }
 
     /**
      * Opens a subscriber connection of its own, for the near copy's ordered reads, or {@code null} when this port

@@ -28,6 +28,9 @@ import java.util.function.Function;
  * commands can be in flight at once (a preload's chunks are uploaded in parallel this way). The client's own
  * timeouts still apply underneath.
  *
+ * <p>It does not support {@link #waitForReplicas}: a command after the adds may borrow another connection from the
+ * pool, and Redis's {@code WAIT} covers only the writes of the connection it is sent on.
+ *
  * <p>Usage: {@code RedisPort port = new SpringDataRedisPort(connectionFactory, 8);}, or with the application's
  * threads: {@code new SpringDataRedisPort(connectionFactory, commandThreads)}
  *
