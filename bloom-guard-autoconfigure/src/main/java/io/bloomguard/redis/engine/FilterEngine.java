@@ -141,10 +141,21 @@ public final class FilterEngine {
         return access.reason();
     }
 
-    /** Why the filter is not trusted, or what an operator should know of it: a refusal first, then a loss. */
+    /**
+     * Why the filter is not trusted, or what an operator should know of it: a refusal first, then a loss this instance
+     * found, then the reason of a stale mark another instance made.
+     */
     public @Nullable String statusReason() {
         String refused = access.reason();
-        return (refused != null) ? refused : lost.reason();
+        if (refused != null) {
+            return refused;
+        }
+        String loss = lost.reason();
+        if (loss != null) {
+            return loss;
+        }
+        String stale = state.view().storeStale;
+        return (stale != null && status() == SharedFilterStatus.STALE) ? "marked stale in Redis: " + stale : null;
     }
 
     public boolean storedBefore() {

@@ -77,7 +77,7 @@ final class RedisLostAdds {
             repair = new Repair(System.nanoTime(), now);
         }
         boolean rebuild = !putsOnly.getAsBoolean();
-        String reason = "Redis lost " + adds(loss.ownLost() + loss.othersLost()) + " it had acknowledged (" + what + ")";
+        String reason = "Redis lost adds it had acknowledged (" + what + ")";
         if (rebuild) {
             outage.markIncomplete(reason); // every instance passes calls through until it is rebuilt from its key source
         }

@@ -98,8 +98,8 @@ final class RedisOwedDelivery {
                 pending.putBack(notWritten);
                 return; // no bitmap to write to yet (the rebuild will take them), or the generations kept changing
             }
-            logger.info("Filter '" + name + "': replayed " + batch.size() + " adds that could not be written when made"
-                    + " (Redis unavailable, or no bitmap to write to)");
+            logger.info("Filter '" + name + "': replayed " + batch.size() + " adds kept for replay (Redis unavailable"
+                    + " or no bitmap to write to when they were made, or lost by Redis after it acknowledged them)");
         }
     }
 
