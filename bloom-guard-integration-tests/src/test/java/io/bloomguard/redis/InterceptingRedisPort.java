@@ -3,7 +3,6 @@ package io.bloomguard.redis;
 import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.port.RedisPort;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -119,12 +118,6 @@ final class InterceptingRedisPort implements RedisPort {
     public CompletableFuture<Object> eval(LuaScript script, List<String> keys, List<String> args) {
         before("eval:" + script.name(), keys);
         return delegate.eval(script, keys, args);
-    }
-
-    @Override
-    public CompletableFuture<Long> waitForReplicas(int replicas, Duration timeout) {
-        before("wait", List.of());
-        return delegate.waitForReplicas(replicas, timeout);
     }
 
     @Override
