@@ -29,8 +29,8 @@ class PrometheusAlertRulesTest {
         assertThat(queried).as("metrics the alert rules query, all published").isSubsetOf(PrometheusScrape.names())
                 .contains("bloomguard_state", "bloomguard_false_positives_total", "bloomguard_checks_total",
                         "bloomguard_fpp_configured", "bloomguard_over_capacity", "bloomguard_redis_breaker_open",
-                        "bloomguard_redis_adds_buffered", "bloomguard_shadow_false_negatives_total",
-                        "bloomguard_rebuild_held");
+                        "bloomguard_redis_adds_buffered", "bloomguard_redis_losses_total",
+                        "bloomguard_shadow_false_negatives_total", "bloomguard_rebuild_held");
     }
 
     @Test
