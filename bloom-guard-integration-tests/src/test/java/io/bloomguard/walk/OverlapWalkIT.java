@@ -737,6 +737,10 @@ class OverlapWalkIT {
     }
 
     private String deleteLayer(SplittableRandom random) {
+        if (putsOnlyLost) {
+            // It waits for an operator to create it again empty, and takes no layer until then: nothing to delete.
+            return "none deleted: the filter filled by puts alone lost its store earlier and waits for confirmation";
+        }
         if (layers().isEmpty()) {
             Instance on = any(random);
             List<Long> ids = newIds(random, importSize(on));
