@@ -92,7 +92,7 @@ public class RedisBackendProperties {
      * Longest a batch of adds waits for wait-for-replicas replicas; then it fails (on-add-failure: fail) or stands
      * on the primary alone (buffer). Meanwhile the backend's connection answers nothing else, checks included.
      */
-    private Duration waitTimeout = io.bloomguard.redis.RedisBackendSettings.DEFAULT_WAIT_TIMEOUT;
+    private Duration waitTimeout = Duration.ofMillis(100);
 
     public String getKeyPrefix() {
         return keyPrefix;
