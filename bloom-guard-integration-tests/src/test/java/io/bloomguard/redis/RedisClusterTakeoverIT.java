@@ -43,10 +43,14 @@ class RedisClusterTakeoverIT {
     @AfterEach
     void stopAll() {
         try {
-            apps.close();
+            if (apps != null) {
+                apps.close();
+            }
         }
         finally {
-            cluster.close();
+            if (cluster != null) {
+                cluster.close();
+            }
         }
     }
 

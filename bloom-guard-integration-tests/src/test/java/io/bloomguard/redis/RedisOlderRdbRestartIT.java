@@ -40,10 +40,14 @@ class RedisOlderRdbRestartIT {
     @AfterEach
     void stopAll() {
         try {
-            apps.close();
+            if (apps != null) {
+                apps.close();
+            }
         }
         finally {
-            redis.close();
+            if (redis != null) {
+                redis.close();
+            }
         }
     }
 

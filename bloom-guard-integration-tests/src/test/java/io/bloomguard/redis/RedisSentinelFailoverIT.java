@@ -47,10 +47,14 @@ class RedisSentinelFailoverIT {
     @AfterEach
     void stopAll() {
         try {
-            apps.close();
+            if (apps != null) {
+                apps.close();
+            }
         }
         finally {
-            redis.close();
+            if (redis != null) {
+                redis.close();
+            }
         }
     }
 

@@ -12,7 +12,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A primary, one replica and one Sentinel watching them, each a {@link RedisServerProcess} on a loopback port, for
- * tests of a failover under an application's writes. The Sentinel runs {@code redis-server --sentinel} with quorum 1,
+ * tests of a failover under an application's writes. The Sentinel ({@code redis-sentinel}, or {@code redis-server
+ * --sentinel}) has quorum 1,
  * {@code down-after-milliseconds} 500 and {@code failover-timeout} 2000, so it promotes the replica about a second
  * after the primary dies.
  *
@@ -55,7 +56,7 @@ public final class RedisSentinelProcess implements AutoCloseable {
      */
     public static RedisSentinelProcess start() {
         Assumptions.assumeTrue(SentinelMode.UNAVAILABLE_BECAUSE == null,
-                () -> "redis-server " + RedisServerBinary.path() + " cannot run as a Sentinel (install Debian's "
+                () -> RedisServerBinary.sentinelPath() + " cannot run as a Sentinel (install Debian's "
                         + "redis-sentinel package): " + SentinelMode.UNAVAILABLE_BECAUSE);
         RedisServerProcess primary = RedisServerProcess.start(NO_SYNC_DELAY);
         @Nullable RedisServerProcess replica = null;

@@ -83,10 +83,14 @@ public final class RedisServerProcess implements AutoCloseable {
         this.clusterNode = clusterNode;
         this.dir = dir;
         this.log = new ServerLog(dir.resolve("redis.log"));
-        List<String> command = new ArrayList<>(List.of(RedisServerBinary.path().toString()));
-        if (sentinelConfig != null) {
+        List<String> command = new ArrayList<>();
+        if (sentinelConfig == null) {
+            command.add(RedisServerBinary.path().toString());
+        }
+        else {
             // A Sentinel needs a file of its own, which it rewrites as it learns the topology.
-            command.addAll(List.of(writeFile(dir.resolve("sentinel.conf"), sentinelConfig).toString(), "--sentinel"));
+            command.addAll(List.of(RedisServerBinary.sentinelPath().toString(),
+                    writeFile(dir.resolve("sentinel.conf"), sentinelConfig).toString(), "--sentinel"));
         }
         command.addAll(List.of("--port", String.valueOf(port), "--bind", HOST, "--save", "", "--appendonly", "no",
                 "--protected-mode", "no", "--dir", dir.toString(), "--daemonize", "no"));
