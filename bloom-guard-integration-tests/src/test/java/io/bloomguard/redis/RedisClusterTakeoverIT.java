@@ -60,9 +60,11 @@ class RedisClusterTakeoverIT {
      */
     @Test
     void everyCustomerSavedIsFoundOnBothInstancesSoonAfterATakeoverByAReplicaThatMissedAdds() throws Exception {
+        // Lettuce learns the new owner of the slot at its next topology refresh. A refresh waits for every node's
+        // answer up to spring.data.redis.timeout (60 s when unset), so the dead master held it up for a minute.
         Map<String, String> connection = Map.of("spring.data.redis.cluster.nodes", cluster.nodeAddresses(),
                 "spring.data.redis.lettuce.cluster.refresh.period", "200ms",
-                "spring.data.redis.lettuce.cluster.refresh.adaptive", "true");
+                "spring.data.redis.lettuce.cluster.refresh.adaptive", "true", "spring.data.redis.timeout", "2s");
         try (SavingInstances saving = SavingInstances.start(apps, connection, Map.of())) {
             saving.awaitSaved(100);
             cluster.cutOffReplicaOf(apps.keyPrefix() + "{customers}:bits:*");

@@ -5,7 +5,7 @@ import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
 import io.bloomguard.testapp.CustomerService;
-import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.StreamSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -152,7 +153,8 @@ final class SavingInstances implements AutoCloseable {
             .untilAsserted(() -> {
                 Map<String, Boolean> trusted = trusted();
                 Map<String, List<Long>> rejected = rejectedNow();
-                assertThat(trusted).as("instances trusting the filter (a filter not trusted passes calls through)")
+                assertThat(trusted).as(() -> "instances trusting the filter (a filter not trusted passes calls"
+                        + " through); states: " + states())
                     .containsOnly(Map.entry("a", true), Map.entry("b", true));
                 assertThat(rejected).as("customers saved that each instance's guard rejects, of " + saved.size())
                     .allSatisfy((instance, ids) -> assertThat(ids).as(instance + " rejects").isEmpty());
@@ -174,6 +176,17 @@ final class SavingInstances implements AutoCloseable {
         return !trusted().containsValue(false);
     }
 
+    /** Each instance's filter state and its reason. */
+    private String states() {
+        StringBuilder states = new StringBuilder();
+        for (int i = 0; i < instances.size(); i++) {
+            NamedBloomFilter filter = filter(instances.get(i));
+            states.append("ab".charAt(i)).append(": ").append(filter.state()).append(" (").append(filter.stateReason())
+                .append(") ");
+        }
+        return states.toString();
+    }
+
     /** Whether each instance ("a", "b") trusts its filter to reject. */
     private Map<String, Boolean> trusted() {
         Map<String, Boolean> trusted = new HashMap<>();
@@ -183,11 +196,12 @@ final class SavingInstances implements AutoCloseable {
         return trusted;
     }
 
-    /** {@code bloomguard.redis.losses} summed over both instances. */
+    /** {@code bloomguard.redis.losses} (a function counter) summed over both instances. */
     double lossesCounted() {
         return instances.stream()
-            .mapToDouble(instance -> instance.getBean(MeterRegistry.class).find("bloomguard.redis.losses")
-                .counters().stream().mapToDouble(Counter::count).sum())
+            .flatMap(instance -> instance.getBean(MeterRegistry.class).find("bloomguard.redis.losses").meters().stream())
+            .flatMap(meter -> StreamSupport.stream(meter.measure().spliterator(), false))
+            .mapToDouble(Measurement::getValue)
             .sum();
     }
 
