@@ -109,7 +109,6 @@ class RedisSentinelFailoverIT {
             redis.cutOffReplica(bitmaps());
             awaitSavesTried(saving, 20);
             LostWrites lost = redis.killPrimaryAndAwaitPromotion();
-            long promotedAt = System.nanoTime();
             assertNoneRejected(saving, "after the promotion");
             redis.rejoinOldPrimary();
             long rejoinedAt = System.nanoTime();
@@ -127,7 +126,6 @@ class RedisSentinelFailoverIT {
             saving.assertFailedSavesRolledBack();
             assertThat(saving.allTrusted()).as("both instances trust the filter").isTrue();
             assertThat(saving.lossesCounted()).as("bloomguard.redis.losses: nothing acknowledged was lost").isZero();
-            assertThat(promotedAt).isLessThan(rejoinedAt);
         }
     }
 
