@@ -43,6 +43,16 @@ final class GuardedApplications implements AutoCloseable {
      */
     ConfigurableApplicationContext start(RedisServerProcess redis, boolean initializeDatabase,
             Map<String, String> properties) {
+        return start(Map.of("spring.data.redis.host", "127.0.0.1", "spring.data.redis.port",
+                Integer.toString(redis.port())), initializeDatabase, properties);
+    }
+
+    /**
+     * Starts an instance as {@link #start(RedisServerProcess, boolean, Map)} does, on the Redis that {@code redis}
+     * names: {@code spring.data.redis.*} properties, such as {@code sentinel.master} and {@code sentinel.nodes}.
+     */
+    ConfigurableApplicationContext start(Map<String, String> redis, boolean initializeDatabase,
+            Map<String, String> properties) {
         Map<String, Object> all = new HashMap<>();
         try {
             PropertiesLoaderUtils.loadProperties(new ClassPathResource("testapp.properties"))
@@ -53,8 +63,7 @@ final class GuardedApplications implements AutoCloseable {
         }
         all.put("spring.datasource.url", database);
         all.put("spring.sql.init.mode", initializeDatabase ? "always" : "never");
-        all.put("spring.data.redis.host", "127.0.0.1");
-        all.put("spring.data.redis.port", Integer.toString(redis.port()));
+        all.putAll(redis);
         all.put("bloom-guard.redis.key-prefix", keyPrefix);
         all.putAll(properties);
         ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class).properties(all).run();

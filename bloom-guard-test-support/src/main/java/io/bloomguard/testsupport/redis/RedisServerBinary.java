@@ -33,6 +33,15 @@ public final class RedisServerBinary {
         return Holder.PATH;
     }
 
+    /**
+     * The executable a Sentinel runs: {@code redis-sentinel} beside {@link #path()} when there is one (Debian's
+     * {@code redis-sentinel} package), else {@link #path()} itself, which runs as a Sentinel given {@code --sentinel}.
+     */
+    static Path sentinelPath() {
+        Path sibling = path().resolveSibling("redis-sentinel");
+        return Files.isExecutable(sibling) ? sibling : path();
+    }
+
     /** Version the executable reports, such as {@code 7.0.15}. */
     public static String version() {
         return Holder.VERSION;

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,7 +23,8 @@ import static org.awaitility.Awaitility.await;
  * One real {@code redis-server} child process on a loopback port, without persistence, in its own temporary
  * directory. Tests use it to see what users see when Redis is slow, dies or comes back: {@link #kill()} is a
  * SIGKILL, {@link #restart()} brings an empty server back on the same port, so clients configured with
- * {@link #redisUri()} reconnect by themselves.
+ * {@link #redisUri()} reconnect by themselves, and {@link #restartFrom} one loaded from an RDB file
+ * {@link #saveSnapshot()} kept earlier.
  *
  * <p>Usage: {@code try (RedisServerProcess redis = RedisServerProcess.start()) { ... redis.redisUri() ... }}, or
  * one per test class through {@link RedisServerExtension}.
@@ -50,6 +52,9 @@ public final class RedisServerProcess implements AutoCloseable {
 
     private static final int START_ATTEMPTS = 3;
 
+    /** The file {@code SAVE} writes and a starting server loads (Redis's default {@code dbfilename}). */
+    private static final String DUMP_FILE = "dump.rdb";
+
     private static final Set<RedisServerProcess> LIVE = ConcurrentHashMap.newKeySet();
 
     static {
@@ -72,14 +77,23 @@ public final class RedisServerProcess implements AutoCloseable {
 
     private boolean closed;
 
-    private RedisServerProcess(int port, boolean clusterNode, Path dir, List<String> extraArgs) {
+    private RedisServerProcess(int port, boolean clusterNode, Path dir, @Nullable String sentinelConfig,
+            List<String> extraArgs) {
         this.port = port;
         this.clusterNode = clusterNode;
         this.dir = dir;
         this.log = new ServerLog(dir.resolve("redis.log"));
-        List<String> command = new ArrayList<>(List.of(RedisServerBinary.path().toString(), "--port",
-                String.valueOf(port), "--bind", HOST, "--save", "", "--appendonly", "no", "--protected-mode", "no",
-                "--dir", dir.toString(), "--daemonize", "no"));
+        List<String> command = new ArrayList<>();
+        if (sentinelConfig == null) {
+            command.add(RedisServerBinary.path().toString());
+        }
+        else {
+            // A Sentinel needs a file of its own, which it rewrites as it learns the topology.
+            command.addAll(List.of(RedisServerBinary.sentinelPath().toString(),
+                    writeFile(dir.resolve("sentinel.conf"), sentinelConfig).toString(), "--sentinel"));
+        }
+        command.addAll(List.of("--port", String.valueOf(port), "--bind", HOST, "--save", "", "--appendonly", "no",
+                "--protected-mode", "no", "--dir", dir.toString(), "--daemonize", "no"));
         if (RedisServerBinary.majorVersion() >= 7) {
             // Redis 7 refuses DEBUG (used for DEBUG SLEEP) unless enabled; 6.2 does not know the option.
             command.addAll(List.of("--enable-debug-command", "local"));
@@ -94,12 +108,24 @@ public final class RedisServerProcess implements AutoCloseable {
      * @return the running server
      */
     public static RedisServerProcess start(String... extraArgs) {
-        List<String> args = List.of(extraArgs);
+        return start(null, List.of(extraArgs));
+    }
+
+    /**
+     * Starts {@code redis-server} in Sentinel mode ({@code redis-server <file> --sentinel}) on a free loopback port.
+     * @param config the Sentinel's configuration file, such as {@code sentinel monitor ...} lines
+     * @return the running Sentinel; {@link #command} talks to it
+     */
+    static RedisServerProcess startSentinel(String config) {
+        return start(config, List.of());
+    }
+
+    private static RedisServerProcess start(@Nullable String sentinelConfig, List<String> args) {
         boolean clusterNode = isClusterNode(args);
         @Nullable PortTakenException failure = null;
         for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
             RedisServerProcess server = new RedisServerProcess(LoopbackPorts.free(clusterNode), clusterNode,
-                    createTempDir(), args);
+                    createTempDir(), sentinelConfig, args);
             LIVE.add(server);
             try {
                 server.launchAndAwaitPong();
@@ -216,6 +242,45 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     /**
+     * Writes what the server holds to an RDB file now ({@code SAVE}) and keeps that file aside, for
+     * {@link #restartFrom}: the server itself goes on without persistence, and {@link #restart()} still brings an
+     * empty one back.
+     * @return the saved file, in this server's directory (deleted with it)
+     */
+    public synchronized Path saveSnapshot() {
+        command("SAVE");
+        Path snapshot = this.dir.resolve("snapshot-" + System.nanoTime() + ".rdb");
+        try {
+            return Files.move(this.dir.resolve(DUMP_FILE), snapshot);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Cannot keep the RDB file redis-server on port " + this.port + " saved", ex);
+        }
+    }
+
+    /**
+     * Kills the server (SIGKILL) and starts it again on the same port from {@code snapshot}, as a Redis restarted
+     * from an RDB file older than its last writes comes back: with what the file holds, nothing written after it.
+     * Waits until the file is loaded and the server answers PING.
+     * @param snapshot a file {@link #saveSnapshot()} returned
+     */
+    public synchronized void restartFrom(Path snapshot) {
+        Path dump = this.dir.resolve(DUMP_FILE);
+        try {
+            kill();
+            Files.copy(snapshot, dump, StandardCopyOption.REPLACE_EXISTING);
+            restart();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Cannot put " + snapshot + " in place of " + dump, ex);
+        }
+        finally {
+            // Loaded by now (a loading server answers PING with an error); a later restart() starts empty again.
+            dump.toFile().delete();
+        }
+    }
+
+    /**
      * Sends one command on a fresh connection and returns the reply as text: a simple string, bulk string or
      * integer as is, an array as its elements (flattened) joined by newlines. Unlike a client library it
      * never reconnects or retries, so it is handy for {@code INFO commandstats}, {@code FLUSHALL},
@@ -325,6 +390,15 @@ public final class RedisServerProcess implements AutoCloseable {
     private static boolean isClusterNode(List<String> args) {
         int index = args.indexOf("--cluster-enabled");
         return index >= 0 && index + 1 < args.size() && args.get(index + 1).equalsIgnoreCase("yes");
+    }
+
+    private static Path writeFile(Path file, String text) {
+        try {
+            return Files.writeString(file, text);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     private static Path createTempDir() {

@@ -1,7 +1,9 @@
 /**
  * Real {@code redis-server} processes for tests and benchmarks: single nodes that can be killed, frozen and
  * restarted on the same port ({@link io.bloomguard.testsupport.redis.RedisServerProcess}), a three-node cluster
- * ({@link io.bloomguard.testsupport.redis.RedisClusterProcess}), a TCP proxy that can freeze traffic
+ * ({@link io.bloomguard.testsupport.redis.RedisClusterProcess}, with replicas if asked), a primary with a replica and a
+ * Sentinel ({@link io.bloomguard.testsupport.redis.RedisSentinelProcess}), the losses a failover or an old RDB file
+ * cause, each proven ({@link io.bloomguard.testsupport.redis.LostWrites}), a TCP proxy that can freeze traffic
  * ({@link io.bloomguard.testsupport.redis.FreezableTcpProxy}), and a JUnit extension that starts one of them per
  * test class ({@link io.bloomguard.testsupport.redis.RedisServerExtension}). No Docker, no mocks; every process is
  * a child of the JVM and dies with it.
