@@ -54,6 +54,7 @@ class LuaScriptsGoldenTest {
             engine.RedisKeyTypes           FIND            key-types           e05ce1d6c55cac6481c2e3ddd354e37fec4f5e5f
             engine.RedisAcknowledgedAdds   PRUNE           prune-acks          befc5129a37786c815fde74f37e63136d0921090
             engine.RedisAcknowledgedAdds   STAMP           stamp-acks          4d4b0e9a7e00bc5b189cda29adbbbad6ec40a054
+            engine.RedisAcknowledgedAdds   DROP            drop-acks           6c17e688d737c45b10c7205837f0bf9d5585f1ea
             """;
 
     @Test

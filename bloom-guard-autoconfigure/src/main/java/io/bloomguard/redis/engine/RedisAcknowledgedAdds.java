@@ -77,6 +77,11 @@ final class RedisAcknowledgedAdds {
             return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
             """);
 
+    /** Deletes fields of a shard's metadata: KEYS: the metadata; ARGV: the fields. */
+    static final LuaScript DROP = LuaScript.of("drop-acks", LuaScript.Result.INTEGER, """
+            return redis.call('HDEL', KEYS[1], unpack(ARGV))
+            """);
+
     private static final SecureRandom IDS = new SecureRandom();
 
     private final String instance;
@@ -95,6 +100,8 @@ final class RedisAcknowledgedAdds {
     private final Set<String> retired = ConcurrentHashMap.newKeySet();
     /** Keys of such late replies, for the next check to hand over. */
     private final Queue<Object> late = new ConcurrentLinkedQueue<>();
+    /** Records withdrawn ({@link #withdraw}), for the next check to delete from every shard's metadata. */
+    private final Queue<String> withdrawn = new ConcurrentLinkedQueue<>();
     /** Other instances' counts as last read, per shard metadata and record: read by the maintenance thread only. */
     private final Map<String, Long> othersLastRead = new LinkedHashMap<>();
     private int checks;
@@ -110,6 +117,20 @@ final class RedisAcknowledgedAdds {
     /** The record an add is counted under now. */
     String record() {
         return RECORD_PREFIX + instance + "." + incarnation;
+    }
+
+    /**
+     * The adds just counted under {@code record} were not acknowledged after all: their put failed because too few
+     * replicas confirmed them ({@code wait-for-replicas} under {@code on-add-failure: fail}), and the write rolled
+     * back. Redis counted them, and may keep or lose them: the record's count no longer says what was acknowledged,
+     * so adds are counted under a new record from now on, and the old one is deleted at the next check (it is this
+     * instance's alone to give up; other instances take a record that is gone as let go of, not lost).
+     */
+    synchronized void withdraw(String record) {
+        if (record.equals(record()) && retired.add(record)) {
+            incarnation++;
+            withdrawn.add(record);
+        }
     }
 
     /** {@code args} of an add script, with the record it is counted under last. */
@@ -139,6 +160,7 @@ final class RedisAcknowledgedAdds {
      */
     @Nullable Loss check(Collection<String> metas) {
         stampAndPrune(metas);
+        deleteWithdrawn(metas);
         String own = record();
         Map<String, Long> counted = new LinkedHashMap<>();
         for (String meta : metas) {
@@ -175,8 +197,7 @@ final class RedisAcknowledgedAdds {
             return null;
         }
         if (!gaps.isEmpty()) {
-            retired.add(own);
-            incarnation++;
+            retire(own);
         }
         return new Loss(gaps, othersLost, lateKeys);
     }
@@ -199,6 +220,32 @@ final class RedisAcknowledgedAdds {
             }
         }
         return lost;
+    }
+
+    private synchronized void retire(String record) {
+        if (retired.add(record)) {
+            incarnation++;
+        }
+    }
+
+    /** Deletes the records withdrawn since the last check from every shard's metadata. */
+    private void deleteWithdrawn(Collection<String> metas) {
+        List<String> records = new ArrayList<>();
+        for (String record; (record = withdrawn.poll()) != null; ) {
+            records.add(record);
+        }
+        if (records.isEmpty()) {
+            return;
+        }
+        try {
+            for (String meta : metas) {
+                commands.call(port -> port.eval(DROP, List.of(meta), records));
+            }
+        }
+        catch (RuntimeException ex) {
+            withdrawn.addAll(records); // the next check deletes them
+            throw ex;
+        }
     }
 
     /** Every {@value #STAMP_EVERY} checks, from the first: stamps this instance's record and deletes those of instances gone. */

@@ -7,6 +7,7 @@ import io.bloomguard.redis.kind.RedisFilterIdentity;
 import io.bloomguard.redis.kind.RedisFilterKeys;
 import io.bloomguard.redis.kind.RedisKind;
 import io.bloomguard.redis.kind.ScriptCall;
+import io.bloomguard.redis.port.RedisUnavailableException;
 
 import org.jspecify.annotations.Nullable;
 
@@ -111,7 +112,13 @@ final class RedisBitWriter {
                 }
             }
             if (!calls.isEmpty()) {
-                replicaWait.afterAdds(); // may throw (on-add-failure: fail): the adds stand on the primary alone
+                try {
+                    replicaWait.afterAdds(); // may throw (on-add-failure: fail): the adds stand on the primary alone
+                }
+                catch (RedisUnavailableException ex) {
+                    acks.withdraw(record); // the put fails: nothing it counted was acknowledged
+                    throw ex;
+                }
             }
             if (layerAdded) {
                 state.refresh(); // this instance's next put goes into the new layer, and its checks read it
