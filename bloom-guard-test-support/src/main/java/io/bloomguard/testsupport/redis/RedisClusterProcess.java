@@ -269,17 +269,8 @@ public final class RedisClusterProcess implements AutoCloseable {
             if (fields.length < 9 || !fields[2].contains("master")) {
                 continue;
             }
-            for (int i = 8; i < fields.length; i++) {
-                String range = fields[i];
-                if (range.startsWith("[")) {
-                    continue;
-                }
-                int dash = range.indexOf('-');
-                int from = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
-                int to = dash < 0 ? from : Integer.parseInt(range.substring(dash + 1));
-                if (from <= slot && slot <= to) {
-                    return fields[0];
-                }
+            if (slots(fields).get(slot)) {
+                return fields[0];
             }
         }
         return null;
@@ -302,18 +293,25 @@ public final class RedisClusterProcess implements AutoCloseable {
                     || flags.contains("noaddr") || !"connected".equals(fields[7])) {
                 continue;
             }
-            for (int i = 8; i < fields.length; i++) {
-                String range = fields[i];
-                if (range.startsWith("[")) {
-                    continue;
-                }
-                int dash = range.indexOf('-');
-                int from = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
-                int to = dash < 0 ? from : Integer.parseInt(range.substring(dash + 1));
-                covered.set(from, to + 1);
-            }
+            covered.or(slots(fields));
         }
         return covered.cardinality();
+    }
+
+    /** The slots a {@code CLUSTER NODES} line (split on spaces) lists from its ninth field: {@code n} or {@code a-b}. */
+    private static BitSet slots(String[] fields) {
+        BitSet slots = new BitSet(SLOTS);
+        for (int i = 8; i < fields.length; i++) {
+            String range = fields[i];
+            if (range.startsWith("[")) {
+                continue; // a slot being migrated: not owned yet
+            }
+            int dash = range.indexOf('-');
+            int from = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
+            int to = dash < 0 ? from : Integer.parseInt(range.substring(dash + 1));
+            slots.set(from, to + 1);
+        }
+        return slots;
     }
 
 }
