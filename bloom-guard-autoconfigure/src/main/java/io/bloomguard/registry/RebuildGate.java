@@ -87,9 +87,18 @@ final class RebuildGate {
         }
     }
 
-    /** The live filter was counted (a shared filter's fill read): what a rebuild is held to if it is lost later. */
+    /**
+     * The live filter was counted (a shared filter's fill read): what a rebuild is held to if it is lost later. A
+     * filter whose every bit is set counts as unbounded ({@code Long.MAX_VALUE}): that says nothing of the keys it
+     * holds, and no read could reach it, so the last real count stands (else its rebuild would be held for ever, and
+     * the filter, which lets every call through, never replaced).
+     */
     void counted(OptionalLong keys) {
-        keys.ifPresent(lastCounted::set);
+        keys.ifPresent(count -> {
+            if (count < Long.MAX_VALUE) {
+                lastCounted.set(count);
+            }
+        });
     }
 
     /**
