@@ -1,0 +1,20 @@
+package io.bloomguard.feed;
+
+import java.util.Objects;
+
+/**
+ * The filter a {@link ChangeFeedFactory} creates a feed for.
+ *
+ * @param filter the filter's name
+ * @param removes whether the filter applies deletes ({@code type: counting}); a feed of another filter may skip
+ *     reading them
+ * @param settings {@code bloom-guard.filters.NAME.feed.*}
+ * @since 0.1.0
+ */
+public record FeedTarget(String filter, boolean removes, FeedSettings settings) {
+
+    public FeedTarget {
+        Objects.requireNonNull(filter, "filter");
+        Objects.requireNonNull(settings, "settings");
+    }
+}
