@@ -2,6 +2,7 @@ package io.bloomguard.actuate;
 
 import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterDetails;
+import io.bloomguard.registry.FeedStatus;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.GuardMode;
@@ -12,6 +13,7 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -22,7 +24,7 @@ import java.util.Locale;
  * failed, stale, mismatched, refused, unreachable), is over capacity (more keys than it is sized for: its
  * false-positive rate is above the configured one; a filter that grows is only until it has grown), or a Redis
  * circuit breaker is open, or it was switched at runtime from its configured mode to a weaker one
- * ({@code shadow} or {@code off}: it rejects no longer). A degraded filter is safe
+ * ({@code shadow} or {@code off}: it rejects no longer), or its change feed is past {@code feed.max-lag}. A degraded filter is safe
  * (calls reach the database), so {@code DEGRADED} is not {@code DOWN}: the default status order ignores it and the
  * default HTTP mapping answers 200, and it is in no probe group.
  *
@@ -73,6 +75,10 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
                     + ", so it lets more absent keys through than error-rate " + spec.sizing().errorRate() + "; "
                     + overCapacityRemedy(filter));
         }
+        FeedStatus feed = filter.feed().orElse(null);
+        if (feed != null && feed.behind()) {
+            reasons.add(feedBehind(feed));
+        }
         Health.Builder health = Health.up();
         SharedBloomFilter shared = filter.shared().orElse(null);
         if (shared != null) {
@@ -115,7 +121,23 @@ public final class BloomFilterHealthIndicator implements HealthIndicator {
         if (filter.stats().estimatesStale()) {
             health.withDetail("estimatesStale", true);
         }
+        if (feed != null) {
+            Duration lag = feed.lag();
+            health.withDetail("feed", feed.state().name()).withDetail("feedLag", (lag != null) ? lag.toString() : "unknown");
+        }
         return health.build();
+    }
+
+    /** Why a feed that is behind matters, and what the filter does meanwhile. */
+    private static String feedBehind(FeedStatus feed) {
+        Duration lag = feed.lag();
+        String how = (lag == null) ? "has not caught up since it started" : "is " + lag + " behind";
+        String failure = feed.failure();
+        return "its change feed (" + feed.description() + ") " + how + ", past max-lag " + feed.maxLag()
+                + ((failure != null) ? " (last failure: " + failure + ")" : "") + ": "
+                + (feed.keepsRejectingWhenBehind()
+                        ? "rows written elsewhere meanwhile are rejected (when-behind: keep)"
+                        : "calls pass through until it catches up (when-behind: pass)");
     }
 
     /** What ends being over capacity, by the filter's growth policy. */

@@ -200,7 +200,18 @@ public class BloomFiltersEndpoint {
             long rejected, long passed, long skipped, long falsePositives, boolean estimatesStale, SpecDescriptor spec,
             LayoutDescriptor layout, CountersDescriptor counters, @Nullable LoadDescriptor lastPreload,
             @Nullable LoadDescriptor lastRebuild, @Nullable HeldRebuildDescriptor heldRebuild,
-            @Nullable RedisDescriptor redis) {
+            @Nullable RedisDescriptor redis, @Nullable FeedDescriptor feed) {
+    }
+
+    /**
+     * The filter's change feed: what it reads, its {@code state} here ({@code STARTING}, {@code RUNNING},
+     * {@code FOLLOWING} another instance's, {@code FAILING}, {@code STOPPED}), {@code lagMillis} (null until it first
+     * caught up) against {@code maxLagMillis}, whether it is {@code behind} and what the filter does then
+     * ({@code whenBehind}), where it resumes, its last failure and change (ISO-8601), and what it applied.
+     */
+    public record FeedDescriptor(String description, String state, @Nullable Long lagMillis, long maxLagMillis,
+            boolean behind, String whenBehind, @Nullable String position, @Nullable String failure,
+            @Nullable String lastChange, long added, long removed, long deletesKept, long lost) {
     }
 
     /** The filter's resolved configuration, spelled as its properties are. */

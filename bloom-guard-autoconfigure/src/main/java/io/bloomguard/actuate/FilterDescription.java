@@ -6,6 +6,7 @@ import io.bloomguard.actuate.BloomFiltersEndpoint.FilterHeadline;
 import io.bloomguard.actuate.BloomFiltersEndpoint.HeldRebuildDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.LayoutDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.LoadDescriptor;
+import io.bloomguard.actuate.BloomFiltersEndpoint.FeedDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.LossesDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.NearCopyDescriptor;
 import io.bloomguard.actuate.BloomFiltersEndpoint.RedisDescriptor;
@@ -13,6 +14,7 @@ import io.bloomguard.actuate.BloomFiltersEndpoint.SpecDescriptor;
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.registry.FilterHistory;
+import io.bloomguard.registry.FeedStatus;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterStats;
 import io.bloomguard.registry.HeldRebuild;
@@ -20,6 +22,7 @@ import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.registry.SkipReason;
 import org.jspecify.annotations.Nullable;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -63,7 +66,17 @@ final class FilterDescription {
                 headline.configuredErrorRate(), headline.expectedFalsePositiveRate(),
                 headline.measuredFalsePositiveRate(), headline.rejected(), headline.passed(), headline.skipped(),
                 headline.falsePositives(), headline.estimatesStale(), spec(filter.spec()), layout(), counters(),
-                load(filter.history().lastPreload()), load(filter.history().lastRebuild()), heldRebuild(), redis);
+                load(filter.history().lastPreload()), load(filter.history().lastRebuild()), heldRebuild(), redis,
+                filter.feed().map(FilterDescription::feed).orElse(null));
+    }
+
+    private static FeedDescriptor feed(FeedStatus feed) {
+        Duration lag = feed.lag();
+        FeedStatus.Counts counts = feed.counts();
+        return new FeedDescriptor(feed.description(), feed.state().name(), (lag != null) ? lag.toMillis() : null,
+                feed.maxLag().toMillis(), feed.behind(), feed.keepsRejectingWhenBehind() ? "keep" : "pass",
+                feed.position(), feed.failure(), text(feed.lastChange()), counts.added(), counts.removed(),
+                counts.deletesKept(), counts.lost());
     }
 
     private static SpecDescriptor spec(FilterSpec spec) {

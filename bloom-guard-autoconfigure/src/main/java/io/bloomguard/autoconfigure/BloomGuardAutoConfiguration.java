@@ -1,5 +1,9 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.feed.ChangeFeedFactory;
+import io.bloomguard.feed.FeedSettings;
+import io.bloomguard.feed.FilterFeeds;
+import io.bloomguard.feed.JdbcChangeFeedFactory;
 import io.bloomguard.guard.BloomGuardAdvisor;
 import io.bloomguard.guard.BloomGuardInterceptor;
 import io.bloomguard.guard.BloomOperationSource;
@@ -47,11 +51,14 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.data.repository.core.support.RepositoryFactoryBeanSupport;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -253,6 +260,49 @@ public final class BloomGuardAutoConfiguration {
             return new SharedFilterReadiness(registry, availability,
                     settings.properties().getRedis().getRefreshInterval(),
                     new BloomGuardThreads(environment).scheduler("bloom-guard-readiness"));
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(OnBloomGuardEnabledCondition.class)
+    static final class FeedConfiguration {
+
+        /**
+         * The change feeds of the filters that have a {@code feed.type}, each created by the factory bean of its
+         * type; none when no filter has one.
+         */
+        @Bean
+        @ConditionalOnMissingBean
+        FilterFeeds bloomFilterFeeds(BloomFilterRegistry registry, BloomGuardSettings settings,
+                ObjectProvider<ChangeFeedFactory> factories, Environment environment) {
+            Map<String, FeedSettings> feeds = new LinkedHashMap<>();
+            for (NamedBloomFilter filter : registry.all()) {
+                FeedSettings feed = settings.properties().feedOf(filter.name()).settings(filter.name());
+                if (feed != null) {
+                    feeds.put(filter.name(), feed);
+                }
+            }
+            return new FilterFeeds(registry, feeds, factories.orderedStream().toList(),
+                    new BloomGuardThreads(environment).scheduledExecutor("bloom-guard-feed"), Clock.systemUTC());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ NamedParameterJdbcTemplate.class, DataSource.class })
+    static final class JdbcFeedConfiguration {
+
+        /** {@code feed.type: jdbc}, over the application's {@code DataSource}. */
+        @Bean
+        @ConditionalOnMissingBean
+        JdbcChangeFeedFactory bloomJdbcChangeFeedFactory(ObjectProvider<DataSource> dataSource) {
+            return new JdbcChangeFeedFactory(() -> {
+                DataSource source = dataSource.getIfUnique();
+                if (source == null) {
+                    throw new IllegalArgumentException("feed.type: jdbc needs the application's DataSource, and"
+                            + " there is none (or more than one)");
+                }
+                return source;
+            }, Clock.systemUTC());
         }
     }
 

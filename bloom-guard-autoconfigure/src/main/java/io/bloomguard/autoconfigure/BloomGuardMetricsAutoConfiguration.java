@@ -1,8 +1,10 @@
 package io.bloomguard.autoconfigure;
 
+import io.bloomguard.feed.FilterFeeds;
 import io.bloomguard.metrics.BloomFilterMetrics;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -25,7 +27,8 @@ public final class BloomGuardMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    BloomFilterMetrics bloomFilterMetrics(BloomFilterRegistry registry) {
+    BloomFilterMetrics bloomFilterMetrics(BloomFilterRegistry registry, ObjectProvider<FilterFeeds> feeds) {
+        feeds.ifAvailable(created -> { }); // the feeds attach to their filters when created: before the binding
         return new BloomFilterMetrics(registry);
     }
 }

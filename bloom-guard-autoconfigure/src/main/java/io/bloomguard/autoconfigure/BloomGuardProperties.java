@@ -90,6 +90,12 @@ public class BloomGuardProperties {
      * every setting it ended up with, its own or inherited, rather than only the ones it set. The defaults and the
      * redis settings are shared, not copied.
      */
+    /** The feed bound for a filter; none for a filter declared in code alone. */
+    FeedProperties feedOf(String filter) {
+        FilterProperties bound = filters.get(filter);
+        return (bound != null) ? bound.getFeed() : new FeedProperties();
+    }
+
     BloomGuardProperties withResolvedFilters(List<FilterSpec> specs) {
         BloomGuardProperties resolved = new BloomGuardProperties();
         resolved.enabled = enabled;
@@ -97,7 +103,7 @@ public class BloomGuardProperties {
         resolved.redis = redis;
         resolved.observations = observations;
         for (FilterSpec spec : specs) {
-            resolved.filters.put(spec.name(), FilterProperties.resolved(spec));
+            resolved.filters.put(spec.name(), FilterProperties.resolved(spec, feedOf(spec.name())));
         }
         return resolved;
     }

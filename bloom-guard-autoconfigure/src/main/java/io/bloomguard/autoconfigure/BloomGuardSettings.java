@@ -101,7 +101,7 @@ record BloomGuardSettings(BloomGuardProperties properties, List<FilterSpec> filt
      */
     void showResolved(List<FilterSpec> specs) {
         for (FilterSpec spec : specs) {
-            properties.getFilters().put(spec.name(), FilterProperties.resolved(spec));
+            properties.getFilters().put(spec.name(), FilterProperties.resolved(spec, properties.feedOf(spec.name())));
         }
     }
 

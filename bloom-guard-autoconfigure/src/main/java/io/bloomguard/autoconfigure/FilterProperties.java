@@ -55,6 +55,10 @@ public class FilterProperties {
     @NestedConfigurationProperty
     private final FilterRedisProperties redis = new FilterRedisProperties();
 
+    /** Change feed that keeps this filter current with rows written outside the application. */
+    @NestedConfigurationProperty
+    private FeedProperties feed = new FeedProperties();
+
     public @Nullable BackendType getBackend() {
         return backend;
     }
@@ -151,9 +155,17 @@ public class FilterProperties {
         this.growth = growth;
     }
 
-    /** The values a filter ended up with, defaults applied: what {@code /actuator/configprops} shows for it. */
-    static FilterProperties resolved(FilterSpec spec) {
+    public FeedProperties getFeed() {
+        return feed;
+    }
+
+    /**
+     * The values a filter ended up with, defaults applied: what {@code /actuator/configprops} shows for it. Its feed is
+     * not part of the spec, and is shown as bound.
+     */
+    static FilterProperties resolved(FilterSpec spec, FeedProperties feed) {
         FilterProperties filter = new FilterProperties();
+        filter.feed = feed;
         filter.backend = spec.backendType();
         filter.expectedSize = spec.sizing().expectedSize();
         filter.errorRate = spec.sizing().errorRate();

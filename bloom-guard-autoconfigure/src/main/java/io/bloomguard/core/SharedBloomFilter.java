@@ -55,6 +55,14 @@ public interface SharedBloomFilter extends RebuildableBloomFilter, AutoCloseable
     }
 
     /**
+     * Where this filter's change feed stands in the store, shared by every instance: which one consumes the feed and
+     * the position it reached. A store that keeps none throws {@link UnsupportedOperationException}.
+     */
+    default SharedFeedState feedState() {
+        throw new UnsupportedOperationException(this + ": its store keeps no change feed state");
+    }
+
+    /**
      * {@link #approximateElementCount()} and {@link #expectedFpp()} as last read from the store, without waiting on
      * it: they never fail, and say when the store could not be read. This default reads them now.
      */

@@ -4,6 +4,7 @@ import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.registry.BloomFilterRegistry;
+import io.bloomguard.registry.FeedStatus;
 import io.bloomguard.registry.FilterCounters;
 import io.bloomguard.registry.FilterHistory;
 import io.bloomguard.registry.FilterState;
@@ -19,6 +20,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
@@ -56,6 +58,12 @@ import java.util.function.ToLongFunction;
  * repairs, from finding a loss to the filter trusted again; {@code bloomguard.redis.replay.log.keys} (gauge): keys
  * the replay log holds; {@code bloomguard.redis.replicas.unconfirmed} (function counter): batches of adds
  * fewer replicas confirmed than {@code bloom-guard.redis.wait-for-replicas} (0 while it is 0).</li>
+ * <li>Filters with a change feed only: {@code bloomguard.feed.lag} (timer, p50 and p99 published): each change from
+ * its commit (or, polled over JDBC, its watermark) to its key in the filter; {@code bloomguard.feed.behind} (gauge,
+ * seconds): since the moment before which every committed change is in the filter (NaN until the feed first caught
+ * up; past {@code feed.max-lag} the filter counts as behind); {@code bloomguard.feed.changes} (function counter,
+ * tagged {@code change}: {@code added}, {@code removed}, {@code delete_kept}); {@code bloomguard.feed.lost} (function
+ * counter): positions lost, each followed by a rebuild.</li>
  * <li>Local filters only: {@code bloomguard.local.size} (gauge, bytes): the heap the filter's bits take.</li>
  * <li>{@code bloomguard.load.last.success.time} (gauge, seconds since the epoch): when the last preload or rebuild
  * that completed ended; NaN before the first.</li>
@@ -103,6 +111,28 @@ public final class BloomFilterMetrics implements MeterBinder {
         bindLastSuccess(registry, filter, tags);
         filter.shared().ifPresentOrElse(shared -> bindRedis(registry, shared, tags),
                 () -> bindLocal(registry, filter, tags));
+        filter.feed().ifPresent(feed -> bindFeed(registry, feed, tags));
+    }
+
+    private static void bindFeed(MeterRegistry registry, FeedStatus feed, Tags tags) {
+        Timer lag = Timer.builder(PREFIX + "feed.lag")
+                .description("Time from a change's commit (or stamp) to its key in the filter")
+                .publishPercentiles(0.5, 0.99).tags(tags).register(registry);
+        feed.onChangeLag(lag::record);
+        Gauge.builder(PREFIX + "feed.behind", feed, status -> {
+            Duration behind = status.lag();
+            return (behind == null) ? Double.NaN : behind.toNanos() / 1e9;
+        }).description("Seconds since the moment before which every committed change is in the filter")
+                .baseUnit("seconds").tags(tags).strongReference(false).register(registry);
+        FunctionCounter.builder(PREFIX + "feed.changes", feed, status -> status.counts().added())
+                .description("Changes the feed applied").tags(tags).tag("change", "added").register(registry);
+        FunctionCounter.builder(PREFIX + "feed.changes", feed, status -> status.counts().removed())
+                .description("Changes the feed applied").tags(tags).tag("change", "removed").register(registry);
+        FunctionCounter.builder(PREFIX + "feed.changes", feed, status -> status.counts().deletesKept())
+                .description("Changes the feed applied").tags(tags).tag("change", "delete_kept").register(registry);
+        FunctionCounter.builder(PREFIX + "feed.lost", feed, status -> status.counts().lost())
+                .description("Times the feed lost its position and the filter was rebuilt").tags(tags)
+                .register(registry);
     }
 
     private static void bindChecks(MeterRegistry registry, NamedBloomFilter filter, Tags tags) {

@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FillEstimate;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.SharedFeedState;
 import io.bloomguard.core.FilterSnapshot;
 import io.bloomguard.core.KeyFeed;
 import io.bloomguard.core.RebuildInProgressException;
@@ -276,6 +277,11 @@ public final class RedisBloomFilter implements SharedBloomFilter {
     @Override
     public long unconfirmedReplicaBatches() {
         return engine.unconfirmedReplicaBatches();
+    }
+
+    @Override
+    public SharedFeedState feedState() {
+        return engine.feedState();
     }
 
     @Override

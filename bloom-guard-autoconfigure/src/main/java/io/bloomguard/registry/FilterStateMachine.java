@@ -23,6 +23,8 @@ final class FilterStateMachine {
      * filter is not trusted here and does not turn {@code READY} again.
      */
     private final AtomicInteger openLosses = new AtomicInteger();
+    /** The change feed the filter follows, if any: while it is behind, the filter may not be trusted. */
+    private volatile @Nullable FeedStatus feed;
 
     FilterStateMachine(FilterState initialState, BackendLifecycle lifecycle) {
         this.lifecycle = lifecycle;
@@ -74,7 +76,17 @@ final class FilterStateMachine {
 
     /** Whether a "no" may be acted on: it is ready (and, shared, complete in its store). */
     boolean trustedToReject() {
-        return state.get() == FilterState.READY && lifecycle.storeTrusted() && !lossesOpen();
+        FeedStatus following = feed;
+        return state.get() == FilterState.READY && lifecycle.storeTrusted() && !lossesOpen()
+                && (following == null || following.trusted());
+    }
+
+    void follow(FeedStatus feed) {
+        this.feed = feed;
+    }
+
+    @Nullable FeedStatus feed() {
+        return feed;
     }
 
     /** A write lost a key in a transaction that is still open; {@link #lossEnded()} once it has ended. */

@@ -227,6 +227,22 @@ public final class NamedBloomFilter implements BloomFilter {
         return rebuilds.sharedKeyFeed(feed);
     }
 
+    /** The change feed this filter follows ({@code feed.*}), if it has one. */
+    public Optional<FeedStatus> feed() {
+        return Optional.ofNullable(states.feed());
+    }
+
+    /**
+     * Makes the filter follow a change feed: while the feed is behind, it does not reject unless the feed keeps
+     * rejecting ({@code feed.when-behind: keep}).
+     *
+     * <p>Internal, not API: bloom-guard's feed runner calls this once, before the filter is loaded.
+     * @hidden
+     */
+    public void follow(FeedStatus feed) {
+        states.follow(feed);
+    }
+
     /**
      * The last rebuild that read far fewer keys than the filter holds ({@code rebuild.hold-below}) and was held back
      * rather than swapped in, until a rebuild is swapped in; {@code null} when none is.

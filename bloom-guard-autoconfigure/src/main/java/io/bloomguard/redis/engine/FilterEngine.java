@@ -8,6 +8,7 @@ import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.core.SharedBloomFilter.BuildListener;
 import io.bloomguard.core.SharedBloomFilter.CheckLatencyListener;
 import io.bloomguard.core.SharedBloomFilter.StartOutcome;
+import io.bloomguard.core.SharedFeedState;
 import io.bloomguard.core.SharedFilterDetails;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.redis.kind.BlockKind;
@@ -115,6 +116,11 @@ public final class FilterEngine {
             metas.add(keys.meta(shard));
         }
         return metas;
+    }
+
+    /** Where the filter's change feed stands in Redis. */
+    public SharedFeedState feedState() {
+        return new RedisFeedState(keys, commands);
     }
 
     public StartOutcome join(@Nullable KeyFeed keys) {

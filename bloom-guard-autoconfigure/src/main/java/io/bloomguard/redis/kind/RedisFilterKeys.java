@@ -85,6 +85,11 @@ public final class RedisFilterKeys {
         return base(0) + ":fence";
     }
 
+    /** Where the filter's change feed stands: its consumer's lease, position and freshness. */
+    public String feed() {
+        return base(0) + ":feed";
+    }
+
     private String base(int shard) {
         return prefix + "{" + (shard == 0 ? name : name + ":" + shard) + "}";
     }
