@@ -74,7 +74,7 @@ class StartupFailureReportTest {
         assertThatException().isThrownBy(() -> run("--bloom-guard.filters.users.eror-rate=0.001"));
         assertThat(output).contains("APPLICATION FAILED TO START")
                 .contains("Unknown property bloom-guard.filters.users.eror-rate (value '0.001'")
-                .contains("bloom-guard.filters.<name> takes: backend, error-rate, expected-size, growth, mode,"
+                .contains("bloom-guard.filters.<name> takes: backend, error-rate, expected-size, feed.*, growth, mode,"
                         + " on-add-failure, on-backend-failure, preload.*, puts-only, rebuild.*, redis.*, type")
                 .contains("See docs/properties.md.");
     }

@@ -55,6 +55,9 @@ class LuaScriptsGoldenTest {
             engine.RedisAcknowledgedAdds   PRUNE           prune-acks          befc5129a37786c815fde74f37e63136d0921090
             engine.RedisAcknowledgedAdds   STAMP           stamp-acks          4d4b0e9a7e00bc5b189cda29adbbbad6ec40a054
             engine.RedisAcknowledgedAdds   DROP            drop-acks           6c17e688d737c45b10c7205837f0bf9d5585f1ea
+            engine.RedisFeedState          LEAD            feed-lead           fcd901172f1ae58db0ddfd92ad11799d92f3dbda
+            engine.RedisFeedState          SAVE            feed-save           220be308660af094b47ec21eb49705f3440040cd
+            engine.RedisFeedState          RELEASE         feed-release        597ebe453b005065ffa1eb6f71d73f7d908107a4
             """;
 
     @Test

@@ -1,0 +1,1 @@
+CREATE VIEW customer_changes AS SELECT id, updated_at FROM customer;
