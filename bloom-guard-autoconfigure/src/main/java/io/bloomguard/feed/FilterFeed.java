@@ -119,8 +119,7 @@ public final class FilterFeed implements FeedSink, FeedStatus, AutoCloseable {
                 }
                 if (leads && running == null) {
                     SharedFeedState.Stored stored = store.read();
-                    logger.info("Filter '" + filter.name() + "': this instance consumes its change feed, from "
-                            + ((stored.position() == null) ? "the present" : "position " + stored.position()));
+                    logger.info("Filter '" + filter.name() + "': this instance consumes its change feed now");
                     startFeed(stored.position());
                 }
                 else if (!leads) {
@@ -145,6 +144,7 @@ public final class FilterFeed implements FeedSink, FeedStatus, AutoCloseable {
         ChangeFeed feed = (unstarted != null) ? unstarted : feeds.get();
         unstarted = null;
         running = feed;
+        state = State.STARTING;
         logger.info("Filter '" + filter.name() + "': following its change feed (" + description + ") from "
                 + ((from == null) ? "the present" : "position " + from) + "; max-lag " + settings.maxLag()
                 + ", when behind: " + settings.whenBehind().name().toLowerCase(java.util.Locale.ROOT));
