@@ -61,7 +61,8 @@ import java.util.function.ToLongFunction;
  * <li>Filters with a change feed only: {@code bloomguard.feed.lag} (timer, p50 and p99 published): each change from
  * its commit (or, polled over JDBC, its watermark) to its key in the filter; {@code bloomguard.feed.behind} (gauge,
  * seconds): since the moment before which every committed change is in the filter (NaN until the feed first caught
- * up; past {@code feed.max-lag} the filter counts as behind); {@code bloomguard.feed.changes} (function counter,
+ * up), and {@code bloomguard.feed.max.lag} (gauge, seconds): {@code feed.max-lag}, past which the filter counts as
+ * behind; {@code bloomguard.feed.changes} (function counter,
  * tagged {@code change}: {@code added}, {@code removed}, {@code delete_kept}); {@code bloomguard.feed.lost} (function
  * counter): positions lost, each followed by a rebuild.</li>
  * <li>Local filters only: {@code bloomguard.local.size} (gauge, bytes): the heap the filter's bits take.</li>
@@ -124,6 +125,9 @@ public final class BloomFilterMetrics implements MeterBinder {
             return (behind == null) ? Double.NaN : behind.toNanos() / 1e9;
         }).description("Seconds since the moment before which every committed change is in the filter")
                 .baseUnit("seconds").tags(tags).strongReference(false).register(registry);
+        Gauge.builder(PREFIX + "feed.max.lag", feed, status -> status.maxLag().toNanos() / 1e9)
+                .description("feed.max-lag: past it the filter counts as behind").baseUnit("seconds").tags(tags)
+                .strongReference(false).register(registry);
         FunctionCounter.builder(PREFIX + "feed.changes", feed, status -> status.counts().added())
                 .description("Changes the feed applied").tags(tags).tag("change", "added").register(registry);
         FunctionCounter.builder(PREFIX + "feed.changes", feed, status -> status.counts().removed())

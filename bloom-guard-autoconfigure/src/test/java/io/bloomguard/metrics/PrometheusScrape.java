@@ -2,6 +2,11 @@ package io.bloomguard.metrics;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.NearCopyMode;
+import io.bloomguard.feed.ChangeFeed;
+import io.bloomguard.feed.FeedSettings;
+import io.bloomguard.feed.FeedSink;
+import io.bloomguard.feed.FilterFeed;
+import io.bloomguard.feed.WhenBehind;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.redis.RedisBackendSettings;
 import io.bloomguard.redis.RedisFilterBackend;
@@ -14,6 +19,13 @@ import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.jspecify.annotations.Nullable;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 
 import java.util.List;
 import java.util.Set;
@@ -44,10 +56,41 @@ final class PrometheusScrape {
                     LocalBloomFilter.create(sizing), FilterState.READY);
             NamedBloomFilter shared = new NamedBloomFilter(spec("orders", BackendType.REDIS),
                     redis.create("orders", sizing, 1), FilterState.LOADING);
-            PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            new BloomFilterMetrics(new FixedBloomFilterRegistry(List.of(local, shared))).bindTo(prometheus);
-            return prometheus.scrape();
+            ScheduledExecutorService unused = Executors.newSingleThreadScheduledExecutor();
+            try (FilterFeed feed = new FilterFeed(local, PrometheusScrape::idleFeed, feedSettings(), null, unused,
+                    Clock.systemUTC())) {
+                PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+                new BloomFilterMetrics(new FixedBloomFilterRegistry(List.of(local, shared))).bindTo(prometheus);
+                return prometheus.scrape();
+            }
+            finally {
+                unused.shutdownNow();
+            }
         }
+    }
+
+    /** A feed never started: the local filter has one, so that its meters are bound. */
+    private static ChangeFeed idleFeed() {
+        return new ChangeFeed() {
+            @Override
+            public void start(@Nullable String from, FeedSink sink) {
+            }
+
+            @Override
+            public String description() {
+                return "idle";
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    private static FeedSettings feedSettings() {
+        return new FeedSettings("idle", Duration.ofSeconds(30), WhenBehind.PASS,
+                new FeedSettings.Jdbc(null, Duration.ofSeconds(1), Duration.ofSeconds(30)),
+                new FeedSettings.Postgres(null, "id", null, null, null, null, null, Map.of()));
     }
 
     private static FilterSpec spec(String name, BackendType backend) {
