@@ -22,7 +22,10 @@ import org.springframework.jdbc.support.GeneratedKeyHolder;
 
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -111,6 +114,33 @@ class ChangeFeedGuardTest {
             assertThat(filter.trustedToReject()).isTrue();
             assertThat(new BloomFilterHealthIndicator(filter).health().getDetails().get("reasons")).asString()
                     .contains("when-behind: keep");
+        }
+    }
+
+    @Test
+    void rebuildsWhileAnotherServiceInsertsLoseNoneOfItsRows() throws Exception {
+        try (ConfigurableApplicationContext context = run()) {
+            NamedBloomFilter filter = context.getBean(BloomFilterRegistry.class).get("customers");
+            await("the filter rejects").until(filter::trustedToReject);
+            List<Long> inserted = new CopyOnWriteArrayList<>();
+            AtomicBoolean writing = new AtomicBoolean(true);
+            Thread otherService = new Thread(() -> {
+                for (int n = 0; writing.get(); n++) {
+                    inserted.add(insertElsewhere(context, "during-rebuild-" + n));
+                }
+            });
+            otherService.start();
+            for (int rebuild = 0; rebuild < 3; rebuild++) {
+                filter.rebuild();
+            }
+            writing.set(false);
+            otherService.join();
+
+            await("caught up").atMost(Duration.ofSeconds(10)).until(() -> filter.feed().orElseThrow().lag() != null
+                    && filter.feed().orElseThrow().lastChange() != null && filter.trustedToReject());
+            await("every row the other service inserted is in").atMost(Duration.ofSeconds(10))
+                    .until(() -> inserted.stream().filter(id -> !filter.mightContain(id)).toList(), List::isEmpty);
+            assertThat(inserted).hasSizeGreaterThan(10);
         }
     }
 
