@@ -61,6 +61,8 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import javax.sql.DataSource;
 
 /**
@@ -275,14 +277,21 @@ public final class BloomGuardAutoConfiguration {
         @ConditionalOnMissingBean
         FilterFeeds bloomFilterFeeds(BloomFilterRegistry registry, BloomGuardSettings settings,
                 ObjectProvider<ChangeFeedFactory> factories, Environment environment) {
+            List<ChangeFeedFactory> kinds = factories.orderedStream().toList();
+            Set<String> types = new TreeSet<>(kinds.stream().map(ChangeFeedFactory::type).toList());
             Map<String, FeedSettings> feeds = new LinkedHashMap<>();
             for (NamedBloomFilter filter : registry.all()) {
                 FeedSettings feed = settings.properties().feedOf(filter.name()).settings(filter.name());
+                if (feed != null && !types.contains(feed.type())) {
+                    throw new InvalidBloomGuardPropertyException("bloom-guard.filters." + filter.name() + ".feed.type",
+                            feed.type(), "one of " + String.join(", ", types) + (types.contains("postgres") ? ""
+                                    : " (postgres comes with the bloom-guard-debezium module)"));
+                }
                 if (feed != null) {
                     feeds.put(filter.name(), feed);
                 }
             }
-            return new FilterFeeds(registry, feeds, factories.orderedStream().toList(),
+            return new FilterFeeds(registry, feeds, kinds,
                     new BloomGuardThreads(environment).scheduledExecutor("bloom-guard-feed"), Clock.systemUTC());
         }
     }

@@ -68,10 +68,15 @@ public class FeedProperties {
 
     /** The feed as set, or {@code null} when the filter has none; refuses values no feed can run with. */
     @Nullable FeedSettings settings(String filter) {
+        String prefix = "bloom-guard.filters." + filter + ".feed.";
         if (type == null || type.isBlank()) {
+            if (jdbc.query != null || postgres.table != null) {
+                throw new InvalidBloomGuardPropertyException(prefix + "type", type, "jdbc or postgres: "
+                        + ((jdbc.query != null) ? "feed.jdbc.query" : "feed.postgres.table") + " is set, but without"
+                        + " feed.type the filter follows no feed");
+            }
             return null;
         }
-        String prefix = "bloom-guard.filters." + filter + ".feed.";
         if (maxLag.isNegative() || maxLag.isZero()) {
             throw new InvalidBloomGuardPropertyException(prefix + "max-lag", maxLag, "a positive duration");
         }
