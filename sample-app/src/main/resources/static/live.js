@@ -205,7 +205,7 @@ function showFeed(card, feed) {
     show(card, 'feedLag', feed.lagMillis == null ? 'not caught up yet' : formatMillis(feed.lagMillis) + ' behind',
         feed.lagMillis);
     show(card, 'feedMaxLag', formatMillis(feed.maxLagMillis), feed.maxLagMillis);
-    show(card, 'feedAdded', formatCount(feed.added), feed.added);
+    show(card, 'feedAdded', formatCount(feed.added) + (feed.added === 1 ? ' key' : ' keys'), feed.added);
     show(card, 'feedBehind', !feed.behind ? '' : feed.whenBehind === 'keep'
         ? '. Behind: the filter keeps rejecting, and rows written meanwhile are not found until it catches up'
         : '. Behind: lookups pass through to the database until it catches up');
