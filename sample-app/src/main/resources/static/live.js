@@ -1,6 +1,7 @@
 'use strict';
-// The live page: polls GET /actuator/bloomfilters once a second, derives rates from counter deltas between polls,
-// and draws the last 60 seconds on canvases. Paths are relative, so the page also works under a context path.
+// The live page: polls GET /actuator/bloomfilters once a second (and each filter's detail, for its change feed),
+// derives rates from counter deltas between polls, and draws the last 60 seconds on canvases. Paths are relative,
+// so the page also works under a context path.
 
 const ENDPOINT = 'actuator/bloomfilters';
 const POLL_MILLIS = 1000;
@@ -27,6 +28,17 @@ function formatPercent(ratio) {
         return '0 %';
     }
     return (percent >= 10 ? percent.toFixed(1) : percent.toPrecision(2)) + ' %';
+}
+
+function formatMillis(millis) {
+    if (millis == null) {
+        return '–';
+    }
+    if (millis < 1000) {
+        return numberFormat.format(millis) + ' ms';
+    }
+    const seconds = millis / 1000;
+    return (Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1)) + ' s';
 }
 
 function formatRate(perSecond) {
@@ -180,6 +192,25 @@ function cardFor(name) {
     return card;
 }
 
+/** The filter's change feed, from its detail: hidden for a filter without one (or whose detail could not be read). */
+function showFeed(card, feed) {
+    const line = field(card, 'feed');
+    line.hidden = !feed;
+    if (!feed) {
+        return;
+    }
+    line.classList.toggle('behind', feed.behind);
+    show(card, 'feedDescription', feed.description);
+    show(card, 'feedState', feed.state, feed.state);
+    show(card, 'feedLag', feed.lagMillis == null ? 'not caught up yet' : formatMillis(feed.lagMillis) + ' behind',
+        feed.lagMillis);
+    show(card, 'feedMaxLag', formatMillis(feed.maxLagMillis), feed.maxLagMillis);
+    show(card, 'feedAdded', formatCount(feed.added) + (feed.added === 1 ? ' key' : ' keys'), feed.added);
+    show(card, 'feedBehind', !feed.behind ? '' : feed.whenBehind === 'keep'
+        ? '. Behind: the filter keeps rejecting, and rows written meanwhile are not found until it catches up'
+        : '. Behind: lookups pass through to the database until it catches up');
+}
+
 function update(card, filter, now) {
     let rejectedRate = null;
     let passedRate = null;
@@ -311,9 +342,12 @@ async function poll() {
     status.classList.remove('error');
     status.textContent = `Updated ${new Date(now).toLocaleTimeString()}`;
     const filters = body.filters || {};
-    for (const [name, filter] of Object.entries(filters)) {
-        update(cardFor(name), filter, now);
-    }
+    const feeds = await Promise.all(Object.keys(filters).map(feedOf));
+    Object.entries(filters).forEach(([name, filter], index) => {
+        const card = cardFor(name);
+        update(card, filter, now);
+        showFeed(card, feeds[index]);
+    });
     for (const [name, card] of cards) {
         if (!(name in filters)) {
             card.element.remove();
@@ -321,6 +355,17 @@ async function poll() {
         }
     }
     document.body.dataset.polls = String(Number(document.body.dataset.polls || 0) + 1);
+}
+
+/** A filter's change feed (GET /actuator/bloomfilters/{name}: its feed), or null: none, or not readable now. */
+async function feedOf(name) {
+    try {
+        const response = await fetch(`${ENDPOINT}/${encodeURIComponent(name)}`,
+            {headers: {'Accept': 'application/json'}, cache: 'no-store'});
+        return response.ok ? (await response.json()).feed || null : null;
+    } catch (unreadable) {
+        return null;
+    }
 }
 
 async function pollForever() {

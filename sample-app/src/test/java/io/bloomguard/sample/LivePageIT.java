@@ -18,6 +18,7 @@ import org.openqa.selenium.support.ui.Select;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.web.client.RestClient;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -162,6 +163,25 @@ class LivePageIT {
                 .untilAsserted(() -> assertThat(status.getText()).startsWith("Cannot rebuild: HTTP 409: ")
                         .contains("visited-urls"));
         assertThat(status.getDomAttribute("class")).contains("error");
+    }
+
+    /** The users filter's change feed: its state, lag and the keys it added, which grow with a row written elsewhere. */
+    @Test
+    void changeFeedShowsItsStateLagAndTheKeysItAdded() {
+        WebElement users = readyFilter("users");
+        double addedBefore = number(users, "feedAdded");
+
+        RestClient.create("http://localhost:" + port).post().uri("/demo/insert-elsewhere").retrieve()
+                .toBodilessEntity();
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(number(users, "feedAdded")).isGreaterThan(addedBefore);
+            assertThat(users.findElement(By.cssSelector("[data-field=feedState]")).getText()).isEqualTo("RUNNING");
+            assertThat(number(users, "feedLag")).isLessThanOrEqualTo(number(users, "feedMaxLag"));
+        });
+        assertThat(users.findElement(By.cssSelector("[data-field=feed]")).getText()).contains("jdbc polling");
+        assertThat(browser.findElement(By.cssSelector("[data-filter=products] [data-field=feed]")).isDisplayed())
+                .as("products has no feed").isFalse();
     }
 
     @Test

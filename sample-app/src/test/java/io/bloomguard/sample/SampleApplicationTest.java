@@ -11,11 +11,14 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /** The sample as a client sees it: real HTTP against the running service, on its seeded H2 database. */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
@@ -92,6 +95,37 @@ class SampleApplicationTest {
         assertThat(found).isEqualTo(new UserJson(user.id(), "Ada", "ada@example.com"));
     }
 
+    /**
+     * A user another program inserts with plain SQL skips the repository's {@code @BloomPut}: the {@code users}
+     * filter's change feed adds its id within a poll, and then it is found; absent ids are still rejected.
+     */
+    @Test
+    void userInsertedElsewhereIsFoundOnceTheFeedCaughtUp() {
+        InsertedJson inserted = http.post().uri("/demo/insert-elsewhere").retrieve().body(InsertedJson.class);
+        long id = inserted.id();
+        assertThat(id).isGreaterThan(SeedData.USER_COUNT);
+
+        // Polled every second; without the feed it stays 404 until a rebuild.
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(HttpClientErrorException.NotFound.class)
+                .untilAsserted(() -> assertThat(http.get().uri("/users/{id}", id).retrieve().body(UserJson.class))
+                        .isEqualTo(new UserJson(id, "Written elsewhere", "elsewhere@example.com")));
+
+        FeedJson feed = http.get().uri("/actuator/bloomfilters/users").retrieve().body(FilterDetailJson.class).feed();
+        assertThat(feed.state()).isEqualTo("RUNNING");
+        assertThat(feed.behind()).isFalse();
+        assertThat(feed.lagMillis()).isNotNull().isLessThanOrEqualTo(feed.maxLagMillis());
+        assertThat(feed.added()).isPositive();
+        // The guard still guards: 20 random absent ids, at most two false positives (~3·10^-4 each).
+        long rejectedBefore = filters().get("users").rejected();
+        Random random = new Random(43);
+        for (int i = 0; i < 20; i++) {
+            long absentId = SeedData.FIRST_ABSENT_USER_ID + random.nextInt(1_000_000_000);
+            assertThatExceptionOfType(HttpClientErrorException.NotFound.class)
+                    .isThrownBy(() -> http.get().uri("/users/{id}", absentId).retrieve().toBodilessEntity());
+        }
+        assertThat(filters().get("users").rejected() - rejectedBefore).isGreaterThanOrEqualTo(18);
+    }
+
     @Test
     void absentLookupsRunFarFewerQueriesThanLookups() {
         int count = 2_000;
@@ -157,6 +191,16 @@ class SampleApplicationTest {
     }
 
     record FilterJson(String state, long expectedSize, long approximateElements, long rejected) {
+    }
+
+    /** {@code GET /actuator/bloomfilters/{name}}, its change feed. */
+    record FilterDetailJson(FeedJson feed) {
+    }
+
+    record FeedJson(String state, Long lagMillis, long maxLagMillis, boolean behind, long added) {
+    }
+
+    record InsertedJson(long id, boolean inFilterYet) {
     }
 
     record UserJson(long id, String name, String email) {

@@ -12,7 +12,10 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.data.jpa.test.autoconfigure.DataJpaTest;
 import org.springframework.context.annotation.Import;
 
+import java.time.Duration;
+
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * How to test a repository that bloom-guard guards: a {@code @DataJpaTest} slice with {@link AutoConfigureBloomGuard},
@@ -45,6 +48,8 @@ class UserRepositoryTest {
 
     @BeforeEach
     void countStatements() {
+        // users follows a change feed (application.yml): until its first poll, the filter lets lookups through.
+        await().atMost(Duration.ofSeconds(10)).until(usersFilter::trustedToReject);
         statistics = entityManagerFactory.unwrap(SessionFactory.class).getStatistics();
         statistics.clear();
     }
