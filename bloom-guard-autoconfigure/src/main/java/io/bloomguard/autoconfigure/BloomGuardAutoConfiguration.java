@@ -1,6 +1,7 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.feed.ChangeFeedFactory;
+import io.bloomguard.feed.FeedCatchUp;
 import io.bloomguard.feed.FeedSettings;
 import io.bloomguard.feed.FilterFeeds;
 import io.bloomguard.feed.JdbcChangeFeedFactory;
@@ -293,6 +294,13 @@ public final class BloomGuardAutoConfiguration {
             }
             return new FilterFeeds(registry, feeds, kinds,
                     new BloomGuardThreads(environment).scheduledExecutor("bloom-guard-feed"), Clock.systemUTC());
+        }
+
+        /** Holds the application's readiness, after the preload, until each feed has caught up once. */
+        @Bean
+        @ConditionalOnMissingBean
+        FeedCatchUp bloomFeedCatchUp(FilterFeeds feeds) {
+            return new FeedCatchUp(feeds);
         }
     }
 
