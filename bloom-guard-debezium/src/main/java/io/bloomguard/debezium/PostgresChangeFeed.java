@@ -284,6 +284,8 @@ public final class PostgresChangeFeed implements ChangeFeed {
             properties.setProperty("table.include.list", quoteRegex(settings.schema() + "." + settings.table()));
             properties.setProperty("snapshot.mode", "no_data");
             properties.setProperty("heartbeat.interval.ms", Long.toString(heartbeat.toMillis()));
+            // The engine waits this long for a batch to fill (Debezium's default, 500 ms, is most of the lag).
+            properties.setProperty("poll.interval.ms", "50");
             properties.setProperty("message.prefix.include.list", quoteRegex(probePrefix));
             properties.setProperty("tombstones.on.delete", "false");
             // Errors stop the engine; the feed reports them and starts it again from the position it delivered.
