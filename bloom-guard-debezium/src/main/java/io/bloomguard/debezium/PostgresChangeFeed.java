@@ -173,12 +173,14 @@ public final class PostgresChangeFeed implements ChangeFeed {
             try (Connection connection = this.slot.connect()) {
                 if (slotMissing) {
                     this.slot.createOrMoveToPresent(connection);
+                    this.probe.close();
                     deliveries.sink().lost("the feed could not make its replication slot when it started ("
                             + notReady + "): changes committed until " + Instant.now() + " may be missed");
                     return;
                 }
                 String why = this.slot.whyNotResumable(connection, deliveries.lastPosition());
                 if (why != null) {
+                    this.probe.close();
                     deliveries.sink().lost(why);
                     return;
                 }

@@ -23,8 +23,4 @@ public final class PostgresFeedAutoConfiguration {
                 environment.getProperty("spring.datasource.username"),
                 environment.getProperty("spring.datasource.password"));
     }
-
-    /** Not for the application: Spring creates it. */
-    PostgresFeedAutoConfiguration() {
-    }
 }

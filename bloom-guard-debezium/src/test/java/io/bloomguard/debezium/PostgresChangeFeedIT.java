@@ -120,7 +120,8 @@ class PostgresChangeFeedIT {
         postgres.execute("insert into accounts values (51)");
 
         await().atMost(ARRIVAL).until(() -> second.addedKeys().contains(51L));
-        assertThat(second.addedKeys()).containsAll(LongStream.rangeClosed(2, 51).boxed().toList());
+        assertThat(second.addedKeys()).containsAll(LongStream.rangeClosed(2, 51).boxed().toList())
+            .doesNotHaveDuplicates();
         assertThat(second.changes).contains(FeedChange.deleted(1L, second.changes.stream()
             .filter(FeedChange::removed).findFirst().orElseThrow().committedAt()));
         assertThat(second.lost).isEmpty();
@@ -184,9 +185,13 @@ class PostgresChangeFeedIT {
         postgres.execute("insert into invoices select generate_series(2, 200)");
         postgres.kill();
         postgres.restart();
+        Instant restarted = Instant.now();
         postgres.execute("insert into invoices values (201)");
 
         await().atMost(Duration.ofSeconds(40)).until(() -> sink.addedKeys().contains(201L));
+        System.out.printf("postgres feed: back %d ms after the database restarted; %d keys delivered twice%n",
+                Duration.between(restarted, sink.addedAt.get(201L)).toMillis(),
+                sink.addedKeys().size() - sink.addedKeys().stream().distinct().count());
         assertThat(sink.failures).isNotEmpty();
         assertThat(sink.lost).isEmpty();
         assertThat(sink.addedKeys()).containsAll(LongStream.rangeClosed(1, 201).boxed().toList());
