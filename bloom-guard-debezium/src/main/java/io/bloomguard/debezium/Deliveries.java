@@ -43,7 +43,8 @@ final class Deliveries {
 
     private volatile @Nullable FeedPosition lastPosition;
 
-    private Instant currentAsOf;
+    /** Written by the engine's thread of one run, then of the next. */
+    private volatile Instant currentAsOf;
 
     private volatile int batches;
 
