@@ -79,16 +79,31 @@ public final class PostgresChangeFeed implements ChangeFeed {
     PostgresChangeFeed(PostgresFeedSettings settings) {
         this.settings = settings;
         this.slot = new ReplicationSlot(settings);
-        this.heartbeat = Duration.ofMillis(Long.parseLong(settings.properties().getOrDefault("heartbeat.interval.ms",
-                "1000")));
+        this.heartbeat = heartbeat(settings);
         this.probe = new FreshnessProbe(this.slot, "bloom_guard_probe_" + settings.slot(), this.heartbeat);
+    }
+
+    private static Duration heartbeat(PostgresFeedSettings settings) {
+        String value = settings.properties().getOrDefault("heartbeat.interval.ms", "1000");
+        try {
+            long millis = Long.parseLong(value.trim());
+            if (millis > 0) {
+                return Duration.ofMillis(millis);
+            }
+        }
+        catch (NumberFormatException ex) {
+            // Said below.
+        }
+        throw new IllegalArgumentException("bloom-guard.filters." + settings.filter()
+                + ".feed.postgres.properties.heartbeat.interval.ms must be a positive number of milliseconds; was '"
+                + value + "'");
     }
 
     @Override
     public void start(@Nullable String from, FeedSink sink) {
         synchronized (this.lock) {
             if (this.supervisor != null || isClosed()) {
-                throw new IllegalStateException("Feed " + description() + " was started already");
+                throw new IllegalStateException("Feed " + description() + " was started or closed already");
             }
             FeedPosition position;
             try {
@@ -164,14 +179,15 @@ public final class PostgresChangeFeed implements ChangeFeed {
     /** Runs the engine until the feed is closed, starting it again after each failure; stops on a lost position. */
     private void supervise(Deliveries deliveries, @Nullable Exception notReady) {
         Duration retry = FIRST_RETRY;
-        boolean slotMissing = notReady != null;
+        // A fresh start whose slot could not be made in start(): changes since then were not kept.
+        boolean madeLate = notReady != null;
         if (notReady != null) {
             deliveries.sink().failing(notReady);
             retry = pause(retry);
         }
         while (!isClosed()) {
             try (Connection connection = this.slot.connect()) {
-                if (slotMissing) {
+                if (madeLate) {
                     this.slot.createOrMoveToPresent(connection);
                     this.probe.close();
                     deliveries.sink().lost("the feed could not make its replication slot when it started ("
@@ -211,12 +227,19 @@ public final class PostgresChangeFeed implements ChangeFeed {
     private Throwable runEngine(Deliveries deliveries) {
         String name = "bloom-guard-" + this.settings.filter() + "-" + RUNS.incrementAndGet();
         AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
-        DebeziumEngine<RecordChangeEvent<SourceRecord>> built = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-            .using(DebeziumProperties.of(this.settings, name, this.probe.prefix(), this.heartbeat))
-            .using((success, message, error) -> failure.set(success ? null
-                    : error != null ? error : new IllegalStateException(message)))
-            .notifying(deliveries::handleBatch)
-            .build();
+        DebeziumEngine<RecordChangeEvent<SourceRecord>> built;
+        try {
+            built = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+                .using(DebeziumProperties.of(this.settings, name, this.probe.prefix(), this.heartbeat))
+                .using((success, message, error) -> failure.set(success ? null
+                        : error != null ? error : new IllegalStateException(message)))
+                .notifying(deliveries::handleBatch)
+                .build();
+        }
+        catch (RuntimeException ex) {
+            // A property in feed.postgres.properties Debezium refuses, for one.
+            return ex;
+        }
         FeedPosition position = deliveries.lastPosition();
         if (position != null) {
             SeededOffsetStore.seed(name, position);
