@@ -47,6 +47,9 @@ final class FreshnessProbe implements AutoCloseable {
     }
 
     synchronized void start() {
+        if (this.scheduler != null) {
+            return;
+        }
         ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor((runnable) -> {
             Thread thread = new Thread(runnable, "bloom-guard-feed-probe-" + this.prefix);
             thread.setDaemon(true);

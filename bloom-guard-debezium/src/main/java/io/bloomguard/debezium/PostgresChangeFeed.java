@@ -43,7 +43,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * invalidated meanwhile is found before that restart and reported as {@link FeedSink#lost}.</li>
  * </ul>
  *
- * <p>Created by {@link PostgresChangeFeedFactory}; the database's side is in {@code docs/change-feeds-postgres.md}.
+ * <p>After {@link FeedSink#lost} the feed has stopped; {@link #start} may be called on it again. Created by
+ * {@link PostgresChangeFeedFactory}; the database's side is in {@code docs/change-feeds-postgres.md}.
  *
  * @since 0.1.0
  */
@@ -102,8 +103,10 @@ public final class PostgresChangeFeed implements ChangeFeed {
     @Override
     public void start(@Nullable String from, FeedSink sink) {
         synchronized (this.lock) {
-            if (this.supervisor != null || isClosed()) {
-                throw new IllegalStateException("Feed " + description() + " was started or closed already");
+            // Once it reported its position lost the feed has stopped, and may be started again (from the present).
+            Thread previous = this.supervisor;
+            if (isClosed() || (previous != null && previous.isAlive() && previous != Thread.currentThread())) {
+                throw new IllegalStateException("Feed " + description() + " is running or closed");
             }
             FeedPosition position;
             try {

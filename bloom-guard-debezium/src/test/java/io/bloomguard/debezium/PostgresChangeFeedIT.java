@@ -198,14 +198,15 @@ class PostgresChangeFeedIT {
         postgres.execute("select pg_drop_replication_slot('bloom_guard_payments')");
 
         RecordingSink second = new RecordingSink();
-        start("payments", true, first.lastPosition(), second);
+        ChangeFeed resumed = start("payments", true, first.lastPosition(), second);
         await().atMost(ARRIVAL).until(() -> !second.lost.isEmpty());
         assertThat(second.lost.get(0)).contains("bloom_guard_payments").contains("does not exist");
         assertThat(second.batches).isEmpty();
 
-        // Dropped while streaming: the walsender is ended, the slot dropped before the feed reconnects.
+        // The runner rebuilds the filter and starts the feed again from the present, on a new slot; then the slot
+        // is dropped while streaming: the walsender ended, the slot dropped before the feed reconnects.
         RecordingSink third = new RecordingSink();
-        start("payments", true, null, third);
+        resumed.start(null, third);
         postgres.execute("insert into payments values (2)");
         await().atMost(ARRIVAL).until(() -> third.addedKeys().contains(2L));
         postgres.execute("select pg_terminate_backend(active_pid, 5000) from pg_replication_slots "
