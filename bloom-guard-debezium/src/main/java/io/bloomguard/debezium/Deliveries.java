@@ -132,11 +132,16 @@ final class Deliveries {
         switch (op) {
             case "c", "r" -> add(changes, value, "after", committedAt);
             case "u" -> {
-                add(changes, value, "after", committedAt);
-                // The key column changed in place (it is not the primary key, or Debezium would send a delete and a
-                // create): with REPLICA IDENTITY FULL the old value is known, and its row no longer has it.
                 Object before = key(value, "before");
                 Object after = key(value, "after");
+                // A primary key that changes comes as a delete and a create: an update keeps it. Another key column
+                // may have changed unless the old row (REPLICA IDENTITY FULL) says otherwise.
+                boolean unchanged = isPrimaryKey(record) || (before != null && before.equals(after));
+                // A counting filter counts rows: the row was counted when it came, an unchanged key is not a new one.
+                if (!(this.settings.removes() && unchanged)) {
+                    add(changes, value, "after", committedAt);
+                }
+                // The key column changed in place and the old value is known: its row no longer has it.
                 if (this.settings.removes() && before != null && !Objects.equals(before, after)) {
                     changes.add(FeedChange.deleted(before, committedAt));
                 }
@@ -172,6 +177,11 @@ final class Deliveries {
         if (key != null) {
             changes.add(FeedChange.added(key, committedAt));
         }
+    }
+
+    /** Whether the key column is (part of) the table's primary key, which Debezium's record key holds. */
+    private boolean isPrimaryKey(SourceRecord record) {
+        return record.key() instanceof Struct key && key.schema().field(this.settings.keyColumn()) != null;
     }
 
     private @Nullable Object key(Struct value, String image) {

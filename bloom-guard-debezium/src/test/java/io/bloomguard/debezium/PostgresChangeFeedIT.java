@@ -66,10 +66,10 @@ class PostgresChangeFeedIT {
                 "delete from orders where id = 1");
         Instant committed = Instant.now();
 
-        await().atMost(ARRIVAL).until(() -> sink.changes.size() >= 6);
+        // A counting filter counts rows: the update of a note adds nothing, the new primary key replaces the old.
+        await().atMost(ARRIVAL).until(() -> sink.changes.size() >= 5);
         assertThat(sink.changes).extracting(FeedChange::key, FeedChange::removed)
-            .containsExactly(tuple(1L, false), tuple(2L, false), tuple(1L, false), tuple(2L, true), tuple(3L, false),
-                    tuple(1L, true));
+            .containsExactly(tuple(1L, false), tuple(2L, false), tuple(2L, true), tuple(3L, false), tuple(1L, true));
         assertThat(sink.changes).allSatisfy((change) -> assertThat(change.committedAt()).isNotNull()
             .isBetween(started.minusSeconds(1), committed.plusSeconds(1)));
         assertThat(sink.changes).extracting(FeedChange::committedAt).isSorted();
@@ -84,22 +84,23 @@ class PostgresChangeFeedIT {
 
     @Test
     void aFeedThatDoesNotRemoveReadsOnlyAddsAndTheLagOfAFewInsertsIsMeasured() {
-        postgres.execute("create table users (id bigint primary key)");
+        postgres.execute("create table users (id bigint primary key, note text)");
         RecordingSink sink = new RecordingSink();
         start("users", false, null, sink);
         await().atMost(ARRIVAL).until(() -> !sink.batches.isEmpty());
         List<Long> lags = new ArrayList<>();
         for (long id = 1; id <= 5; id++) {
-            postgres.execute("insert into users values (" + id + ")");
+            postgres.execute("insert into users (id) values (" + id + ")");
             Instant inserted = Instant.now();
             long key = id;
             await().atMost(ARRIVAL).pollInterval(Duration.ofMillis(5)).until(() -> sink.addedAt.containsKey(key));
             lags.add(Duration.between(inserted, sink.addedAt.get(key)).toMillis());
         }
-        postgres.execute("delete from users where id = 1");
-        postgres.execute("insert into users values (6)");
+        postgres.execute("delete from users where id = 1", "update users set note = 'x' where id = 2",
+                "update users set id = 7 where id = 3", "insert into users (id) values (6)");
         await().atMost(ARRIVAL).until(() -> sink.addedAt.containsKey(6L));
         assertThat(sink.changes).noneMatch(FeedChange::removed);
+        assertThat(sink.addedKeys()).containsSubsequence(5L, 2L, 7L, 6L);
         System.out.println("postgres feed: commit-to-accept lag of single inserts (ms): " + lags);
     }
 
@@ -125,6 +126,31 @@ class PostgresChangeFeedIT {
         assertThat(second.changes).contains(FeedChange.deleted(1L, second.changes.stream()
             .filter(FeedChange::removed).findFirst().orElseThrow().committedAt()));
         assertThat(second.lost).isEmpty();
+    }
+
+    /**
+     * A key column that is not the primary key: its deletes and changes carry the old value only with REPLICA
+     * IDENTITY FULL; without it a counting filter keeps the key (a false positive until a rebuild, never a negative).
+     */
+    @Test
+    void aKeyColumnOtherThanThePrimaryKeyIsRemovedOnlyWithReplicaIdentityFull() {
+        postgres.execute("create table emails (id bigint primary key, email text)",
+                "create table phones (id bigint primary key, phone text)", "alter table emails replica identity full");
+        RecordingSink full = new RecordingSink();
+        start("emails", true, null, full, "email", Map.of());
+        RecordingSink byDefault = new RecordingSink();
+        start("phones", true, null, byDefault, "phone", Map.of());
+        postgres.execute("insert into emails values (1, 'a')", "update emails set email = 'b' where id = 1",
+                "update emails set id = 2 where id = 1", "delete from emails where id = 2",
+                "insert into phones values (1, 'a')", "update phones set phone = 'b' where id = 1",
+                "delete from phones where id = 1", "insert into phones values (2, 'c')");
+
+        await().atMost(ARRIVAL).until(() -> full.changes.size() >= 6 && byDefault.addedKeys().contains("c"));
+        assertThat(full.changes).extracting(FeedChange::key, FeedChange::removed)
+            .containsExactly(tuple("a", false), tuple("b", false), tuple("a", true), tuple("b", true),
+                    tuple("b", false), tuple("b", true));
+        assertThat(byDefault.changes).extracting(FeedChange::key, FeedChange::removed)
+            .containsExactly(tuple("a", false), tuple("b", false), tuple("c", false));
     }
 
     /**
@@ -245,9 +271,14 @@ class PostgresChangeFeedIT {
 
     private ChangeFeed start(String table, boolean removes, @Nullable String from, RecordingSink sink,
             Map<String, String> debeziumProperties) {
+        return start(table, removes, from, sink, "id", debeziumProperties);
+    }
+
+    private ChangeFeed start(String table, boolean removes, @Nullable String from, RecordingSink sink,
+            String keyColumn, Map<String, String> debeziumProperties) {
         FeedSettings settings = new FeedSettings("postgres", Duration.ofSeconds(5), WhenBehind.PASS,
                 new FeedSettings.Jdbc(null, Duration.ofSeconds(1), Duration.ofSeconds(1)),
-                new FeedSettings.Postgres("public." + table, "id", null, null, postgres.jdbcUrl(), postgres.username(),
+                new FeedSettings.Postgres("public." + table, keyColumn, null, null, postgres.jdbcUrl(), postgres.username(),
                         postgres.password(), debeziumProperties));
         ChangeFeed feed = new PostgresChangeFeedFactory(null, null, null).create(new FeedTarget(table, removes,
                 settings));
