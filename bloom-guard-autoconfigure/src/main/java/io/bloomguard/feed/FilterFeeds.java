@@ -46,8 +46,9 @@ public final class FilterFeeds implements SmartLifecycle {
                         + (feed.type().equals("postgres") ? " (postgres comes with the bloom-guard-debezium module)" : ""));
             }
             NamedBloomFilter filter = registry.get(name);
-            FeedTarget target = new FeedTarget(name, filter.spec().sizing().type() == FilterType.COUNTING, feed);
             SharedBloomFilter shared = filter.shared().orElse(null);
+            FeedTarget target = new FeedTarget(name, filter.spec().sizing().type() == FilterType.COUNTING,
+                    shared != null, feed);
             feeds.add(new FilterFeed(filter, () -> factory.create(target), feed,
                     (shared != null) ? shared.feedState() : null, scheduler, clock));
         });

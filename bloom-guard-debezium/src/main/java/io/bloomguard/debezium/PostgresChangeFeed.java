@@ -307,6 +307,10 @@ public final class PostgresChangeFeed implements ChangeFeed {
             }
             properties.setProperty("plugin.name", "pgoutput");
             properties.setProperty("slot.name", settings.slot());
+            if (settings.instanceSlots() != null) {
+                // A local filter's instance starts from the present each time: its slot goes with it.
+                properties.setProperty("slot.drop.on.stop", "true");
+            }
             properties.setProperty("publication.name", settings.publication());
             properties.setProperty("publication.autocreate.mode", "filtered");
             properties.setProperty("table.include.list", quoteRegex(settings.schema() + "." + settings.table()));

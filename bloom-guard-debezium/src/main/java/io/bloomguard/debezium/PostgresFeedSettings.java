@@ -4,6 +4,7 @@ import io.bloomguard.feed.FeedSettings;
 import io.bloomguard.feed.FeedTarget;
 import org.jspecify.annotations.Nullable;
 
+import java.security.SecureRandom;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -24,12 +25,14 @@ import java.util.regex.Pattern;
  * @param table the table's name
  * @param keyColumn the column whose value is the key
  * @param slot the replication slot's name
+ * @param instanceSlots for a local filter, the stem of every instance's own slot ({@code <stem>_<8 hex digits>}),
+ *     each dropped when its feed stops; {@code null} for a shared filter, whose one slot its consumers share
  * @param publication the publication's name
  * @param properties Debezium connector properties that override the feed's own
  */
 record PostgresFeedSettings(String filter, boolean removes, String jdbcUrl, String host, int port, String database,
         @Nullable String username, @Nullable String password, String schema, String table, String keyColumn,
-        String slot, String publication, Map<String, String> properties) {
+        String slot, @Nullable String instanceSlots, String publication, Map<String, String> properties) {
 
     private static final String PREFIX = "bloom-guard.filters.";
 
@@ -37,6 +40,11 @@ record PostgresFeedSettings(String filter, boolean removes, String jdbcUrl, Stri
 
     /** What PostgreSQL takes as a slot name: lower-case letters, digits and underscores. */
     private static final Pattern SLOT_NAME = Pattern.compile("[a-z0-9_]{1,63}");
+
+    /** A local filter's instance slot: its stem, {@code _}, and this many hex digits. */
+    static final int INSTANCE_DIGITS = 8;
+
+    private static final SecureRandom INSTANCES = new SecureRandom();
 
     PostgresFeedSettings {
         Objects.requireNonNull(filter, "filter");
@@ -111,9 +119,21 @@ record PostgresFeedSettings(String filter, boolean removes, String jdbcUrl, Stri
             throw new IllegalArgumentException(property + "slot must be 1 to 63 lower-case letters, digits or "
                     + "underscores (PostgreSQL's rule for slot names); was '" + slot + "'");
         }
+        String instanceSlots = null;
+        if (!target.shared()) {
+            // Each instance of a local filter consumes: a slot of its own, which two instances cannot share.
+            if (slot.length() > 63 - 1 - INSTANCE_DIGITS) {
+                throw new IllegalArgumentException(property + "slot of a local filter takes at most "
+                        + (63 - 1 - INSTANCE_DIGITS) + " characters (each instance adds _ and " + INSTANCE_DIGITS
+                        + " hex digits of its own); was '" + slot + "'");
+            }
+            instanceSlots = slot;
+            slot = slot + "_" + String.format("%0" + INSTANCE_DIGITS + "x", INSTANCES.nextInt());
+        }
         String publication = postgres.publication() != null ? postgres.publication() : generated;
         return new PostgresFeedSettings(target.filter(), target.removes(), url, host, port, database, username,
-                password, schema, table, postgres.keyColumn().trim(), slot, publication, postgres.properties());
+                password, schema, table, postgres.keyColumn().trim(), slot, instanceSlots, publication,
+                postgres.properties());
     }
 
     /** {@code "schema"."table"}, quoted for SQL. */

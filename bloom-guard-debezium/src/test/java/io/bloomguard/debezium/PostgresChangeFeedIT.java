@@ -279,6 +279,47 @@ class PostgresChangeFeedIT {
         return start(table, removes, from, sink, Map.of());
     }
 
+    @Test
+    void eachInstanceOfALocalFilterFollowsOnASlotOfItsOwnDroppedWhenItStopsAndLeftOnesAreDroppedAtTheNextStart() {
+        postgres.execute("create table sessions (id bigint primary key)",
+                "select pg_create_logical_replication_slot('bloom_guard_sessions_0badcafe', 'pgoutput')");
+        RecordingSink first = new RecordingSink();
+        RecordingSink second = new RecordingSink();
+        ChangeFeed one = startLocal("sessions", first); // drops the slot a dead instance left
+        startLocal("sessions", second);
+        await().atMost(ARRIVAL).until(() -> !first.batches.isEmpty() && !second.batches.isEmpty());
+
+        postgres.execute("insert into sessions (id) values (1), (2)");
+
+        await().atMost(ARRIVAL).until(() -> first.addedKeys().containsAll(List.of(1L, 2L))
+                && second.addedKeys().containsAll(List.of(1L, 2L)));
+        assertThat(first.failures).isEmpty();
+        assertThat(second.failures).isEmpty();
+        assertThat(instanceSlots("sessions")).hasSize(2).doesNotContain("bloom_guard_sessions_0badcafe");
+        one.close();
+        assertThat(instanceSlots("sessions")).as("the stopped instance's slot, dropped").hasSize(1);
+    }
+
+    private List<@Nullable String> instanceSlots(String table) {
+        return postgres.query("select slot_name from pg_replication_slots where slot_name like 'bloom_guard_" + table
+                + "\\_%' order by slot_name");
+    }
+
+    private ChangeFeed startLocal(String table, RecordingSink sink) {
+        ChangeFeed feed = new PostgresChangeFeedFactory(null, null, null).create(new FeedTarget(table, false, false,
+                settings(table, "id", Map.of())));
+        this.feeds.add(feed);
+        feed.start(null, sink);
+        return feed;
+    }
+
+    private static FeedSettings settings(String table, String keyColumn, Map<String, String> debeziumProperties) {
+        return new FeedSettings("postgres", Duration.ofSeconds(5), WhenBehind.PASS,
+                new FeedSettings.Jdbc(null, Duration.ofSeconds(1), Duration.ofSeconds(1)),
+                new FeedSettings.Postgres("public." + table, keyColumn, null, null, postgres.jdbcUrl(),
+                        postgres.username(), postgres.password(), debeziumProperties));
+    }
+
     private ChangeFeed start(String table, boolean removes, @Nullable String from, RecordingSink sink,
             Map<String, String> debeziumProperties) {
         return start(table, removes, from, sink, "id", debeziumProperties);
@@ -286,11 +327,8 @@ class PostgresChangeFeedIT {
 
     private ChangeFeed start(String table, boolean removes, @Nullable String from, RecordingSink sink,
             String keyColumn, Map<String, String> debeziumProperties) {
-        FeedSettings settings = new FeedSettings("postgres", Duration.ofSeconds(5), WhenBehind.PASS,
-                new FeedSettings.Jdbc(null, Duration.ofSeconds(1), Duration.ofSeconds(1)),
-                new FeedSettings.Postgres("public." + table, keyColumn, null, null, postgres.jdbcUrl(), postgres.username(),
-                        postgres.password(), debeziumProperties));
-        ChangeFeed feed = new PostgresChangeFeedFactory(null, null, null).create(new FeedTarget(table, removes,
+        FeedSettings settings = settings(table, keyColumn, debeziumProperties);
+        ChangeFeed feed = new PostgresChangeFeedFactory(null, null, null).create(new FeedTarget(table, removes, true,
                 settings));
         this.feeds.add(feed);
         feed.start(from, sink);

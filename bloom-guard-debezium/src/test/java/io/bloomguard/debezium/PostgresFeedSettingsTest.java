@@ -75,7 +75,7 @@ class PostgresFeedSettingsTest {
             @Nullable String username, @Nullable String password) {
         FeedSettings settings = new FeedSettings("postgres", Duration.ofSeconds(5), WhenBehind.PASS,
                 new FeedSettings.Jdbc(null, Duration.ofSeconds(1), Duration.ofSeconds(1)), postgres);
-        return PostgresFeedSettings.resolve(new FeedTarget("user-ids", true, settings), url, username, password);
+        return PostgresFeedSettings.resolve(new FeedTarget("user-ids", true, true, settings), url, username, password);
     }
 
     private static FeedSettings.Postgres postgres(@Nullable String table, @Nullable String url,
