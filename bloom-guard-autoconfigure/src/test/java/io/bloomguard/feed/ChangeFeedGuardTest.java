@@ -7,6 +7,7 @@ import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FeedStatus;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.CustomerRepository;
+import io.bloomguard.testapp.OtherService;
 import io.bloomguard.testapp.TestApplication;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -18,15 +19,14 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.support.GeneratedKeyHolder;
 
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
+
+import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -51,7 +51,7 @@ class ChangeFeedGuardTest {
             new BloomFilterMetrics(context.getBean(BloomFilterRegistry.class)).bindTo(meters);
             assertThat(filter.trustedToReject()).as("rejects once started: the feed caught up before").isTrue();
 
-            long id = insertElsewhere(context, "elsewhere-1");
+            long id = otherService(context).insertCustomer("elsewhere-1");
 
             await("found through the guarded repository").atMost(Duration.ofSeconds(10))
                     .until(() -> customers.findById(id).isPresent());
@@ -81,7 +81,7 @@ class ChangeFeedGuardTest {
             await("the filter rejects").until(filter::trustedToReject);
 
             jdbc.execute("drop view customer_changes"); // the feed's query fails; the application's do not
-            long id = insertElsewhere(context, "while-down");
+            long id = otherService(context).insertCustomer("while-down");
 
             await("behind past max-lag").atMost(Duration.ofSeconds(10)).until(() -> !filter.trustedToReject());
             long rejected = filter.stats().rejected();
@@ -126,7 +126,7 @@ class ChangeFeedGuardTest {
             AtomicBoolean writing = new AtomicBoolean(true);
             Thread otherService = new Thread(() -> {
                 for (int n = 0; writing.get(); n++) {
-                    inserted.add(insertElsewhere(context, "during-rebuild-" + n));
+                    inserted.add(otherService(context).insertCustomer("during-rebuild-" + n));
                 }
             });
             otherService.start();
@@ -146,16 +146,8 @@ class ChangeFeedGuardTest {
 
     private static final String VIEW = "create view customer_changes as select id, updated_at from customer";
 
-    private static long insertElsewhere(ConfigurableApplicationContext context, String name) {
-        GeneratedKeyHolder keys = new GeneratedKeyHolder();
-        context.getBean(JdbcTemplate.class).update(connection -> {
-            PreparedStatement insert = connection.prepareStatement(
-                    "insert into customer (name, tenant, code) values (?, 't1', ?)", new String[] { "ID" });
-            insert.setString(1, name);
-            insert.setString(2, name);
-            return insert;
-        }, keys);
-        return Objects.requireNonNull(keys.getKey()).longValue();
+    private static OtherService otherService(ConfigurableApplicationContext context) {
+        return new OtherService(context.getBean(DataSource.class));
     }
 
     private static ConfigurableApplicationContext run(String... args) {

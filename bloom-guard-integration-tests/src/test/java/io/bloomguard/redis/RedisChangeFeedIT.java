@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.registry.FeedStatus;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.CustomerRepository;
+import io.bloomguard.testapp.OtherService;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import org.junit.jupiter.api.AfterEach;
@@ -14,14 +15,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.support.GeneratedKeyHolder;
 
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -69,14 +67,14 @@ class RedisChangeFeedIT {
         await("both trust the filter").atMost(Duration.ofSeconds(20))
                 .until(() -> filter(a).trustedToReject() && filter(b).trustedToReject());
 
-        long first = insertElsewhere(a, "feed-first");
+        long first = new OtherService(a.getBean(DataSource.class)).insertCustomer("feed-first");
         await("found through the follower").atMost(Duration.ofSeconds(10))
                 .until(() -> follower.getBean(CustomerRepository.class).findById(first).isPresent());
         assertThat(following.lag()).as("the follower reads how current the consumer keeps the filter").isNotNull()
                 .isLessThan(Duration.ofSeconds(5));
 
         consumer.close();
-        long meanwhile = insertElsewhere(follower, "feed-meanwhile");
+        long meanwhile = new OtherService(follower.getBean(DataSource.class)).insertCustomer("feed-meanwhile");
         await("the follower consumes now").atMost(Duration.ofSeconds(20))
                 .until(() -> following.state() == FeedStatus.State.RUNNING);
 
@@ -105,16 +103,4 @@ class RedisChangeFeedIT {
                 "customers");
     }
 
-    /** Another service's insert, on the database the instances share. */
-    private static long insertElsewhere(ConfigurableApplicationContext context, String name) {
-        GeneratedKeyHolder keys = new GeneratedKeyHolder();
-        new JdbcTemplate(context.getBean(DataSource.class)).update(connection -> {
-            PreparedStatement insert = connection.prepareStatement(
-                    "insert into customer (name, tenant, code) values (?, 't1', ?)", new String[] { "ID" });
-            insert.setString(1, name);
-            insert.setString(2, name);
-            return insert;
-        }, keys);
-        return Objects.requireNonNull(keys.getKey()).longValue();
-    }
 }
