@@ -28,6 +28,9 @@ public abstract class BloomFilterContractTest {
 
     protected static final int SEED = 0x5eed5eed;
 
+    /** Keys per batch where a test puts or checks many keys at once. */
+    private static final int BATCH = 1_000;
+
     /** A new, empty filter of this backend. */
     protected abstract BloomFilter createFilter(FilterSizing sizing, int seed);
 
@@ -79,16 +82,19 @@ public abstract class BloomFilterContractTest {
         int n = scaled(100_000);
         double errorRate = 0.01;
         BloomFilter filter = createFilter(FilterSizing.of(n, errorRate), SEED);
-        for (long key = 0; key < n; key++) {
-            filter.put(key);
+        // In batches (one round trip each for a remote store): the rate is the bits', whichever way they are asked;
+        // the single-key calls are the other tests'.
+        for (long from = 0; from < n; from += BATCH) {
+            filter.putAll(LongStream.range(from, Math.min(n, from + BATCH)).boxed().toList());
         }
         int probes = scaled(200_000);
         double model = FilterSizing.DESIGN_MARGIN * errorRate;
         double bound = (scaleDown() == 1) ? errorRate : model + 3 * Math.sqrt(model / probes);
         int falsePositives = 0;
-        for (long key = n; key < n + probes; key++) {
-            if (filter.mightContain(key)) {
-                falsePositives++;
+        for (long from = n; from < n + probes; from += BATCH) {
+            for (boolean answer : filter.mightContainAll(LongStream.range(from, Math.min(n + probes, from + BATCH))
+                    .boxed().toList())) {
+                falsePositives += answer ? 1 : 0;
             }
         }
         assertThat((double) falsePositives / probes).isLessThanOrEqualTo(bound);
