@@ -7,10 +7,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 
 /**
- * Loopback ports a {@code redis-server} can bind. A cluster node also binds port + 10000 for its bus (6.2 cannot move
- * the bus with {@code cluster-port}), so for one both ports must be free.
+ * Loopback ports a {@code redis-server} (or another server a test starts, such as PostgreSQL) can bind. A cluster node
+ * also binds port + 10000 for its bus (6.2 cannot move the bus with {@code cluster-port}), so for one both ports must
+ * be free.
  */
-final class LoopbackPorts {
+public final class LoopbackPorts {
 
     private static final int CLUSTER_BUS_PORT_OFFSET = 10_000;
 
@@ -18,7 +19,7 @@ final class LoopbackPorts {
     }
 
     /** A port that is free now, and for a cluster node its bus port too; someone may still take it before us. */
-    static int free(boolean withClusterBus) {
+    public static int free(boolean withClusterBus) {
         for (int attempt = 0; attempt < 100; attempt++) {
             int candidate = bindAndRelease(0);
             if (!withClusterBus || isFree(candidate + CLUSTER_BUS_PORT_OFFSET)) {
@@ -29,7 +30,7 @@ final class LoopbackPorts {
     }
 
     /** Whether a server could bind {@code port} now, and for a cluster node its bus port too. */
-    static boolean areFree(int port, boolean withClusterBus) {
+    public static boolean areFree(int port, boolean withClusterBus) {
         return isFree(port) && (!withClusterBus || isFree(port + CLUSTER_BUS_PORT_OFFSET));
     }
 
