@@ -44,10 +44,17 @@ final class ReplicationSlot {
      */
     void createOrMoveToPresent(Connection connection) throws SQLException {
         checkColumn(connection);
+        String publication = PostgresFeedSettings.quote(this.settings.publication());
         if (!exists(connection, "select 1 from pg_publication where pubname = ?", this.settings.publication())) {
             try (Statement statement = connection.createStatement()) {
-                statement.execute("create publication " + PostgresFeedSettings.quote(this.settings.publication())
-                        + " for table " + this.settings.quotedTable());
+                statement.execute("create publication " + publication + " for table " + this.settings.quotedTable());
+            }
+        }
+        else if (!exists(connection, "select 1 from pg_publication_tables where pubname = ? and schemaname = ? and "
+                + "tablename = ?", this.settings.publication(), this.settings.schema(), this.settings.table())) {
+            // Now, not when Debezium gets to it: the table's changes are published only from this point on.
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("alter publication " + publication + " add table " + this.settings.quotedTable());
             }
         }
         SlotState slot = read(connection);

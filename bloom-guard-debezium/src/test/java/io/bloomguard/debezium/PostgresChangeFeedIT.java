@@ -83,6 +83,16 @@ class PostgresChangeFeedIT {
     }
 
     @Test
+    void aPublicationThatExistsWithoutTheTableGetsItBeforeTheFeedStarts() {
+        postgres.execute("create table gifts (id bigint primary key)", "create table wrappings (id bigint primary key)",
+                "create publication bloom_guard_gifts for table wrappings");
+        RecordingSink sink = new RecordingSink();
+        start("gifts", true, null, sink);
+        postgres.execute("insert into gifts values (1)");
+        await().atMost(ARRIVAL).until(() -> sink.addedKeys().contains(1L));
+    }
+
+    @Test
     void aFeedThatDoesNotRemoveReadsOnlyAddsAndTheLagOfAFewInsertsIsMeasured() {
         postgres.execute("create table users (id bigint primary key, note text)");
         RecordingSink sink = new RecordingSink();
