@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 /**
  * The change feeds at 1,000 external inserts a second: each change's lag from its commit (the {@code jdbc} feed: its
@@ -210,7 +211,7 @@ public final class ChangeFeedLag {
     }
 
     private static long[] half(long[] lags, long[] at, long middle, boolean first) {
-        return java.util.stream.IntStream.range(0, lags.length)
+        return IntStream.range(0, lags.length)
             .filter(i -> (at[i] <= middle) == first)
             .mapToLong(i -> lags[i])
             .sorted()

@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -163,7 +164,7 @@ final class FollowedFilter implements AutoCloseable {
     }
 
     /** Keys the filter took from the feed. */
-    java.util.Set<Long> delivered() {
+    Set<Long> delivered() {
         return this.feed.delivered();
     }
 
