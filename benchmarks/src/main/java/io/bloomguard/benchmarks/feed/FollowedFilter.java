@@ -99,7 +99,7 @@ final class FollowedFilter implements AutoCloseable {
                 new FeedSettings.Postgres("public.users", "id", null, null, postgres.jdbcUrl(), postgres.username(),
                         postgres.password(), Map.of()));
         ChangeFeed feed = new PostgresChangeFeedFactory(null, null, null)
-            .create(new FeedTarget("users", false, settings));
+            .create(new FeedTarget("users", false, false, settings)); // a local filter: a slot of its own
         return new FollowedFilter(preloaded(postgres), feed, settings, null);
     }
 
