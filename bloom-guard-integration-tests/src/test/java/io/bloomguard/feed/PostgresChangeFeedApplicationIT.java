@@ -76,7 +76,8 @@ class PostgresChangeFeedApplicationIT {
         String database = newDatabase();
         ConfigurableApplicationContext application = start(database, true, postgresFeed(database, "customers"));
         NamedBloomFilter customers = filter(application, "customers");
-        assertThat(customers.trustedToReject()).as("ready once its feed caught up").isTrue();
+        assertThat(customers.feed().orElseThrow().lag()).as("started once its feed had caught up").isNotNull();
+        await("the filter rejects").atMost(Duration.ofSeconds(10)).until(customers::trustedToReject);
 
         List<Long> inserted = new ArrayList<>();
         try (Connection otherService = connect(database)) {
@@ -119,7 +120,8 @@ class PostgresChangeFeedApplicationIT {
         await("the deletes applied").atMost(Duration.ofSeconds(20)).until(() -> feed.counts().removed() == 50);
         assertThat(LongStream.rangeClosed(51, 1000).filter(id -> !removable.mightContain(id)))
                 .as("rows that remain, rejected").isEmpty();
-        // 50 absent keys at the filter's error rate (0.01): more than 5 left in has a probability below 1e-4.
+        // 950 keys in a filter sized for 2,000 at 1%: an absent key passes with well under 0.1%, so more than 5 of
+        // the 50 deleted ones still in has a probability below 1e-12, whatever the filter's random hash seed.
         assertThat(LongStream.rangeClosed(1, 50).filter(removable::mightContain).count())
                 .as("deleted rows' keys still in").isLessThanOrEqualTo(5);
     }

@@ -40,11 +40,14 @@ import static org.awaitility.Awaitility.await;
  * Skips the calling test (a JUnit assumption) when no PostgreSQL is installed ({@code .ci/run} installs Debian's
  * {@code postgresql}).
  *
- * <p>PostgreSQL refuses to run as root: under root (CI, these machines) {@code initdb} and the server run as the
+ * <p>PostgreSQL refuses to run as root: under root (as CI runs) {@code initdb} and the server run as the
  * {@code postgres} system user, which then owns the directory. The server's password authentication is on
  * ({@code scram-sha-256}), so a client that drops the password fails as it would in production.
  *
  * <p>A JVM shutdown hook kills servers that a test forgot to close.
+ *
+ * <p>One job, one server's life (create, start, wait until ready, stop, kill, restart, reap), whose steps share its
+ * directory, port and process: kept whole, as {@code RedisServerProcess} is, rather than split by line count.
  */
 public final class PostgresServerProcess implements AutoCloseable {
 
