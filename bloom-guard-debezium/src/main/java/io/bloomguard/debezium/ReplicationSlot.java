@@ -1,7 +1,5 @@
 package io.bloomguard.debezium;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
@@ -10,8 +8,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Properties;
 
 /**
@@ -20,8 +16,6 @@ import java.util.Properties;
  * instead of streamed over.
  */
 final class ReplicationSlot {
-
-    private static final Log logger = LogFactory.getLog(ReplicationSlot.class);
 
     private final PostgresFeedSettings settings;
 
@@ -63,7 +57,6 @@ final class ReplicationSlot {
                 statement.execute("alter publication " + publication + " add table " + this.settings.quotedTable());
             }
         }
-        dropAbandonedInstanceSlots(connection);
         SlotState slot = read(connection);
         if (slot != null && (slot.lost() || !"pgoutput".equals(slot.plugin()))) {
             // Gone past use (or another plugin's): starting afresh, nothing is lost by dropping it.
@@ -78,38 +71,6 @@ final class ReplicationSlot {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, this.settings.slot());
             statement.execute();
-        }
-    }
-
-    /**
-     * For a local filter: drops the slots of its instances that no connection uses (an instance that died keeps its
-     * slot, and the slot keeps WAL). An instance only briefly disconnected finds its slot gone and reports its
-     * position lost, which costs it a rebuild, never a key.
-     */
-    private void dropAbandonedInstanceSlots(Connection connection) throws SQLException {
-        String stem = this.settings.instanceSlots();
-        if (stem == null) {
-            return;
-        }
-        List<String> abandoned = new ArrayList<>();
-        try (PreparedStatement find = connection.prepareStatement("select slot_name from pg_replication_slots where"
-                + " not active and slot_type = 'logical' and slot_name ~ ?")) {
-            find.setString(1, "^" + stem + "_[0-9a-f]{" + PostgresFeedSettings.INSTANCE_DIGITS + "}$");
-            try (ResultSet rows = find.executeQuery()) {
-                while (rows.next()) {
-                    abandoned.add(rows.getString(1));
-                }
-            }
-        }
-        for (String name : abandoned) {
-            try (PreparedStatement drop = connection.prepareStatement("select pg_drop_replication_slot(?)")) {
-                drop.setString(1, name);
-                drop.execute();
-                logger.info("Dropped replication slot " + name + ", left by an instance that no longer uses it");
-            }
-            catch (SQLException ex) {
-                logger.debug("Replication slot " + name + " is in use again or gone: " + ex.getMessage());
-            }
         }
     }
 

@@ -280,12 +280,11 @@ class PostgresChangeFeedIT {
     }
 
     @Test
-    void eachInstanceOfALocalFilterFollowsOnASlotOfItsOwnDroppedWhenItStopsAndLeftOnesAreDroppedAtTheNextStart() {
-        postgres.execute("create table sessions (id bigint primary key)",
-                "select pg_create_logical_replication_slot('bloom_guard_sessions_0badcafe', 'pgoutput')");
+    void eachInstanceOfALocalFilterFollowsOnASlotOfItsOwnDroppedWhenItStops() {
+        postgres.execute("create table sessions (id bigint primary key)");
         RecordingSink first = new RecordingSink();
         RecordingSink second = new RecordingSink();
-        ChangeFeed one = startLocal("sessions", first); // drops the slot a dead instance left
+        ChangeFeed one = startLocal("sessions", first);
         startLocal("sessions", second);
         await().atMost(ARRIVAL).until(() -> !first.batches.isEmpty() && !second.batches.isEmpty());
 
@@ -295,7 +294,7 @@ class PostgresChangeFeedIT {
                 && second.addedKeys().containsAll(List.of(1L, 2L)));
         assertThat(first.failures).isEmpty();
         assertThat(second.failures).isEmpty();
-        assertThat(instanceSlots("sessions")).hasSize(2).doesNotContain("bloom_guard_sessions_0badcafe");
+        assertThat(instanceSlots("sessions")).hasSize(2);
         one.close();
         assertThat(instanceSlots("sessions")).as("the stopped instance's slot, dropped").hasSize(1);
     }
