@@ -11,7 +11,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * stopped after the class, once its {@code @AfterAll} methods have run (so they can still close clients first).
  * A test may kill or restart its server; the next test gets it in whatever state that left. A parameter of type
  * {@link TwoInstances} gets two application instances on that server, one behind a freezable proxy, for the one test
- * method, closed after it.
+ * method, closed after it. A {@link RedisServerProcess} parameter marked {@link WithRedisBloom} gets a second server,
+ * with the RedisBloom module, shared the same way (and the tests are skipped without a module).
  *
  * <p>Usage: <pre>{@code
  * @ExtendWith(RedisServerExtension.class)
@@ -43,6 +44,10 @@ public final class RedisServerExtension implements ParameterResolver {
         if (parameter.getParameter().getType() == RedisClusterProcess.class) {
             return store.computeIfAbsent(RedisClusterProcess.class, (type) -> RedisClusterProcess.start(),
                     RedisClusterProcess.class);
+        }
+        if (parameter.isAnnotated(WithRedisBloom.class)) {
+            return store.computeIfAbsent(WithRedisBloom.class, (type) -> RedisServerProcess.startWithRedisBloom(),
+                    RedisServerProcess.class);
         }
         return store.computeIfAbsent(RedisServerProcess.class, (type) -> RedisServerProcess.start(),
                 RedisServerProcess.class);

@@ -112,6 +112,19 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     /**
+     * Starts a server as {@link #start} does, with the {@link RedisBloomModule} loaded ({@code BF.*}, {@code CF.*}).
+     * @param extraArgs more {@code redis-server} options
+     * @return the running server; {@link #restart()} loads the module again
+     * @throws IllegalStateException if no module is configured (tests call {@link RedisBloomModule#assumeAvailable()}
+     * first, to be skipped instead)
+     */
+    public static RedisServerProcess startWithRedisBloom(String... extraArgs) {
+        List<String> args = new ArrayList<>(RedisBloomModule.loadModuleArguments());
+        args.addAll(List.of(extraArgs));
+        return start(null, args);
+    }
+
+    /**
      * Starts {@code redis-server} in Sentinel mode ({@code redis-server <file> --sentinel}) on a free loopback port.
      * @param config the Sentinel's configuration file, such as {@code sentinel monitor ...} lines
      * @return the running Sentinel; {@link #command} talks to it
