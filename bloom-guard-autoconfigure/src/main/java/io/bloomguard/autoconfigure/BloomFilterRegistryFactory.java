@@ -21,6 +21,7 @@ import io.bloomguard.registry.FilterType;
 import io.bloomguard.registry.FixedBloomFilterRegistry;
 import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.NamedBloomFilter;
+import io.bloomguard.registry.RedisFilterKind;
 import org.springframework.context.aot.AbstractAotProcessor;
 
 import java.util.List;
@@ -79,6 +80,11 @@ final class BloomFilterRegistryFactory {
                     "redis", "the redis backend needs Spring Data Redis with Lettuce: add the dependency"
                             + " org.springframework.boot:spring-boot-starter-data-redis and point"
                             + " spring.data.redis.* at your Redis; or use backend local");
+        }
+        if (options.kind() == RedisFilterKind.NATIVE) {
+            // The server's filter scales by itself (growth: scale) and is one key: FilterSpecRules refused the rest.
+            return backend.create(spec.name(), RedisFilterSpec.builder(RedisKinds.NATIVE_BLOOM, sizing).shards(1)
+                    .onAddFailure(spec.writes().onAddFailure()).build());
         }
         boolean layered = spec.sizing().growth() == GrowthPolicy.SCALE;
         RedisKind kind = layered ? RedisKinds.LAYERED

@@ -182,6 +182,7 @@ public class FilterProperties {
         if (spec.backend() instanceof FilterSpec.Redis redis) {
             filter.redis.setShards(redis.shards());
             filter.redis.setNearCopy(redis.nearCopy());
+            filter.redis.setKind(redis.kind());
         }
         return filter;
     }

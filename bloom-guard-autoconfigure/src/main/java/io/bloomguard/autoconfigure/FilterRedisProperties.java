@@ -1,6 +1,7 @@
 package io.bloomguard.autoconfigure;
 
 import io.bloomguard.core.NearCopyMode;
+import io.bloomguard.registry.RedisFilterKind;
 
 /**
  * {@code bloom-guard.filters.<name>.redis.*}: Redis settings of one filter.
@@ -38,5 +39,20 @@ public class FilterRedisProperties {
 
     public void setNearCopy(NearCopyMode nearCopy) {
         this.nearCopy = nearCopy;
+    }
+
+    /**
+     * How the filter is stored: {@code bitmap} (bloom-guard's own bits in Redis strings, any Redis 6.2+) or
+     * {@code native} (the server's own Bloom filter, BF.*: Redis 8, Redis Stack, Valkey's bloom module or the
+     * RedisBloom module; any client reads it with BF.EXISTS).
+     */
+    private RedisFilterKind kind = RedisFilterKind.BITMAP;
+
+    public RedisFilterKind getKind() {
+        return kind;
+    }
+
+    public void setKind(RedisFilterKind kind) {
+        this.kind = kind;
     }
 }

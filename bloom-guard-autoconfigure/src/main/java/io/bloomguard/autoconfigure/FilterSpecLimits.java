@@ -10,6 +10,7 @@ import io.bloomguard.registry.BackendType;
 import io.bloomguard.registry.FilterSpec;
 import io.bloomguard.registry.FilterType;
 import io.bloomguard.registry.GrowthPolicy;
+import io.bloomguard.registry.RedisFilterKind;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
@@ -28,6 +29,9 @@ final class FilterSpecLimits {
 
     /** The limits of one filter; {@code enabled} false skips the heap, which a switched-off filter does not use. */
     static void check(FilterSpec spec, boolean enabled) {
+        if (inServer(spec)) {
+            return; // the server's own filter: nothing of it in this JVM, and the server sizes and scales it
+        }
         String prefix = "bloom-guard.filters." + spec.name();
         FilterSpec.Sizing sizing = spec.sizing();
         long expectedSize = sizing.expectedSize();
@@ -79,7 +83,9 @@ final class FilterSpecLimits {
     static void checkTogether(List<FilterSpec> specs) {
         HeapBudget budget = new HeapBudget();
         for (FilterSpec spec : specs) {
-            budget.add(spec.name(), spec.backendType(), bytes(spec), nearCopy(spec));
+            if (!inServer(spec)) {
+                budget.add(spec.name(), spec.backendType(), bytes(spec), nearCopy(spec));
+            }
         }
         budget.check(Runtime.getRuntime().maxMemory());
     }
@@ -103,6 +109,11 @@ final class FilterSpecLimits {
         FilterSizing allocated = allocated(spec);
         return (spec.sizing().type() == FilterType.COUNTING) ? CountingBlockLayout.byteSize(allocated)
                 : allocated.byteSize();
+    }
+
+    /** Whether the filter is the server's own ({@code redis.kind: native}), built inside Redis. */
+    private static boolean inServer(FilterSpec spec) {
+        return spec.backend() instanceof FilterSpec.Redis redis && redis.kind() == RedisFilterKind.NATIVE;
     }
 
     private static boolean nearCopy(FilterSpec spec) {

@@ -75,7 +75,7 @@ final class FilterSpecResolver {
             .rebuildHoldBelow((holdBelow != null) ? holdBelow : FilterSpec.DEFAULT_REBUILD_HOLD_BELOW);
         int shards = filter.getRedis().getShards();
         if (backend == BackendType.REDIS) {
-            builder.redis(shards, filter.getRedis().getNearCopy());
+            builder.redis(shards, filter.getRedis().getNearCopy(), filter.getRedis().getKind());
         }
         try {
             FilterSpec spec = builder.build();

@@ -88,6 +88,42 @@ public final class KeyCanonicalizer {
     }
 
     /**
+     * A key as text, for a filter the server hashes itself ({@code BF.*}): one text per key, as {@link #hash} makes
+     * one hash per key. Whole numbers in decimal ({@code 42L}, {@code 42} and {@code "42"} are {@code "42"}), a UUID
+     * in lower case, an enum by name, other text as it is: what another program checks with {@code BF.EXISTS}.
+     *
+     * @throws IllegalArgumentException for a {@code null} key or a type with no canonical form
+     */
+    public static String canonicalText(Object key) {
+        if (key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte) {
+            return Long.toString(((Number) key).longValue());
+        }
+        if (key instanceof UUID u) {
+            return u.toString();
+        }
+        if (key instanceof CharSequence cs) {
+            String text = cs.toString();
+            return (text.length() == 36 && isUuid(text)) ? text.toLowerCase(java.util.Locale.ROOT) : text;
+        }
+        if (key instanceof Enum<?> e) {
+            return e.name();
+        }
+        if (key instanceof Character c) {
+            return String.valueOf(c.charValue());
+        }
+        if (key instanceof BigInteger b) {
+            hashBigInteger(b, 0); // the same refusal of numbers too long
+            return b.toString();
+        }
+        if (key instanceof BigDecimal d) {
+            hashBigDecimal(d, 0);
+            BigDecimal stripped = d.signum() == 0 ? BigDecimal.ZERO : d.stripTrailingZeros();
+            return (stripped.scale() <= 0) ? stripped.toBigIntegerExact().toString() : stripped.toPlainString();
+        }
+        throw unsupported(key);
+    }
+
+    /**
      * Whether values of a declared type always have a canonical form. {@code Object}, {@code Number},
      * {@code Comparable} and {@code Serializable} answer {@code false}: they may hold anything, and are
      * checked per key instead.

@@ -29,13 +29,18 @@ public record RedisFilterSpec(RedisKind kind, FilterSizing sizing, int seed, int
     private static final SecureRandom SEEDS = new SecureRandom();
 
     /**
-     * @throws IllegalArgumentException for a shard count the kind cannot be stored in, saying why
+     * @throws IllegalArgumentException for a shard count the kind cannot be stored in, or a near copy of a kind no
+     * copy reads, saying why
      */
     public RedisFilterSpec {
         if (shards < 1) {
             throw new IllegalArgumentException("shards must be at least 1, was " + shards);
         }
         kind.identity(sizing, seed, shards); // refuses what the kind cannot store (layers on several shards)
+        if (nearCopy.keepsCopy() && !kind.nearCopies()) {
+            throw new IllegalArgumentException(kind + " keeps its bits in the server's own layout: no near copy reads"
+                    + " them (near copy off)");
+        }
     }
 
     /** A spec of this kind and size: random seed, one shard, adds buffered while Redis is down, no near copy. */

@@ -2,6 +2,7 @@ package io.bloomguard.redis;
 
 import io.bloomguard.redis.kind.BlockKind;
 import io.bloomguard.redis.kind.RedisKind;
+import io.bloomguard.redis.kind.bf.NativeBloomKind;
 import io.bloomguard.redis.kind.counting.CountingKind;
 import io.bloomguard.redis.kind.layered.LayeredKind;
 import io.bloomguard.redis.kind.plain.PlainKind;
@@ -26,8 +27,15 @@ public final class RedisKinds {
     /** Bits in layers on one shard, a larger layer added as the newest fills ({@code growth: scale}). */
     public static final RedisKind LAYERED = LayeredKind.INSTANCE;
 
+    /**
+     * A filter of the server's own, {@code BF.*} ({@code redis.kind: native}): RedisBloom, Redis 8, Valkey's bloom
+     * module.
+     */
+    public static final RedisKind NATIVE_BLOOM = NativeBloomKind.INSTANCE;
+
     /** Every kind registered: what a stored generation's fingerprint is parsed against. */
-    static final List<BlockKind> ALL = List.of(PlainKind.INSTANCE, CountingKind.INSTANCE, LayeredKind.INSTANCE);
+    static final List<BlockKind> ALL = List.of(PlainKind.INSTANCE, CountingKind.INSTANCE, LayeredKind.INSTANCE,
+            NativeBloomKind.INSTANCE);
 
     private RedisKinds() {
     }

@@ -109,8 +109,14 @@ public record FilterSpec(String name, Sizing sizing, GuardPolicy guard, WritePol
      *
      * @param shards   Redis strings the filter is split over (more when one would not hold it)
      * @param nearCopy whether each instance keeps a copy of the bits, and which keys it answers
+     * @param kind     bloom-guard's bitmap, or the server's own {@code BF.*} filter
      */
-    public record Redis(int shards, NearCopyMode nearCopy) implements BackendOptions {
+    public record Redis(int shards, NearCopyMode nearCopy, RedisFilterKind kind) implements BackendOptions {
+
+        /** A bitmap ({@link RedisFilterKind#BITMAP}). */
+        public Redis(int shards, NearCopyMode nearCopy) {
+            this(shards, nearCopy, RedisFilterKind.BITMAP);
+        }
 
         @Override
         public BackendType type() {

@@ -127,7 +127,12 @@ public final class FilterSpecBuilder {
 
     /** Bits in Redis, split over {@code shards} strings, with or without a near copy in each instance. */
     public FilterSpecBuilder redis(int shards, NearCopyMode nearCopy) {
-        this.backend = new FilterSpec.Redis(shards, nearCopy);
+        return redis(shards, nearCopy, RedisFilterKind.BITMAP);
+    }
+
+    /** Bits in Redis, stored as {@code kind}: bloom-guard's bitmap, or the server's own {@code BF.*} filter. */
+    public FilterSpecBuilder redis(int shards, NearCopyMode nearCopy, RedisFilterKind kind) {
+        this.backend = new FilterSpec.Redis(shards, nearCopy, kind);
         return this;
     }
 

@@ -1,6 +1,7 @@
 package io.bloomguard.registry;
 
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.NearCopyMode;
 import org.jspecify.annotations.Nullable;
 
 import java.util.regex.Matcher;
@@ -48,13 +49,34 @@ final class FilterSpecRules {
                         "a whole number from 1 to " + maxShards
                                 + " (each shard holds at least one 512-bit block of this filter)");
             }
-            if (section.growth() == GrowthPolicy.SCALE && redis.shards() != 1) {
+            if (redis.kind() == RedisFilterKind.NATIVE) {
+                checkNative(spec, redis);
+            }
+            else if (section.growth() == GrowthPolicy.SCALE && redis.shards() != 1) {
                 throw new InvalidFilterSpecException(spec.name(), "redis.shards", redis.shards(), "a filter that"
                         + " grows by layers (growth: scale) keeps its layers in one hash slot, so it is not split: set"
                         + " it to 1, or use growth: rebuild");
             }
         }
         checkLifecycle(spec);
+    }
+
+    /** What the server's own filter cannot be: split, copied, or a counting filter. */
+    private static void checkNative(FilterSpec spec, FilterSpec.Redis redis) {
+        String native_ = "filter '" + spec.name() + "' is the server's own Bloom filter (redis.kind: native)";
+        if (spec.sizing().type() == FilterType.COUNTING) {
+            throw new InvalidFilterSpecException(spec.name(), "type", "counting", "type: bloom, since " + native_
+                    + ", which cannot remove keys; for a counting filter use redis.kind: bitmap");
+        }
+        if (redis.shards() != 1) {
+            throw new InvalidFilterSpecException(spec.name(), "redis.shards", redis.shards(), "1, since " + native_
+                    + ", one key on one node; it scales past its expected size by itself");
+        }
+        if (redis.nearCopy() != NearCopyMode.OFF) {
+            throw new InvalidFilterSpecException(spec.name(), "redis.near-copy", redis.nearCopy().name()
+                    .toLowerCase(java.util.Locale.ROOT), "off, since " + native_ + ", whose bits are in the module's"
+                            + " own layout, which no near copy reads; or use redis.kind: bitmap");
+        }
     }
 
     /**

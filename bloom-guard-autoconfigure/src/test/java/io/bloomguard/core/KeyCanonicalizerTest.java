@@ -144,4 +144,29 @@ class KeyCanonicalizerTest {
                 .containsExactly(bits);
         assertThat(Arrays.stream(bits).allMatch(b -> b / 512 == bits[0] / 512)).as("one block").isTrue();
     }
+
+    /**
+     * The text a server-hashed filter ({@code BF.*}) gets: one text for the keys that are one key here, so a key put as
+     * a Long is found when checked as a String, and the text another program adds with {@code BF.ADD}.
+     */
+    @Test
+    void keysThatAreOneKeyHaveOneTextForTheServersFilter() {
+        for (Object fortyTwo : new Object[] {42L, 42, (short) 42, (byte) 42, "42", BigInteger.valueOf(42),
+                new BigDecimal("42.00"), new BigDecimal("4.2E+1")}) {
+            assertThat(KeyCanonicalizer.canonicalText(fortyTwo)).as("%s (%s)", fortyTwo, fortyTwo.getClass()
+                .getSimpleName()).isEqualTo("42");
+        }
+        UUID id = UUID.fromString("0f8fad5b-d9cb-469f-a165-70867728950e");
+        assertThat(KeyCanonicalizer.canonicalText(id)).isEqualTo("0f8fad5b-d9cb-469f-a165-70867728950e");
+        assertThat(KeyCanonicalizer.canonicalText("0F8FAD5B-D9CB-469F-A165-70867728950E"))
+            .isEqualTo("0f8fad5b-d9cb-469f-a165-70867728950e");
+        assertThat(KeyCanonicalizer.canonicalText(Color.RED)).isEqualTo("RED");
+        assertThat(KeyCanonicalizer.canonicalText('x')).isEqualTo("x");
+        assertThat(KeyCanonicalizer.canonicalText(new BigDecimal("1.50"))).isEqualTo("1.5");
+        // Not canonical longs: other keys, as when hashed.
+        assertThat(KeyCanonicalizer.canonicalText("042")).isEqualTo("042");
+        assertThat(KeyCanonicalizer.canonicalText("user:42")).isEqualTo("user:42");
+        assertThatIllegalArgumentException().isThrownBy(() -> KeyCanonicalizer.canonicalText(new Object()));
+        assertThatIllegalArgumentException().isThrownBy(() -> KeyCanonicalizer.canonicalText(BigInteger.TEN.pow(200)));
+    }
 }

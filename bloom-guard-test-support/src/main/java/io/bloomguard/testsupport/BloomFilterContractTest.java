@@ -44,6 +44,23 @@ public abstract class BloomFilterContractTest {
         return 1;
     }
 
+    /**
+     * Whether the filter hashes keys with the seed it was given: {@code false} for a filter the server hashes itself
+     * (the native {@code BF.*} kind), whose {@code seed()} is 0.
+     */
+    protected boolean hashesWithItsSeed() {
+        return true;
+    }
+
+    /**
+     * Whether the estimated count of keys depends on the order they were put in: a filter that counts the puts it
+     * found new ({@code BF.CARD}) misses a key whose put met a false positive, and which key that is depends on the
+     * keys before it. A filter that estimates from its bits set gives one count for one set of keys.
+     */
+    protected boolean countDependsOnOrder() {
+        return false;
+    }
+
     /** {@code count} keys, scaled down for this backend: see {@link #scaleDown()}. */
     private int scaled(int count) {
         return count / scaleDown();
@@ -189,7 +206,14 @@ public abstract class BloomFilterContractTest {
         }
         BloomFilter sequential = createFilter(sizing, SEED);
         LongStream.range(0, (long) threads * perThread).forEach(sequential::put);
-        assertThat(filter.approximateElementCount()).isEqualTo(sequential.approximateElementCount());
+        if (countDependsOnOrder()) {
+            // Each count misses the keys whose put met a false positive: about ε of them, in another order.
+            assertThat(filter.approximateElementCount()).isCloseTo(sequential.approximateElementCount(),
+                    org.assertj.core.data.Offset.offset((long) Math.ceil(sizing.errorRate() * threads * perThread)));
+        }
+        else {
+            assertThat(filter.approximateElementCount()).isEqualTo(sequential.approximateElementCount());
+        }
     }
 
     /** Readers racing a writer see each key from the moment its put returned. */
@@ -233,7 +257,7 @@ public abstract class BloomFilterContractTest {
         assertThat(filter.bitSize()).isEqualTo(sizing.bitSize());
         assertThat(filter.hashCount()).isEqualTo(sizing.hashCount());
         assertThat(filter.sizing()).isEqualTo(sizing);
-        assertThat(filter.seed()).isEqualTo(SEED);
+        assertThat(filter.seed()).isEqualTo(hashesWithItsSeed() ? SEED : 0);
         assertThat(filter.expectedFpp()).isZero();
     }
 

@@ -55,6 +55,17 @@ final class RedisAccessCheck {
             if ARGV[1] == 'counting' then
               try('bitfield', 'BITFIELD', KEYS[1], 'OVERFLOW', 'SAT', 'INCRBY', 'u4', 0, 0)
             end
+            if ARGV[1] == 'bf' then
+              try('bf.reserve', 'BF.RESERVE', KEYS[1], '0.01', 100)
+              try('bf.insert', 'BF.INSERT', KEYS[1], 'NOCREATE', 'ITEMS', 'x')
+              try('bf.exists', 'BF.EXISTS', KEYS[1], 'x')
+              try('bf.mexists', 'BF.MEXISTS', KEYS[1], 'x')
+              try('bf.card', 'BF.CARD', KEYS[1])
+              local probe = redis.pcall('BF.CARD', KEYS[1])
+              if type(probe) == 'table' and probe.err and string.find(string.lower(probe.err), 'unknown', 1, true) then
+                table.insert(denied, '~commands:BF')
+              end
+            end
             try('exists', 'EXISTS', KEYS[1])
             try('pexpire', 'PEXPIRE', KEYS[1], 60000)
             try('rename', 'RENAME', KEYS[1], KEYS[2])
@@ -154,6 +165,9 @@ final class RedisAccessCheck {
         for (String what : new String(refused, StandardCharsets.UTF_8).split(" ")) {
             if (what.startsWith("~type:")) {
                 denied.add(RedisDenial.bitmapsStoredAs(what.substring("~type:".length())));
+            }
+            else if (what.startsWith("~commands:")) {
+                denied.add(RedisDenial.missingCommands(what.substring("~commands:".length())));
             }
             else if (what.equals("~keys")) {
                 denied.add(new RedisDenial("NOPERM", null, true, "NOPERM (from a script) no permissions to access"

@@ -178,7 +178,9 @@ final class RedisFilterLoader {
     private void refuseSnapshotsOfCounters() {
         if (!configured.kind().snapshots()) {
             throw new UnsupportedOperationException("Filter '" + name + "' is a " + configured.type() + " filter:"
-                    + " its snapshots would hold bits, not counters; rebuild it from its key source instead");
+                    + " a snapshot holds bits of bloom-guard's own layout, which " + (configured.layout().serverBuild()
+                            != null ? "the server's native filter does not use" : "cannot hold counters")
+                    + "; rebuild it from its key source instead");
         }
     }
 
@@ -245,9 +247,13 @@ final class RedisFilterLoader {
             throw new IllegalStateException("Filter '" + name + "' has no key source on this instance");
         }
         RedisFilterIdentity identity = target.identity();
+        if (identity.layout().serverBuild() != null) {
+            long[] sent = generations.fill(identity, source);
+            return RedisLockedBuild.Built.inRedis(target.sizing(), sent[1], new long[] {sent[0]});
+        }
         LocalWords read = identity.layout().read(source, target.sizing(), identity.seed());
         FilterSizing outgrownTo = read.outgrownTo();
         return new RedisLockedBuild.Built(read.sizing(), read.words(), read.keys(),
-                (outgrownTo != null) ? target.resizedTo(outgrownTo) : null);
+                (outgrownTo != null) ? target.resizedTo(outgrownTo) : null, null);
     }
 }

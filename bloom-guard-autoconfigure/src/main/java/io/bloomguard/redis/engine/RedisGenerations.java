@@ -2,12 +2,16 @@ package io.bloomguard.redis.engine;
 
 import io.bloomguard.core.BlockedBloomLayout;
 import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.KeyFeed;
 import io.bloomguard.redis.kind.BitmapCodec;
 import io.bloomguard.redis.kind.LocalWords;
 import io.bloomguard.redis.kind.RedisCaller;
 import io.bloomguard.redis.kind.RedisFilterIdentity;
 import io.bloomguard.redis.kind.RedisFilterKeys;
 import io.bloomguard.redis.kind.RedisScripts;
+import io.bloomguard.redis.kind.ScriptCall;
+import io.bloomguard.redis.kind.ServerBuild;
+import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.port.RedisPort;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -34,7 +38,10 @@ final class RedisGenerations {
     /** Words per {@code SETRANGE} / {@code GETRANGE} when moving whole bitmaps: 4 MiB. */
     private static final int CHUNK_WORDS = 1 << 19;
 
-    /** {@code SETRANGE} commands in flight at once during an upload. */
+    /** Keys per insert of a build inside Redis ({@link #fill}). */
+    private static final int INSERT_BATCH = 1000;
+
+    /** {@code SETRANGE} commands (or inserts) in flight at once during an upload. */
     private static final int UPLOADS_IN_FLIGHT = 4;
 
     /** Expiry of an upload, renewed with each chunk: a loader that dies part way leaves it behind. */
@@ -59,14 +66,18 @@ final class RedisGenerations {
      *
      * @return per shard, the stale marks counted so far, for {@link #swap}
      */
-    long[] begin(RedisFilterIdentity target, long fence) {
+    long[] begin(RedisFilterIdentity target, FilterSizing sizing, long fence) {
         String epoch = newEpoch();
         long[] staleMarks = new long[target.shards()];
+        ServerBuild inRedis = target.layout().serverBuild();
         for (int shard = 0; shard < target.shards(); shard++) {
             long lastBit = target.blocksIn(shard) * target.bytesPerBlock() * Byte.SIZE - 1;
             List<String> keyNames = List.of(keys.meta(shard), keys.next(shard, target));
-            staleMarks[shard] = (Long) commands.call(port -> port.eval(RedisScripts.BEGIN, keyNames,
-                    List.of(target.fingerprint(), Long.toString(lastBit), epoch, Long.toString(fence))), timeout);
+            ScriptCall begin = (inRedis != null) ? inRedis.begin(keyNames.get(0), keyNames.get(1), target, sizing,
+                    epoch, fence) : new ScriptCall(RedisScripts.BEGIN, keyNames, List.of(target.fingerprint(),
+                            Long.toString(lastBit), epoch, Long.toString(fence)), List.of());
+            staleMarks[shard] = (Long) commands.call(port -> port.eval(begin.script(), begin.keys(), begin.args()),
+                    timeout);
             if (staleMarks[shard] < 0) {
                 throw fencedOut(shard);
             }
@@ -114,6 +125,46 @@ final class RedisGenerations {
     }
 
     /**
+     * Sends the key source's keys into generation {@code target}, begun and built inside Redis (its kind's
+     * {@link ServerBuild}), a batch at a time with a few batches in flight.
+     *
+     * @return per shard, how many keys were new to it, for {@link #swap} to check the generation against; and the
+     * keys read, at index {@code shards}
+     * @throws IllegalStateException when the generation is gone from Redis part way (evicted, flushed)
+     */
+    long[] fill(RedisFilterIdentity target, KeyFeed source) {
+        ServerBuild inRedis = java.util.Objects.requireNonNull(target.layout().serverBuild());
+        String next = keys.next(0, target);
+        List<CompletableFuture<Long>> inFlight = new ArrayList<>();
+        long[] found = new long[2];
+        found[1] = source.feed(batch -> {
+            for (int from = 0; from < batch.size(); from += INSERT_BATCH) {
+                List<Object> part = List.copyOf(batch.subList(from, Math.min(batch.size(), from + INSERT_BATCH)));
+                inFlight.add(commands.send(port -> inRedis.insert(port, next, part)));
+                if (inFlight.size() >= UPLOADS_IN_FLIGHT) {
+                    found[0] += inserted(inFlight);
+                }
+            }
+        });
+        found[0] += inserted(inFlight);
+        return found;
+    }
+
+    private long inserted(List<CompletableFuture<Long>> inFlight) {
+        long added = 0;
+        for (CompletableFuture<Long> reply : inFlight) {
+            long answer = commands.await(reply, timeout);
+            if (answer < 0) {
+                throw new IllegalStateException("Filter '" + filterName + "': the generation being built is gone from"
+                        + " Redis (flushed, evicted or deleted); it was not swapped in");
+            }
+            added += answer;
+        }
+        inFlight.clear();
+        return added;
+    }
+
+    /**
      * Makes {@code target} the live generation, shard 0 last, so that instances (which read shard 0's metadata)
      * see it only once every shard has it; drops the shards of a previous generation that had more.
      *
@@ -129,11 +180,13 @@ final class RedisGenerations {
     boolean swap(RedisFilterIdentity target, FilterSizing built, @Nullable RedisFilterIdentity previousLive,
             int previousLayers, long[] staleMarks, long[] uploadedBits, long fence) {
         long[] leftToMerge = uploadedBits;
-        if (target.layout().mergesUploadBeforeSwap()) {
+        // A generation built inside Redis has no upload: its own FINISH checks it holds what the build put in.
+        ServerBuild inRedis = target.layout().serverBuild();
+        if (inRedis == null && target.layout().mergesUploadBeforeSwap()) {
             mergeUploads(target, uploadedBits);
             leftToMerge = new long[target.shards()]; // merged and deleted: FINISH finds no upload, and ORs nothing
         }
-        else if (target.shards() > 1) {
+        else if (inRedis == null && target.shards() > 1) {
             // Shards are swapped one at a time: find a lost upload before any is, not after some were.
             for (int shard = 0; shard < target.shards(); shard++) {
                 String upload = keys.upload(shard, target, owner);
@@ -160,7 +213,8 @@ final class RedisGenerations {
                     Long.toString(built.expectedSize()), Double.toString(built.errorRate()), loadedAt,
                     Long.toString(staleMarks[shard]), Long.toString(leftToMerge[shard]), target.type(),
                     target.layered() ? "1" : "0", keys.adds(shard), epoch, Long.toString(fence));
-            long swapped = (Long) commands.call(port -> port.eval(RedisScripts.FINISH, keyNames, args), timeout);
+            LuaScript finish = (inRedis != null) ? inRedis.finish() : RedisScripts.FINISH;
+            long swapped = (Long) commands.call(port -> port.eval(finish, keyNames, args), timeout);
             if (swapped == -1) {
                 throw uploadLost(shard, uploadedBits[shard], -1);
             }

@@ -9,6 +9,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -95,7 +96,8 @@ final class RedisLockedBuild {
                 RedisStaleMarks.Sent markBefore = marks.lastSent();
                 long dropsBefore = dropped.dropped();
                 RedisFilterIdentity abandoned = state.view().next;
-                staleMarks = generations.begin(target, fence);
+                refuseAnotherFamily(previousLive, target);
+                staleMarks = generations.begin(target, goal.sizing(), fence);
                 if (abandoned != null && !abandoned.equals(target)) {
                     generations.discardNext(abandoned); // a build of another size that this one replaces
                 }
@@ -119,7 +121,8 @@ final class RedisLockedBuild {
                         goal = built.outgrown;
                         continue;
                     }
-                    uploadedBits = generations.upload(target, built.words);
+                    uploadedBits = (built.inRedis != null) ? built.inRedis
+                            : generations.upload(target, Objects.requireNonNull(built.words));
                 }
                 finally {
                     if (oneAtATime) {
@@ -179,11 +182,35 @@ final class RedisLockedBuild {
      * chunk at a time, how many keys went into them, and, when a filter that grows by layers holds too many for
      * them, the larger generation to build instead.
      */
-    record Built(FilterSizing sizing, LocalWords.Copier words, long keys,
-            @Nullable RedisBuildTarget outgrown) {
+    record Built(FilterSizing sizing, LocalWords.@Nullable Copier words, long keys,
+            @Nullable RedisBuildTarget outgrown, long @Nullable [] inRedis) {
 
         Built(FilterSizing sizing, LocalWords.Copier words, long keys) {
-            this(sizing, words, keys, null);
+            this(sizing, words, keys, null, null);
+        }
+
+        /**
+         * Keys sent into a generation built inside Redis.
+         *
+         * @param added per shard, the keys new to it, for the swap to check it against
+         */
+        static Built inRedis(FilterSizing sizing, long keys, long[] added) {
+            return new Built(sizing, null, keys, null, added);
+        }
+    }
+
+    /**
+     * A rebuild never turns a filter from a kind built in the JVM into one built inside Redis, or back: the adds of
+     * instances that still read the other would not reach the generation being built, whose keys would then be
+     * missing once it is swapped in. The stored filter is deleted first (the next start builds it afresh).
+     */
+    private void refuseAnotherFamily(@Nullable RedisFilterIdentity live, RedisFilterIdentity target) {
+        if (live != null && (live.layout().serverBuild() == null) != (target.layout().serverBuild() == null)) {
+            throw new IllegalStateException("Filter '" + name + "' is stored as " + live.fingerprintWithoutSeed()
+                    + " and configured as " + target.fingerprintWithoutSeed() + ": a rebuild does not change a filter"
+                    + " between bloom-guard's bitmap and the server's native filter while instances add to it; stop"
+                    + " the instances, delete its keys (those named with {" + name + "}) and start them with the new"
+                    + " redis.kind");
         }
     }
 }

@@ -98,4 +98,25 @@ public interface RedisKind {
 
     /** Blocks a copy of this layout in the JVM holds at most (16 GiB). */
     long maxLocalBlocks();
+
+    /**
+     * How a generation of this kind is built inside Redis, for a kind whose filter is a data type of the server;
+     * {@code null} for a kind built in the JVM ({@link #read}) and uploaded.
+     */
+    default @Nullable ServerBuild serverBuild() {
+        return null;
+    }
+
+    /**
+     * The Redis type a generation's data keys hold, which the key-type check expects ({@code string}: a bitmap);
+     * {@code null} for a data type of the server's, whose own commands answer {@code WRONGTYPE} in every check.
+     */
+    default @Nullable String dataKeyType() {
+        return "string";
+    }
+
+    /** Whether an instance may keep a near copy of it: its positions are bloom-guard's own, in Redis strings. */
+    default boolean nearCopies() {
+        return true;
+    }
 }

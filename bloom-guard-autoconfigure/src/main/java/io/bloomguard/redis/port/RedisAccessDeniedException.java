@@ -79,6 +79,10 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
             case "WRONGPASS" -> "Correct spring.data.redis.username and spring.data.redis.password, or enable the"
                     + " user in Redis (ACL SETUSER <user> on). " + aclSentence();
             case RedisDenial.WRONG_TYPE -> wrongTypeAction(denials.get(0));
+            case RedisDenial.NO_COMMAND -> "The server has no " + denied.get(0) + " commands, which a native filter"
+                    + " (redis.kind: native) needs: use Redis 8, Redis Stack, Valkey with its bloom module or a server"
+                    + " that loads the RedisBloom module (--loadmodule), or set bloom-guard.filters." + filter
+                    + ".redis.kind: bitmap";
             default -> "Grant the Redis user what bloom-guard needs: ACL SETUSER <user> " + acl.rules()
                     + " (or add just what is missing: " + denied.stream()
                             .map(what -> what.equals("keys") ? acl.keyPattern() : "+" + what.toLowerCase(java.util.Locale.ROOT))
@@ -116,6 +120,10 @@ public class RedisAccessDeniedException extends RedisUnavailableException {
             return "Filter '" + filter + "': " + (first.keyUnknown() ? "a key of the filter holds a value of another"
                     + " type than bloom-guard writes there (Redis answered: " + first.serverMessage() + ")"
                     : first.serverMessage()) + ", so Redis refuses bloom-guard's commands on it (WRONGTYPE)";
+        }
+        if (first.code().equals(RedisDenial.NO_COMMAND)) {
+            return "Filter '" + filter + "': " + first.serverMessage() + ", which a native filter (redis.kind: native)"
+                    + " needs";
         }
         String refused = switch (first.code()) {
             case "NOAUTH" -> "Redis requires authentication and none was given (NOAUTH)";

@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
  * refuses bloom-guard's commands on it: another application's key under the prefix, or a server that stores
  * bitmaps as a type of their own).
  *
- * @param code          {@code NOAUTH}, {@code WRONGPASS}, {@code NOPERM} or {@code WRONGTYPE}
+ * @param code          {@code NOAUTH}, {@code WRONGPASS}, {@code NOPERM}, {@code WRONGTYPE}, or {@code NOCOMMAND}
+ *                      (the server lacks the commands of a native filter)
  * @param command       the command denied, lower case, when Redis said which (it does not for a command inside a
  *                      script)
  * @param keys          whether it was keys, rather than a command, the user may not access
@@ -28,6 +29,9 @@ public record RedisDenial(String code, @Nullable String command, boolean keys, S
         boolean keyUnknown) {
 
     public static final String WRONG_TYPE = "WRONGTYPE";
+
+    /** The server lacks commands a filter's kind needs: no module gives them ({@code BF.*} for a native filter). */
+    public static final String NO_COMMAND = "NOCOMMAND";
 
     /** {@code NOPERM this user has no permissions to run the 'getrange' command} (and 7.2's wording). */
     private static final Pattern NAMED_COMMAND = Pattern.compile("'([A-Za-z|_-]+)' command");
@@ -54,6 +58,12 @@ public record RedisDenial(String code, @Nullable String command, boolean keys, S
         String holds = (type != null && !type.isEmpty()) ? "a value of type " + type : "a value of another type";
         return new RedisDenial(WRONG_TYPE, null, false, "the key " + key + " holds " + holds + ", not a " + expected,
                 key, false);
+    }
+
+    /** The server has no {@code family.*} commands (a native filter's {@code BF.*}): no module gives them. */
+    public static RedisDenial missingCommands(String family) {
+        return new RedisDenial(NO_COMMAND, family.toLowerCase(java.util.Locale.ROOT) + ".*", false, "ERR unknown"
+                + " command: the server has no " + family + ".* commands", null, false);
     }
 
     /**
