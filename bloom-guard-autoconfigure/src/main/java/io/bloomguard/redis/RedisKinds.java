@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.redis.kind.BlockKind;
 import io.bloomguard.redis.kind.RedisKind;
 import io.bloomguard.redis.kind.bf.NativeBloomKind;
+import io.bloomguard.redis.kind.cf.NativeCuckooKind;
 import io.bloomguard.redis.kind.counting.CountingKind;
 import io.bloomguard.redis.kind.layered.LayeredKind;
 import io.bloomguard.redis.kind.plain.PlainKind;
@@ -33,9 +34,15 @@ public final class RedisKinds {
      */
     public static final RedisKind NATIVE_BLOOM = NativeBloomKind.INSTANCE;
 
+    /**
+     * A cuckoo filter of the server's own, {@code CF.*} ({@code type: cuckoo}, {@code redis.kind: native}), from which
+     * keys whose rows are proven gone are deleted.
+     */
+    public static final RedisKind NATIVE_CUCKOO = NativeCuckooKind.INSTANCE;
+
     /** Every kind registered: what a stored generation's fingerprint is parsed against. */
     static final List<BlockKind> ALL = List.of(PlainKind.INSTANCE, CountingKind.INSTANCE, LayeredKind.INSTANCE,
-            NativeBloomKind.INSTANCE);
+            NativeBloomKind.INSTANCE, NativeCuckooKind.INSTANCE);
 
     private RedisKinds() {
     }

@@ -66,6 +66,19 @@ final class RedisAccessCheck {
                 table.insert(denied, '~commands:BF')
               end
             end
+            if ARGV[1] == 'cf' then
+              try('cf.reserve', 'CF.RESERVE', KEYS[1], 100)
+              try('cf.add', 'CF.ADD', KEYS[1], 'x')
+              try('cf.count', 'CF.COUNT', KEYS[1], 'x')
+              try('cf.del', 'CF.DEL', KEYS[1], 'x')
+              try('cf.exists', 'CF.EXISTS', KEYS[1], 'x')
+              try('cf.mexists', 'CF.MEXISTS', KEYS[1], 'x')
+              try('cf.info', 'CF.INFO', KEYS[1])
+              local probe = redis.pcall('CF.INFO', KEYS[1])
+              if type(probe) == 'table' and probe.err and string.find(string.lower(probe.err), 'unknown', 1, true) then
+                table.insert(denied, '~commands:CF')
+              end
+            end
             try('exists', 'EXISTS', KEYS[1])
             try('pexpire', 'PEXPIRE', KEYS[1], 60000)
             try('rename', 'RENAME', KEYS[1], KEYS[2])

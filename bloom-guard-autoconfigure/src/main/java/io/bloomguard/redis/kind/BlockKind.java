@@ -41,6 +41,11 @@ public abstract class BlockKind implements RedisKind {
         return false;
     }
 
+    /** Whether a key can be taken back ({@code remove}): counters, or a server's filter that deletes. */
+    public boolean removes() {
+        return wordsPerBlock() != BlockedBloomLayout.BLOCK_WORDS;
+    }
+
     /** The add script of its generations without layers: see {@link BlockAdds}. */
     public LuaScript addScript() {
         return RedisScripts.ADD;

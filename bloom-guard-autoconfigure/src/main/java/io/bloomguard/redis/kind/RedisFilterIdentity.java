@@ -65,9 +65,12 @@ public record RedisFilterIdentity(int layoutVersion, long blockCount, int hashCo
         return kind;
     }
 
-    /** Whether each position is a 4-bit counter ({@code type: counting}), so that keys can be removed. */
+    /**
+     * Whether keys can be removed: each position is a 4-bit counter ({@code type: counting}), or the server's filter
+     * deletes ({@code CF.*}).
+     */
     public boolean counting() {
-        return kind.wordsPerBlock() != BlockedBloomLayout.BLOCK_WORDS;
+        return kind.removes();
     }
 
     /** Whether this is layer 0 of a filter that grows by layers ({@code growth: scale}). */

@@ -1,43 +1,37 @@
 package io.bloomguard.redis.kind.bf;
 
 import io.bloomguard.core.FilterSizing;
-import io.bloomguard.core.KeyFeed;
-import io.bloomguard.redis.kind.Adds;
-import io.bloomguard.redis.kind.BlockKind;
-import io.bloomguard.redis.kind.Generation;
-import io.bloomguard.redis.kind.LocalWords;
-import io.bloomguard.redis.kind.RedisCaller;
-import io.bloomguard.redis.kind.RedisFilterIdentity;
-import io.bloomguard.redis.kind.RedisFilterKeys;
 import io.bloomguard.redis.kind.ServerBuild;
-import org.jspecify.annotations.Nullable;
-
-import java.util.List;
+import io.bloomguard.redis.kind.ServerKind;
+import io.bloomguard.redis.kind.ServerScripts;
 
 /**
- * A filter of the server's own ({@code BF.*}), one key a generation ({@code redis.kind: native}): checked with
- * {@code BF.EXISTS}, added to with {@code BF.INSERT NOCREATE}, built inside Redis ({@link NativeBloomBuild}), sized
+ * A Bloom filter of the server's own ({@code BF.*}), one key a generation ({@code redis.kind: native}): checked with
+ * {@code BF.EXISTS}, added to with {@code BF.INSERT NOCREATE}, built inside Redis ({@link ServerBuild}), sized
  * from the filter's expected size and error rate ({@code BF.RESERVE}), scaling past them as the server does. Keys are
- * their canonical text, so any client reads the filter with {@code BF.EXISTS}.
- *
- * <p>Its identity is the one bloom-guard's bitmap of that expected size and error rate would have, seed 0 (the server
- * hashes, not bloom-guard), suffix {@code .bf}: a filter configured with another size is another shape
- * ({@code MISMATCHED}), as for bitmaps. One shard: the filter is one key, on one node of a cluster. No near copy and no
- * snapshot: the bits are in the module's own layout.
+ * their canonical text, so any client reads the filter with {@code BF.EXISTS}. It cannot remove keys.
  *
  * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
  * @hidden
  */
-public final class NativeBloomKind extends BlockKind {
+public final class NativeBloomKind extends ServerKind {
 
     public static final NativeBloomKind INSTANCE = new NativeBloomKind();
 
-    private NativeBloomKind() {
-    }
+    /**
+     * {@code BF.RESERVE}'s sub-filters tighten their error rate by half each ({@code EXPANSION} grows their size), so
+     * a filter that scaled stays below twice its error rate.
+     */
+    private static final double SCALED_BOUND = 2;
 
-    @Override
-    public RedisFilterIdentity identity(FilterSizing sizing, int seed, int shards) {
-        return RedisFilterIdentity.of(sizing, 0, shards, this);
+    private static final ServerScripts SCRIPTS = new ServerScripts(NativeBloomScripts.CHECK,
+            NativeBloomScripts.CHECK_ALL, NativeBloomScripts.CARD, NativeBloomScripts.ADD, null);
+
+    /** Reserved for the expected size at the error rate. */
+    private static final ServerBuild BUILD = new ServerBuild(NativeBloomScripts.BEGIN, NativeBloomScripts.BUILD_INSERT,
+            NativeBloomScripts.FINISH, FilterSizing::expectedSize, sizing -> Double.toString(sizing.errorRate()));
+
+    private NativeBloomKind() {
     }
 
     @Override
@@ -51,91 +45,26 @@ public final class NativeBloomKind extends BlockKind {
     }
 
     @Override
-    public long maxBlocksPerShard() {
-        return Long.MAX_VALUE; // one key of the server's, whatever its size
+    protected ServerScripts scripts() {
+        return SCRIPTS;
     }
 
     @Override
-    public void checkShards(int shards) {
-        if (shards != 1) {
-            throw new IllegalArgumentException("a native filter (redis.kind: native) is one key of the server's, on one"
-                    + " node: it cannot be split into " + shards + " shards; set redis.shards to 1");
+    public ServerBuild serverBuild() {
+        return BUILD;
+    }
+
+    /**
+     * Up to its expected size, the server's first filter: {@code -ln ε / ln²2} bits and {@code ⌈ln 2 · that⌉} hashes a
+     * key; past it, the bound of the sub-filters it added.
+     */
+    @Override
+    protected double falsePositiveProbability(long keys, FilterSizing sizing) {
+        if (keys > sizing.expectedSize()) {
+            return Math.min(1, SCALED_BOUND * sizing.errorRate());
         }
-    }
-
-    @Override
-    public Generation open(RedisFilterIdentity identity, @Nullable FilterSizing sizing, int layerCount,
-            RedisFilterKeys keys, String build) {
-        return new NativeBloomGeneration(identity, keys, build);
-    }
-
-    @Override
-    public Adds adds(@Nullable RedisFilterIdentity live, @Nullable Generation generation,
-            @Nullable RedisFilterIdentity next, RedisFilterKeys keys) {
-        return new NativeBloomAdds(live, next, keys);
-    }
-
-    @Override
-    public @Nullable ServerBuild serverBuild() {
-        return NativeBloomBuild.INSTANCE;
-    }
-
-    @Override
-    public @Nullable String dataKeyType() {
-        return null;
-    }
-
-    @Override
-    public boolean nearCopies() {
-        return false;
-    }
-
-    @Override
-    public boolean snapshots() {
-        return false;
-    }
-
-    @Override
-    public boolean mergesUploadBeforeSwap() {
-        return false;
-    }
-
-    @Override
-    public List<String> extraKeys(RedisFilterKeys keys, RedisFilterIdentity live, int layers) {
-        return List.of();
-    }
-
-    @Override
-    public int layerCount(@Nullable Generation live) {
-        return 1;
-    }
-
-    @Override
-    public long maxLocalBlocks() {
-        return 0; // nothing of it is held in the JVM
-    }
-
-    @Override
-    public LocalWords read(KeyFeed source, FilterSizing sizing, int seed) {
-        throw inRedis("is not read into the JVM");
-    }
-
-    @Override
-    public byte[] toRedisBytes(long[] words, int from, int count) {
-        throw inRedis("has no bytes of bloom-guard's layout");
-    }
-
-    @Override
-    public void fromRedisBytes(byte[] bytes, long[] words, int from) {
-        throw inRedis("has no bytes of bloom-guard's layout");
-    }
-
-    @Override
-    public long positionsInUse(RedisCaller via, String bitmap, long bytes) {
-        throw inRedis("counts keys, not positions");
-    }
-
-    private static UnsupportedOperationException inRedis(String what) {
-        return new UnsupportedOperationException("a native filter (BF.*) is built inside Redis and " + what);
+        double bitsPerKey = -Math.log(sizing.errorRate()) / (Math.log(2) * Math.log(2));
+        double hashes = Math.ceil(Math.log(2) * bitsPerKey);
+        return Math.pow(1 - Math.exp(-hashes * keys / (bitsPerKey * sizing.expectedSize())), hashes);
     }
 }

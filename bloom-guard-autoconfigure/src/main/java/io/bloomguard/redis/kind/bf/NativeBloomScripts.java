@@ -67,32 +67,13 @@ public final class NativeBloomScripts {
             """.formatted(CHUNK));
 
     /**
-     * Adds keys to the live filter and, while a rebuild runs, to the next one, as {@link RedisScripts#ADD} does for
-     * bitmaps (same KEYS, same placement of a shard a step ahead or behind: {@link RedisScripts#PLACE}, same replies).
-     * No near copy reads a native filter, so nothing is published.
-     *
-     * <p>ARGV: the live and next fingerprints the caller saw ('' for none), the count of keys for live and for next,
-     * the keys' texts for live then for next, then (optional) the record the add is counted under
-     * ({@link RedisScripts#ACKNOWLEDGED}), told apart by the counts, never by its text: a key may read {@code acks:}.
+     * Adds keys to the live filter and, while a rebuild runs, to the next one ({@link RedisScripts#SERVER_ADD}: the
+     * KEYS, placement and replies of {@link RedisScripts#ADD}). No near copy reads a native filter, so nothing is
+     * published. The record an add is counted under is told apart by the counts of keys, never by its text: a key may
+     * read {@code acks:}.
      */
-    public static final LuaScript ADD = LuaScript.of("bf-add", LuaScript.Result.INTEGER, RedisScripts.PLACE + """
-            local liveCount, nextCount = tonumber(ARGV[3]), tonumber(ARGV[4])
-            """ + INSERT + """
-            local result = -1
-            if liveKey and redis.call('EXISTS', liveKey) == 1 then
-              result = insert(liveKey, 5, liveCount)
-              if type(result) == 'table' then return result end
-            end
-            if nextKey and redis.call('EXISTS', nextKey) == 1 then
-              local changed = insert(nextKey, 5 + liveCount, nextCount)
-              if type(changed) == 'table' then return changed end
-              if result < 0 then result = changed end
-            end
-            if result >= 0 and #ARGV == 5 + liveCount + nextCount then
-              redis.call('HINCRBY', KEYS[1], ARGV[#ARGV], 1)
-            end
-            return result
-            """);
+    public static final LuaScript ADD = LuaScript.of("bf-add", LuaScript.Result.INTEGER, RedisScripts.PLACE + INSERT
+            + RedisScripts.SERVER_ADD);
 
     /** KEYS: the generation being built. ARGV: keys' texts. Returns how many were new, or -1 when it is gone. */
     public static final LuaScript BUILD_INSERT = LuaScript.of("bf-build-insert", LuaScript.Result.INTEGER, """
@@ -108,47 +89,13 @@ public final class NativeBloomScripts {
             """);
 
     /**
-     * {@link RedisScripts#BEGIN} for a native filter: KEYS meta, next filter; ARGV the next fingerprint, its capacity,
-     * the new epoch, the loader's fencing token, the error rate. The next filter is reserved scaling
+     * {@link RedisScripts#SERVER_BEGIN} reserving a Bloom filter (ARGV[5]: the error rate), scaling
      * ({@code EXPANSION 2}): a full filter that refused adds would refuse keys that exist.
      */
-    public static final LuaScript BEGIN = LuaScript.of("bf-begin", LuaScript.Result.INTEGER, """
-            if tonumber(redis.call('HGET', KEYS[1], 'fence') or '0') > tonumber(ARGV[4]) then return -1 end
-            redis.call('HSET', KEYS[1], 'fence', ARGV[4])
-            if redis.call('HGET', KEYS[1], 'next') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 0 then
-              redis.call('DEL', KEYS[2])
-              redis.call('BF.RESERVE', KEYS[2], ARGV[5], ARGV[2], 'EXPANSION', 2)
-              redis.call('HSET', KEYS[1], 'next', ARGV[1])
-            end
-            redis.call('HSET', KEYS[1], 'epoch', ARGV[3])
-            if not redis.call('HGET', KEYS[1], 'live') then redis.call('HSET', KEYS[1], 'state', 'loading') end
-            return tonumber(redis.call('HGET', KEYS[1], 'stale-marks') or '0')
-            """);
+    public static final LuaScript BEGIN = LuaScript.of("bf-begin", LuaScript.Result.INTEGER, RedisScripts.SERVER_BEGIN
+            .formatted("redis.call('BF.RESERVE', KEYS[2], ARGV[5], ARGV[2], 'EXPANSION', 2)"));
 
-    /**
-     * {@link RedisScripts#FINISH} for a native filter, with its KEYS, ARGV and replies: nothing is uploaded (KEYS[3]
-     * names none), and ARGV[11] is how many keys the build found new, which the next filter must count at least
-     * ({@code BF.CARD}; adds that came meanwhile only raise it): fewer, and part of it was lost (-1).
-     */
-    public static final LuaScript FINISH = LuaScript.of("bf-finish", LuaScript.Result.INTEGER, """
-            if (redis.call('HGET', KEYS[1], 'fence') or '0') ~= ARGV[16] then return -3 end
-            if redis.call('HGET', KEYS[1], 'next') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
-            if redis.call('BF.CARD', KEYS[2]) < tonumber(ARGV[11]) then return -1 end
-            if KEYS[5] ~= KEYS[4] then redis.call('DEL', KEYS[5]) end
-            redis.call('RENAME', KEYS[2], KEYS[4])
-            redis.call('HDEL', KEYS[1], 'next')
-            local result = 2
-            if (redis.call('HGET', KEYS[1], 'stale-marks') or '0') == ARGV[10] then
-              redis.call('HDEL', KEYS[1], 'stale')
-              result = 1
-            end
-            redis.call('HSET', KEYS[1], 'live', ARGV[1], 'state', 'ready', 'm', ARGV[2], 'k', ARGV[3], 'seed', ARGV[4],
-              'layout', ARGV[5], 'shards', ARGV[6], 'expected-size', ARGV[7], 'error-rate', ARGV[8], 'loaded-at', ARGV[9],
-              'type', ARGV[12])
-            for i = 6, #KEYS do redis.call('DEL', KEYS[i]) end
-            redis.call('HDEL', KEYS[1], 'layers', 'layer-bits')
-            redis.call('HINCRBY', KEYS[1], 'generation', 1)
-            redis.call('HSET', KEYS[1], 'epoch', ARGV[15])
-            return result
-            """);
+    /** {@link RedisScripts#SERVER_FINISH}, counting the next filter's keys with {@code BF.CARD}. */
+    public static final LuaScript FINISH = LuaScript.of("bf-finish", LuaScript.Result.INTEGER, RedisScripts.SERVER_FINISH
+            .formatted("redis.call('BF.CARD', KEYS[2])"));
 }

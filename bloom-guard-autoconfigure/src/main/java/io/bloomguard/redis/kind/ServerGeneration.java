@@ -1,39 +1,33 @@
-package io.bloomguard.redis.kind.bf;
+package io.bloomguard.redis.kind;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyCanonicalizer;
-import io.bloomguard.redis.kind.CopiedBits;
-import io.bloomguard.redis.kind.Generation;
-import io.bloomguard.redis.kind.KeyCheck;
-import io.bloomguard.redis.kind.RedisCaller;
-import io.bloomguard.redis.kind.RedisCalls;
-import io.bloomguard.redis.kind.RedisFilterIdentity;
-import io.bloomguard.redis.kind.RedisFilterKeys;
+
+import io.bloomguard.redis.port.LuaScript;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A live native generation: one filter of the server's, {@code <prefix>{name}:bits:<fingerprint>}. A key is checked
- * with one script ({@code EXISTS} and {@code BF.EXISTS}), a batch with one {@code BF.MEXISTS} script, and a filter
- * that is gone answers "might contain" and tells the filter it is not ready.
+ * A live generation of a {@link ServerKind}: one filter of the server's, {@code <prefix>{name}:bits:<fingerprint>}. A
+ * key is checked with one script (the kind's {@code check}: {@code EXISTS}, then the server's command), a batch with
+ * one {@code checkAll} script, and a filter that is gone answers "might contain" and tells the filter it is not ready.
  */
-final class NativeBloomGeneration implements Generation {
+final class ServerGeneration implements Generation {
 
-    /**
-     * {@code BF.RESERVE}'s sub-filters tighten their error rate by half each ({@code EXPANSION} grows their size), so
-     * a filter that scaled stays below twice its error rate.
-     */
-    private static final double SCALED_BOUND = 2;
-
+    private final ServerKind kind;
     private final RedisFilterIdentity identity;
     private final String build;
     private final String filter;
+    private final RedisFilterKeys keys;
 
-    NativeBloomGeneration(RedisFilterIdentity identity, RedisFilterKeys keys, String build) {
+    ServerGeneration(ServerKind kind, RedisFilterIdentity identity, RedisFilterKeys keys, String build) {
+        this.kind = kind;
         this.identity = identity;
         this.build = build;
         this.filter = keys.bits(0, identity);
+        this.keys = keys;
     }
 
     @Override
@@ -72,13 +66,13 @@ final class NativeBloomGeneration implements Generation {
         return new KeyCheck<Long>() {
             @Override
             public java.util.concurrent.CompletableFuture<Long> send(io.bloomguard.redis.port.RedisPort port) {
-                return port.eval(NativeBloomScripts.CHECK, List.of(filter), List.of(text)).thenApply(Long.class::cast);
+                return port.eval(kind.scripts().check(), List.of(filter), List.of(text)).thenApply(Long.class::cast);
             }
 
             @Override
             public boolean answer(Long reply) {
                 if (reply < 0) {
-                    events.bitmapMissing(NativeBloomGeneration.this);
+                    events.bitmapMissing(ServerGeneration.this);
                     return true;
                 }
                 return reply != 0;
@@ -103,7 +97,7 @@ final class NativeBloomGeneration implements Generation {
         if (asked.isEmpty()) {
             return answers;
         }
-        byte[] reply = (byte[]) calls.await(calls.send(port -> port.eval(NativeBloomScripts.CHECK_ALL,
+        byte[] reply = (byte[]) calls.await(calls.send(port -> port.eval(kind.scripts().checkAll(),
                 List.of(filter), texts)));
         boolean missing = reply.length > 0 && reply[0] == '-';
         if (missing) {
@@ -117,26 +111,28 @@ final class NativeBloomGeneration implements Generation {
 
     @Override
     public Fill readFill(RedisCaller via, FilterSizing sizing) {
-        long keys = via.call(port -> port.eval(NativeBloomScripts.CARD, List.of(filter), List.of())
+        long keys = via.call(port -> port.eval(kind.scripts().count(), List.of(filter), List.of())
                 .thenApply(Long.class::cast));
         if (keys < 0) {
             return new Fill(0, sizing.errorRate(), -1);
         }
-        double fpp = (keys <= sizing.expectedSize()) ? classicFpp(keys, sizing)
-                : Math.min(1, SCALED_BOUND * sizing.errorRate());
-        return new Fill(keys, fpp, -1);
-    }
-
-    /** The server's first filter at {@code keys} keys: {@code -ln ε / ln²2} bits and {@code ⌈ln 2 · that⌉} hashes a key. */
-    private static double classicFpp(long keys, FilterSizing sizing) {
-        double bitsPerKey = -Math.log(sizing.errorRate()) / (Math.log(2) * Math.log(2));
-        double hashes = Math.ceil(Math.log(2) * bitsPerKey);
-        return Math.pow(1 - Math.exp(-hashes * keys / (bitsPerKey * sizing.expectedSize())), hashes);
+        return new Fill(keys, kind.falsePositiveProbability(keys, sizing), -1);
     }
 
     @Override
     public CopiedBits newCopy(FilterSizing sizing) {
-        throw new UnsupportedOperationException("a native filter (BF.*) keeps its bits in the server's own layout:"
-                + " no near copy can read them");
+        throw new UnsupportedOperationException("a native filter (" + kind.type() + ") keeps its bits in the server's"
+                + " own layout: no near copy can read them");
+    }
+
+    /** See {@link Generation#removal}: the kind's {@code remove} script, on the live filter only. */
+    @Override
+    public @Nullable ScriptCall removal(Object key, String epoch, String id) {
+        LuaScript remove = kind.scripts().remove();
+        if (remove == null) {
+            return null;
+        }
+        return new ScriptCall(remove, List.of(keys.meta(0), filter, keys.adds(0), keys.removal(0, id)),
+                List.of(identity.fingerprint(), epoch, KeyCanonicalizer.canonicalText(key)), List.of(key));
     }
 }

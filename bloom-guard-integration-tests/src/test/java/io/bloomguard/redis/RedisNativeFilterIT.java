@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
@@ -29,14 +30,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The server's own Bloom filter ({@code redis.kind: native}, {@code BF.*}) on a {@code redis-server} with the
- * RedisBloom module (skipped without one: set {@code REDISBLOOM_MODULE}): the one rule where the filter is gone
- * ({@code DEL} as an eviction does it, {@code FLUSHALL}, a restart without persistence), adds during a rebuild, and
- * reading and writing it with plain {@code BF.*} commands from another connection.
+ * The server's own filters ({@code redis.kind: native}: {@code BF.*}, and {@code CF.*} for {@code type: cuckoo}) on a
+ * {@code redis-server} with the RedisBloom module (skipped without one: set {@code REDISBLOOM_MODULE}): the one rule
+ * where the filter is gone ({@code DEL} as an eviction does it, {@code FLUSHALL}, a restart without persistence), adds
+ * during a rebuild, removes from a cuckoo filter, and reading and writing them with plain commands from another
+ * connection.
  */
 @Timeout(60)
 @ExtendWith(RedisServerExtension.class)
-class RedisNativeBloomFilterIT {
+class RedisNativeFilterIT {
 
     private static final FilterSizing SIZING = FilterSizing.of(20_000, 0.01);
 
@@ -87,12 +89,12 @@ class RedisNativeBloomFilterIT {
     }
 
     /** The filter is gone as an eviction, a {@code FLUSHALL} or a restart without persistence leaves it. */
-    @ParameterizedTest
-    @ValueSource(strings = {"evicted", "flushed", "restarted"})
-    void aFilterThatIsGoneIsNeverReadAsAbsentAndIsRebuiltFromItsKeySource(String how) {
-        String name = "native-gone-" + how;
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"bf, evicted", "bf, flushed", "bf, restarted", "cf, evicted", "cf, flushed", "cf, restarted"})
+    void aFilterThatIsGoneIsNeverReadAsAbsentAndIsRebuiltFromItsKeySource(String kind, String how) {
+        String name = "native-gone-" + kind + "-" + how;
         List<Object> source = LongStream.range(0, 2000).boxed().map(Object.class::cast).toList();
-        RedisBloomFilter users = redis.backend.create(name, nativeSpec());
+        RedisBloomFilter users = redis.backend.create(name, spec(kind));
         assertThat(users.start(RecordingKeyFeed.of(source))).isEqualTo(StartOutcome.LOADED_HERE);
         assertThat(users.mightContain(ABSENT)).isFalse();
 
@@ -113,10 +115,12 @@ class RedisNativeBloomFilterIT {
         users.close();
     }
 
-    @Test
-    void keysAddedWhileARebuildRunsAreInTheGenerationSwappedIn() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"bf", "cf"})
+    void keysAddedWhileARebuildRunsAreInTheGenerationSwappedIn(String kind) throws Exception {
+        String name = "native-rebuild-" + kind;
         List<Object> database = new CopyOnWriteArrayList<>(LongStream.range(0, 20_000).boxed().toList());
-        RedisBloomFilter users = redis.backend.create("native-rebuild", nativeSpec());
+        RedisBloomFilter users = redis.backend.create(name, spec(kind));
         assertThat(users.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
             .isEqualTo(StartOutcome.LOADED_HERE);
         List<Long> added = new CopyOnWriteArrayList<>();
@@ -128,11 +132,11 @@ class RedisNativeBloomFilterIT {
                 added.add(key);
             }
         });
-        String before = server.command("HGET", meta("native-rebuild"), "generation");
+        String before = server.command("HGET", meta(name), "generation");
         users.rebuild();
         rebuilding.set(false);
         writer.get();
-        assertThat(server.command("HGET", meta("native-rebuild"), "generation")).isNotEqualTo(before);
+        assertThat(server.command("HGET", meta(name), "generation")).isNotEqualTo(before);
         assertThat(added).isNotEmpty();
         for (long key : added) {
             assertThat(users.mightContain(key)).as("key %d added during the rebuild", key).isTrue();
@@ -152,8 +156,41 @@ class RedisNativeBloomFilterIT {
         }
     }
 
+    /**
+     * A key put by two rows (an update puts it again too) stays through the delete of one; a key whose one row is
+     * deleted goes; a key never put is refused, changing nothing; another client sees the same with {@code CF.*}.
+     */
+    @Test
+    void aCuckooFilterTakesBackAKeyOnlyWhenItsLastPutIsRemoved() {
+        RedisBloomFilter sessions = redis.backend.create("native-removes", spec("cf"));
+        assertThat(sessions.start(RecordingKeyFeed.of(List.of(1L, 2L, 2L, 3L, 3L, 3L)))).isEqualTo(StartOutcome.LOADED_HERE);
+        assertThat(sessions.counting()).as("removes").isTrue();
+        assertThat(sessions.remove(1L)).isTrue();
+        assertThat(sessions.mightContain(1L)).as("its one row deleted").isFalse();
+        assertThat(sessions.remove(2L)).isTrue();
+        assertThat(sessions.mightContain(2L)).as("one of its two rows deleted").isTrue();
+        assertThat(sessions.remove(3L)).isTrue();
+        assertThat(sessions.remove(3L)).isTrue();
+        assertThat(sessions.mightContain(3L)).as("put three times: held twice, kept until a rebuild").isTrue();
+        assertThat(sessions.remove(ABSENT)).as("never put").isFalse();
+        assertThat(sessions.put(4L)).isTrue();
+        assertThat(sessions.put(4L)).as("put again").isFalse();
+        assertThat(sessions.remove(4L)).isTrue();
+        assertThat(sessions.mightContain(4L)).as("put twice, removed once").isTrue();
+        String key = liveKey("native-removes");
+        assertThat(server.command("TYPE", key)).isEqualTo("MBbloomCF");
+        assertThat(server.command("CF.EXISTS", key, "2")).isEqualTo("1");
+        assertThat(server.command("CF.EXISTS", key, "1")).isEqualTo("0");
+        sessions.close();
+    }
+
     private static RedisFilterSpec nativeSpec() {
-        return RedisFilterSpec.builder(RedisKinds.NATIVE_BLOOM, SIZING).build();
+        return spec("bf");
+    }
+
+    private static RedisFilterSpec spec(String kind) {
+        return RedisFilterSpec.builder(kind.equals("cf") ? RedisKinds.NATIVE_CUCKOO : RedisKinds.NATIVE_BLOOM, SIZING)
+            .build();
     }
 
     private static String meta(String name) {

@@ -1,37 +1,35 @@
-package io.bloomguard.redis.kind.bf;
+package io.bloomguard.redis.kind;
 
 import io.bloomguard.core.KeyCanonicalizer;
-import io.bloomguard.redis.kind.Adds;
-import io.bloomguard.redis.kind.RedisFilterIdentity;
-import io.bloomguard.redis.kind.RedisFilterKeys;
-import io.bloomguard.redis.kind.ScriptCall;
-import io.bloomguard.redis.kind.ShardWrite;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Adds into native generations: each key's text to the live filter and, during a rebuild, to the next one, in one
- * {@link NativeBloomScripts#ADD} call (one shard). A generation of a bitmap kind is never written here: a rebuild
- * does not change a filter between the two ({@code RedisLockedBuild} refuses it).
+ * Adds into generations of a {@link ServerKind}: each key's text to the live filter and, during a rebuild, to the next
+ * one, in one call of the kind's {@code add} script (one shard). A generation of another kind is never written here: a
+ * rebuild does not change a filter between a bitmap and a server's filter ({@code RedisLockedBuild} refuses it).
  */
-final class NativeBloomAdds implements Adds {
+final class ServerAdds implements Adds {
 
+    private final ServerKind kind;
     private final @Nullable RedisFilterIdentity live;
     private final @Nullable RedisFilterIdentity next;
     private final RedisFilterKeys names;
     private final List<Object> keys = new ArrayList<>();
 
-    NativeBloomAdds(@Nullable RedisFilterIdentity live, @Nullable RedisFilterIdentity next, RedisFilterKeys names) {
-        this.live = nativeOnly(live);
-        this.next = nativeOnly(next);
+    ServerAdds(ServerKind kind, @Nullable RedisFilterIdentity live, @Nullable RedisFilterIdentity next,
+            RedisFilterKeys names) {
+        this.kind = kind;
+        this.live = ofKind(kind, live);
+        this.next = ofKind(kind, next);
         this.names = names;
     }
 
-    private static @Nullable RedisFilterIdentity nativeOnly(@Nullable RedisFilterIdentity generation) {
-        if (generation != null && generation.kind() != NativeBloomKind.INSTANCE) {
-            throw new IllegalStateException("a native filter's add cannot write generation "
+    private static @Nullable RedisFilterIdentity ofKind(ServerKind kind, @Nullable RedisFilterIdentity generation) {
+        if (generation != null && generation.kind() != kind) {
+            throw new IllegalStateException("a " + kind.type() + " filter's add cannot write generation "
                     + generation.fingerprintWithoutSeed() + " of another kind");
         }
         return generation;
@@ -61,6 +59,6 @@ final class NativeBloomAdds implements Adds {
             }
         }
         List<String> keyNames = new ShardWrite(0, names).keys(live, next);
-        return List.of(new ScriptCall(NativeBloomScripts.ADD, keyNames, args, List.copyOf(keys)));
+        return List.of(new ScriptCall(kind.scripts().add(), keyNames, args, List.copyOf(keys)));
     }
 }
