@@ -1,5 +1,6 @@
 package io.bloomguard.registry;
 
+import io.bloomguard.core.CuckooLayout;
 import io.bloomguard.core.FilterSizing;
 import org.jspecify.annotations.Nullable;
 
@@ -36,10 +37,22 @@ final class FilterSpecRules {
         }
         FilterSizing sizing = size(spec);
         FilterSpec.Sizing section = spec.sizing();
-        if (section.type() == FilterType.COUNTING && section.growth() == GrowthPolicy.SCALE) {
-            throw new InvalidFilterSpecException(spec.name(), "growth", "scale", "a counting filter cannot grow by"
-                    + " layers, because a remove could not tell which layer holds the key's counts: use growth:"
-                    + " rebuild or none for filter '" + spec.name() + "', or type: bloom");
+        if (section.type().removable() && section.growth() == GrowthPolicy.SCALE) {
+            throw new InvalidFilterSpecException(spec.name(), "growth", "scale", "a " + typeName(section.type())
+                    + " filter cannot grow by layers, because a remove could not tell which layer holds the key's "
+                    + (section.type() == FilterType.CUCKOO ? "fingerprint" : "counts") + ": use growth: rebuild"
+                    + " (a larger filter rebuilt from the key source) or none for filter '" + spec.name()
+                    + "', or type: bloom");
+        }
+        if (section.type() == FilterType.CUCKOO && section.errorRate() < CuckooLayout.MIN_ERROR_RATE) {
+            throw new InvalidFilterSpecException(spec.name(), "error-rate", section.errorRate(), "at least "
+                    + CuckooLayout.MIN_ERROR_RATE + " for a cuckoo filter, whose fingerprints are at most "
+                    + CuckooLayout.MAX_FINGERPRINT_BITS + " bits; or type: counting");
+        }
+        if (section.type() == FilterType.CUCKOO && spec.backend() instanceof FilterSpec.Redis) {
+            throw new InvalidFilterSpecException(spec.name(), "type", "cuckoo", "type: cuckoo on the redis backend"
+                    + " needs the server's CF.* commands (redis.kind: native); use backend: local, or type: counting"
+                    + " on redis");
         }
         if (spec.backend() instanceof FilterSpec.Redis redis) {
             long maxShards = Math.min(sizing.blockCount(), MAX_SHARDS);
@@ -55,6 +68,10 @@ final class FilterSpecRules {
             }
         }
         checkLifecycle(spec);
+    }
+
+    private static String typeName(FilterType type) {
+        return type.name().toLowerCase(java.util.Locale.ROOT);
     }
 
     /**
@@ -92,12 +109,13 @@ final class FilterSpecRules {
             throw new InvalidFilterSpecException(spec.name(), "preload.sql", "",
                     "a query whose first column yields the keys, e.g. SELECT id FROM users; or leave it out");
         }
-        if (sql != null && spec.sizing().type() == FilterType.COUNTING) {
+        if (sql != null && spec.sizing().type().removable()) {
             String dedup = deduplication(sql);
             if (dedup != null) {
                 throw new InvalidFilterSpecException(spec.name(), "preload.sql", sql, "a query that yields one key per"
                         + " row, duplicates included, without " + dedup + ": filter '" + spec.name() + "' is a"
-                        + " counting filter, which counts a key once per row read, and one delete of a row whose key"
+                        + " " + spec.sizing().type().name().toLowerCase(java.util.Locale.ROOT) + " filter, which"
+                        + " counts a key once per row read, and one delete of a row whose key"
                         + " other rows share would take the key out for all of them (e.g. SELECT customer_id FROM"
                         + " orders, not SELECT DISTINCT customer_id FROM orders)");
             }

@@ -44,6 +44,33 @@ public abstract class BloomFilterContractTest {
         return 1;
     }
 
+    /**
+     * What {@link BloomFilter#approximateElementCount()} should be near after {@code puts} puts of
+     * {@code distinctKeys} keys: the distinct keys, the default, for a filter that counts keys by the bits they set; a
+     * filter that stores one entry per put (a cuckoo filter's fingerprint copies, which a remove takes back one at a
+     * time) counts {@code puts}.
+     */
+    protected long expectedCount(long distinctKeys, long puts) {
+        return distinctKeys;
+    }
+
+    /**
+     * The false-positive probability this backend's model gives with {@code keys} keys in a filter of {@code sizing}:
+     * the Bloom model of {@link FilterSizing} by default; another structure (a cuckoo table) has its own.
+     */
+    protected double modelFalsePositiveRate(FilterSizing sizing, long keys) {
+        return sizing.falsePositiveProbability(keys);
+    }
+
+    /**
+     * Checks a new filter's layout against its sizing: by default {@code m} and {@code k} are the sizing's; a
+     * filter laid out otherwise (a cuckoo table's buckets and fingerprints) checks its own.
+     */
+    protected void assertLayoutFollows(BloomFilter filter, FilterSizing sizing) {
+        assertThat(filter.bitSize()).isEqualTo(sizing.bitSize());
+        assertThat(filter.hashCount()).isEqualTo(sizing.hashCount());
+    }
+
     /** {@code count} keys, scaled down for this backend: see {@link #scaleDown()}. */
     private int scaled(int count) {
         return count / scaleDown();
@@ -98,7 +125,7 @@ public abstract class BloomFilterContractTest {
             }
         }
         assertThat((double) falsePositives / probes).isLessThanOrEqualTo(bound);
-        assertThat(filter.expectedFpp()).isCloseTo(FilterSizing.of(n, errorRate).falsePositiveProbability(n),
+        assertThat(filter.expectedFpp()).isCloseTo(modelFalsePositiveRate(FilterSizing.of(n, errorRate), n),
                 org.assertj.core.data.Percentage.withPercentage(10));
     }
 
@@ -107,11 +134,10 @@ public abstract class BloomFilterContractTest {
         BloomFilter filter = createFilter(FilterSizing.of(10_000, 0.001), SEED);
         assertThat(filter.put("https://example.com/a")).isTrue();
         assertThat(filter.put("https://example.com/a")).isFalse();
-        long count = filter.approximateElementCount();
         for (int i = 0; i < 10; i++) {
             filter.put("https://example.com/a");
         }
-        assertThat(filter.approximateElementCount()).isEqualTo(count).isEqualTo(1);
+        assertThat(filter.approximateElementCount()).isEqualTo(expectedCount(1, 12));
         assertThat(filter.put(42)).isTrue();
         assertThat(filter.put(42L)).as("Long 42 is the key Integer 42 already put").isFalse();
         assertThat(filter.put("42")).as("\"42\" too").isFalse();
@@ -150,7 +176,8 @@ public abstract class BloomFilterContractTest {
                 filter.put(key); // duplicates do not count
             }
         }
-        assertThat(filter.approximateElementCount()).isBetween((long) (n * 0.98), (long) (n * 1.02));
+        long expected = expectedCount(n, n + (n + 1) / 2);
+        assertThat(filter.approximateElementCount()).isBetween((long) (expected * 0.98), (long) (expected * 1.02));
     }
 
     /**
@@ -230,8 +257,7 @@ public abstract class BloomFilterContractTest {
     void sizeFollowsTheSizing() {
         FilterSizing sizing = FilterSizing.of(1_000_000, 0.01);
         BloomFilter filter = createFilter(sizing, SEED);
-        assertThat(filter.bitSize()).isEqualTo(sizing.bitSize());
-        assertThat(filter.hashCount()).isEqualTo(sizing.hashCount());
+        assertLayoutFollows(filter, sizing);
         assertThat(filter.sizing()).isEqualTo(sizing);
         assertThat(filter.seed()).isEqualTo(SEED);
         assertThat(filter.expectedFpp()).isZero();
