@@ -143,14 +143,22 @@ public abstract class BloomFilterContractTest {
         assertThat(filter.put("42")).as("\"42\" too").isFalse();
     }
 
+    /**
+     * A new key's put says "new" unless a false positive hides it: of 5,000 new keys, at most the model's rate at
+     * 5,000 keys times 5,000 (an upper bound, the rate grows as they go in), plus 4 standard deviations, say otherwise.
+     * For the blocked Bloom layout that allows a handful; for a cuckoo table, fuller at the same size, a few dozen.
+     */
     @Test
     void batchOperationsAgreeWithSingleOnes() {
-        BloomFilter filter = createFilter(FilterSizing.of(10_000, 0.01), SEED);
+        FilterSizing sizing = FilterSizing.of(10_000, 0.01);
+        BloomFilter filter = createFilter(sizing, SEED);
         List<Object> keys = new ArrayList<>();
         for (long key : presentKeys(5_000, 2)) {
             keys.add(key);
         }
-        assertThat(filter.putAll(keys)).isEqualTo(keys.size());
+        double hidden = keys.size() * modelFalsePositiveRate(sizing, keys.size());
+        assertThat(filter.putAll(keys)).isBetween(keys.size() - (long) (hidden + 4 * Math.sqrt(hidden)),
+                (long) keys.size());
         assertThat(filter.putAll(keys)).isZero();
         List<Object> probes = new ArrayList<>(keys.subList(0, 1_000));
         for (long key : presentKeys(1_000, 3)) {
