@@ -231,6 +231,12 @@ public final class LocalCuckooFilter implements BloomFilter {
         return layout.falsePositiveProbability(held - overflowing);
     }
 
+    /** Bits of the table's occupied slots: over {@link #bitSize()}, the table's load (the endpoint's fill). */
+    @Override
+    public java.util.OptionalLong countedSetBits() {
+        return java.util.OptionalLong.of((held - overflowing) * layout.fingerprintBits());
+    }
+
     /** Bits of the table ({@code f} per slot). */
     @Override
     public long bitSize() {

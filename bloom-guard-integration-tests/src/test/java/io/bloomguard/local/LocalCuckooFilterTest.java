@@ -86,6 +86,8 @@ class LocalCuckooFilterTest extends BloomFilterContractTest {
         double bound = model + 4 * Math.sqrt(model / removed);
         assertThat((double) stillPassing / removed).as("removed keys still passing").isLessThanOrEqualTo(bound);
         assertThat(filter.approximateElementCount()).isEqualTo(n - removed);
+        assertThat((double) filter.countedSetBits().getAsLong() / filter.bitSize()).as("load")
+                .isCloseTo((double) (n - removed) / filter.layout().slotCount(), org.assertj.core.data.Offset.offset(1e-9));
     }
 
     /** A key put k times and removed fewer times is in; one removed as often as it was put is gone. */
