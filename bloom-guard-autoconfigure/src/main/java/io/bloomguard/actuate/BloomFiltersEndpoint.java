@@ -229,7 +229,8 @@ public class BloomFiltersEndpoint {
 
     /**
      * How the bits are laid out: {@code bits} in all (positions: a counting filter has a 4-bit counter at each, a
-     * scalable one counts every layer's), {@code bytes} of memory or Redis strings, {@code hashes} bits set per key,
+     * scalable one counts every layer's, a cuckoo filter's are its fingerprint table's), {@code bytes} of memory or
+     * Redis strings, {@code hashes} bits set per key (for a cuckoo filter, the 2 buckets a check reads),
      * {@code blocks} of 512 positions, over {@code shards} Redis strings (1 for a local filter), in {@code layers}
      * (1 unless it grows by layers).
      */

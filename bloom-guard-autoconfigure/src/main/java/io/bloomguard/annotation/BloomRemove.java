@@ -7,7 +7,8 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Takes a deleted record's key back out of a counting filter ({@code type: counting}), so that lookups of it are
+ * Takes a deleted record's key back out of a counting filter ({@code type: counting}) or a
+ * cuckoo filter ({@code type: cuckoo}), so that lookups of it are
  * rejected again. A key is removed only when the call provably deleted its row, and only once that delete has
  * committed:
  * <ul>
@@ -47,7 +48,7 @@ import java.lang.annotation.Target;
 @Documented
 public @interface BloomRemove {
 
-    /** Name of a filter declared under {@code bloom-guard.filters}, with {@code type: counting}. */
+    /** Name of a filter declared under {@code bloom-guard.filters}, with {@code type: counting} or {@code cuckoo}. */
     String filter();
 
     /**

@@ -5,6 +5,7 @@ import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.local.LocalCountingFilter;
+import io.bloomguard.local.LocalCuckooFilter;
 import io.bloomguard.local.RebuildableLocalFilter;
 import io.bloomguard.local.ScalableLocalFilter;
 import io.bloomguard.redis.RedisFilterBackend;
@@ -83,7 +84,9 @@ final class BloomFilterRegistryFactory {
         }
         if (options.kind() == RedisFilterKind.NATIVE) {
             // The server's filter scales by itself (growth: scale) and is one key: FilterSpecRules refused the rest.
-            return backend.create(spec.name(), RedisFilterSpec.builder(RedisKinds.NATIVE_BLOOM, sizing).shards(1)
+            RedisKind server = (spec.sizing().type() == FilterType.CUCKOO) ? RedisKinds.NATIVE_CUCKOO
+                    : RedisKinds.NATIVE_BLOOM;
+            return backend.create(spec.name(), RedisFilterSpec.builder(server, sizing).shards(1)
                     .onAddFailure(spec.writes().onAddFailure()).build());
         }
         boolean layered = spec.sizing().growth() == GrowthPolicy.SCALE;
@@ -95,7 +98,7 @@ final class BloomFilterRegistryFactory {
                 .onAddFailure(spec.writes().onAddFailure()).nearCopy(options.nearCopy()).build());
     }
 
-    /** Counting + scale was refused when the spec was resolved. */
+    /** Counting or cuckoo with scale was refused when the spec was resolved. */
     private static RebuildableLocalFilter localFilter(FilterSpec spec, FilterSizing sizing) {
         if (spec.sizing().growth() == GrowthPolicy.SCALE) {
             return new RebuildableLocalFilter(ScalableSizing.of(spec.sizing().expectedSize(), spec.sizing().errorRate()).layer(0),
@@ -103,6 +106,9 @@ final class BloomFilterRegistryFactory {
         }
         if (spec.sizing().type() == FilterType.COUNTING) {
             return new RebuildableLocalFilter(sizing, LOCAL_REBUILD_GRACE, LocalCountingFilter::create);
+        }
+        if (spec.sizing().type() == FilterType.CUCKOO) {
+            return new RebuildableLocalFilter(sizing, LOCAL_REBUILD_GRACE, LocalCuckooFilter::create);
         }
         return new RebuildableLocalFilter(sizing, LOCAL_REBUILD_GRACE);
     }

@@ -100,8 +100,9 @@ public class FilterDefaults {
         return rebuild;
     }
     /**
-     * What a filter keeps per position: bloom (a bit) or counting (a 4-bit counter, four times the memory, so that
-     * keys can be removed).
+     * What a filter keeps per position: bloom (a bit), counting (a 4-bit counter, four times the memory, so that
+     * keys can be removed) or cuckoo (a fingerprint per key, keys can be removed, about a bloom filter's memory; local
+     * backend only).
      */
     private FilterType type = FilterType.BLOOM;
 

@@ -118,7 +118,10 @@ public class FilterProperties {
     public FilterRedisProperties getRedis() {
         return redis;
     }
-    /** What this filter keeps per position: bloom (a bit) or counting (a 4-bit counter, so keys can be removed). */
+    /**
+     * What this filter keeps per position: bloom (a bit), counting (a 4-bit counter, so keys can be removed) or cuckoo
+     * (a fingerprint per key, so keys can be removed, at about a bloom filter's memory; local backend only).
+     */
     private @Nullable FilterType type;
 
     /** What this filter does past its expected size: none, rebuild or scale. */

@@ -1,6 +1,6 @@
 package io.bloomguard.autoconfigure;
 
-import io.bloomguard.core.CountingBlockLayout;
+import io.bloomguard.core.CuckooLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.local.LocalBloomFilter;
@@ -39,6 +39,9 @@ final class FilterSpecLimits {
         FilterSizing configured = sizing.configured();
         // What is allocated at startup: a scalable filter's first layer is sized for a lower error rate.
         FilterSizing allocated = allocated(spec);
+        if (sizing.type() == FilterType.CUCKOO) {
+            checkCuckoo(prefix, sizing);
+        }
         long bytes = bytes(spec);
         long maxBlocks = (sizing.type() == FilterType.COUNTING) ? LocalCountingFilter.MAX_BLOCKS
                 : LocalBloomFilter.MAX_BLOCKS;
@@ -79,6 +82,19 @@ final class FilterSpecLimits {
         }
     }
 
+    /** A cuckoo filter's table: at most {@value CuckooLayout#MAX_BUCKETS} buckets. */
+    private static void checkCuckoo(String prefix, FilterSpec.Sizing sizing) {
+        try {
+            CuckooLayout.of(sizing.expectedSize(), sizing.errorRate());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidBloomGuardPropertyException(prefix + ".expected-size", sizing.expectedSize(),
+                    "at most " + (long) (CuckooLayout.MAX_BUCKETS * CuckooLayout.BUCKET_SLOTS * CuckooLayout.MAX_LOAD)
+                            + " keys for a local cuckoo filter (" + ex.getMessage() + "); lower it, or use"
+                            + " type: counting with backend: redis and redis.shards");
+        }
+    }
+
     /** What the filters need of the heap together, each one having fit alone. */
     static void checkTogether(List<FilterSpec> specs) {
         HeapBudget budget = new HeapBudget();
@@ -107,8 +123,7 @@ final class FilterSpecLimits {
 
     private static long bytes(FilterSpec spec) {
         FilterSizing allocated = allocated(spec);
-        return (spec.sizing().type() == FilterType.COUNTING) ? CountingBlockLayout.byteSize(allocated)
-                : allocated.byteSize();
+        return spec.sizing().type().byteSize(allocated);
     }
 
     /** Whether the filter is the server's own ({@code redis.kind: native}), built inside Redis. */

@@ -119,7 +119,8 @@ final class FilterSpecResolver {
                 || filter.getRedis().getShards() == 1);
         if (!layersFit) {
             logger.info("Filter '" + name + "' is filled by puts alone and cannot grow by layers (" + (type
-                    == FilterType.COUNTING ? "a counting filter" : "redis.shards") + "): past"
+                    != FilterType.BLOOM ? "a " + type.name().toLowerCase(java.util.Locale.ROOT) + " filter"
+                    : "redis.shards") + "): past"
                     + " its expected size it reports being over capacity (growth: none)");
         }
         return layersFit ? GrowthPolicy.SCALE : GrowthPolicy.NONE;

@@ -52,10 +52,10 @@ public interface BloomFilter {
     }
 
     /**
-     * Takes one put of a key back, for a record that was deleted: only a counting filter can
-     * ({@code type: counting}). A key put {@code p} times and removed {@code r < p} times is still in; a remove of a
-     * key that was never put takes counts that belong to other keys, and may make them absent, so remove only keys
-     * that were put.
+     * Takes one put of a key back, for a record that was deleted: only a counting filter ({@code type: counting}) or
+     * a cuckoo filter ({@code type: cuckoo}) can. A key put {@code p} times and removed {@code r < p} times is still
+     * in; a remove of a key that was never put takes counts (or a fingerprint) that belong to other keys, and may make
+     * them absent, so remove only keys that were put.
      *
      * @return {@code true} if the key's counts were taken back; {@code false} if the filter certainly does not hold
      * the key (one of its counters is zero), which then changed nothing
@@ -63,7 +63,7 @@ public interface BloomFilter {
      */
     default boolean remove(Object key) {
         throw new UnsupportedOperationException("a plain Bloom filter cannot remove keys: its bits do not record how"
-                + " many keys set them; a filter declared with type: counting can");
+                + " many keys set them; a filter declared with type: counting or cuckoo can");
     }
 
     /**

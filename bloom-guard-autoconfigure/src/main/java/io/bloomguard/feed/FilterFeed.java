@@ -216,7 +216,7 @@ public final class FilterFeed implements FeedSink, FeedStatus, AutoCloseable {
 
     private synchronized boolean removable(FeedChange change) {
         Instant committed = change.committedAt();
-        return filter.spec().sizing().type() == io.bloomguard.registry.FilterType.COUNTING && seenReady
+        return filter.spec().sizing().type().removable() && seenReady
                 && committed != null && committed.isAfter(buildSeenAt.plus(CLOCK_MARGIN));
     }
 

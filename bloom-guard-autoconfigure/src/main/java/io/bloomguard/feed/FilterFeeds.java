@@ -2,7 +2,6 @@ package io.bloomguard.feed;
 
 import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.registry.BloomFilterRegistry;
-import io.bloomguard.registry.FilterType;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.springframework.context.SmartLifecycle;
 
@@ -47,7 +46,7 @@ public final class FilterFeeds implements SmartLifecycle {
             }
             NamedBloomFilter filter = registry.get(name);
             SharedBloomFilter shared = filter.shared().orElse(null);
-            FeedTarget target = new FeedTarget(name, filter.spec().sizing().type() == FilterType.COUNTING,
+            FeedTarget target = new FeedTarget(name, filter.spec().sizing().type().removable(),
                     shared != null, feed);
             feeds.add(new FilterFeed(filter, () -> factory.create(target), feed,
                     (shared != null) ? shared.feedState() : null, scheduler, clock));

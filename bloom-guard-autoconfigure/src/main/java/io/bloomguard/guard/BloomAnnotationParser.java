@@ -5,7 +5,6 @@ import io.bloomguard.annotation.BloomPut;
 import io.bloomguard.annotation.BloomRemove;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.FilterSpec;
-import io.bloomguard.registry.FilterType;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.registry.UnknownFilterException;
 import org.jspecify.annotations.Nullable;
@@ -172,12 +171,12 @@ final class BloomAnnotationParser {
      */
     private RemoveOperation removeOperation(BloomRemove annotation, AnnotatedMethod annotated) {
         NamedBloomFilter filter = filter(annotation.filter(), annotated);
-        if (filter.spec().sizing().type() != FilterType.COUNTING) {
+        if (!filter.spec().sizing().type().removable()) {
             throw annotated.invalid("filter '" + filter.name() + "' is a plain Bloom filter (type: "
                     + filter.spec().sizing().type().name().toLowerCase(Locale.ROOT) + "), whose bits do not record"
                     + " how many keys set them, so it cannot remove a key",
-                    "Declare bloom-guard.filters." + filter.name() + ".type: counting (four times the memory), or"
-                            + " remove the @BloomRemove and let a rebuild drop deleted keys");
+                    "Declare bloom-guard.filters." + filter.name() + ".type: counting (four times the memory) or"
+                            + " cuckoo (about the same memory, local backend), or remove the @BloomRemove and let a rebuild drop deleted keys");
         }
         if (ResultKind.of(annotated.returnClass()).deferred()) {
             String returns = annotated.coroutine() ? "is a Kotlin suspend function or returns a Flow, a "

@@ -1,5 +1,6 @@
 /**
- * The in-JVM backend: a lock-free blocked Bloom filter. Needs nothing installed.
+ * The in-JVM backend: a lock-free blocked Bloom filter, its counting variant, and a cuckoo filter. Needs nothing
+ * installed.
  */
 @NullMarked
 package io.bloomguard.local;

@@ -1,5 +1,6 @@
 package io.bloomguard.registry;
 
+import io.bloomguard.core.CuckooLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.NearCopyMode;
 import org.jspecify.annotations.Nullable;
@@ -37,10 +38,23 @@ final class FilterSpecRules {
         }
         FilterSizing sizing = size(spec);
         FilterSpec.Sizing section = spec.sizing();
-        if (section.type() == FilterType.COUNTING && section.growth() == GrowthPolicy.SCALE) {
-            throw new InvalidFilterSpecException(spec.name(), "growth", "scale", "a counting filter cannot grow by"
-                    + " layers, because a remove could not tell which layer holds the key's counts: use growth:"
-                    + " rebuild or none for filter '" + spec.name() + "', or type: bloom");
+        if (section.type().removable() && section.growth() == GrowthPolicy.SCALE) {
+            throw new InvalidFilterSpecException(spec.name(), "growth", "scale", "a " + typeName(section.type())
+                    + " filter cannot grow by layers, because a remove could not tell which layer holds the key's "
+                    + (section.type() == FilterType.CUCKOO ? "fingerprint" : "counts") + ": use growth: rebuild"
+                    + " (a larger filter rebuilt from the key source) or none for filter '" + spec.name()
+                    + "', or type: bloom");
+        }
+        if (section.type() == FilterType.CUCKOO && section.errorRate() < CuckooLayout.MIN_ERROR_RATE) {
+            throw new InvalidFilterSpecException(spec.name(), "error-rate", section.errorRate(), "at least "
+                    + CuckooLayout.MIN_ERROR_RATE + " for a cuckoo filter, whose fingerprints are at most "
+                    + CuckooLayout.MAX_FINGERPRINT_BITS + " bits; or type: counting");
+        }
+        if (section.type() == FilterType.CUCKOO && spec.backend() instanceof FilterSpec.Redis redis
+                && redis.kind() != RedisFilterKind.NATIVE) {
+            throw new InvalidFilterSpecException(spec.name(), "type", "cuckoo", "type: cuckoo on the redis backend"
+                    + " is the server's cuckoo filter, CF.*: set redis.kind: native; or use backend: local, or type:"
+                    + " counting on redis");
         }
         if (spec.backend() instanceof FilterSpec.Redis redis) {
             long maxShards = Math.min(sizing.blockCount(), MAX_SHARDS);
@@ -63,10 +77,10 @@ final class FilterSpecRules {
 
     /** What the server's own filter cannot be: split, copied, or a counting filter. */
     private static void checkNative(FilterSpec spec, FilterSpec.Redis redis) {
-        String native_ = "filter '" + spec.name() + "' is the server's own Bloom filter (redis.kind: native)";
+        String native_ = "filter '" + spec.name() + "' is the server's own filter (redis.kind: native)";
         if (spec.sizing().type() == FilterType.COUNTING) {
-            throw new InvalidFilterSpecException(spec.name(), "type", "counting", "type: bloom, since " + native_
-                    + ", which cannot remove keys; for a counting filter use redis.kind: bitmap");
+            throw new InvalidFilterSpecException(spec.name(), "type", "counting", "type: bloom (BF.*) or cuckoo (CF.*,"
+                    + " which removes keys), since " + native_ + "; for a counting filter use redis.kind: bitmap");
         }
         if (redis.shards() != 1) {
             throw new InvalidFilterSpecException(spec.name(), "redis.shards", redis.shards(), "1, since " + native_
@@ -77,6 +91,10 @@ final class FilterSpecRules {
                     .toLowerCase(java.util.Locale.ROOT), "off, since " + native_ + ", whose bits are in the module's"
                             + " own layout, which no near copy reads; or use redis.kind: bitmap");
         }
+    }
+
+    private static String typeName(FilterType type) {
+        return type.name().toLowerCase(java.util.Locale.ROOT);
     }
 
     /**
@@ -114,12 +132,13 @@ final class FilterSpecRules {
             throw new InvalidFilterSpecException(spec.name(), "preload.sql", "",
                     "a query whose first column yields the keys, e.g. SELECT id FROM users; or leave it out");
         }
-        if (sql != null && spec.sizing().type() == FilterType.COUNTING) {
+        if (sql != null && spec.sizing().type().removable()) {
             String dedup = deduplication(sql);
             if (dedup != null) {
                 throw new InvalidFilterSpecException(spec.name(), "preload.sql", sql, "a query that yields one key per"
                         + " row, duplicates included, without " + dedup + ": filter '" + spec.name() + "' is a"
-                        + " counting filter, which counts a key once per row read, and one delete of a row whose key"
+                        + " " + spec.sizing().type().name().toLowerCase(java.util.Locale.ROOT) + " filter, which"
+                        + " counts a key once per row read, and one delete of a row whose key"
                         + " other rows share would take the key out for all of them (e.g. SELECT customer_id FROM"
                         + " orders, not SELECT DISTINCT customer_id FROM orders)");
             }

@@ -67,10 +67,10 @@ final class FilterWrites {
 
     /** {@link #remove(Object)}, or with {@code epoch} only if the filter's build epoch is still that one. */
     boolean remove(Object key, @Nullable Long epoch) {
-        if (spec.sizing().type() != FilterType.COUNTING) {
+        if (!spec.sizing().type().removable()) {
             throw new UnsupportedOperationException("Filter '" + spec.name() + "' cannot remove keys: it is a plain"
                     + " Bloom filter, whose bits do not record how many keys set them; declare it with"
-                    + " bloom-guard.filters." + spec.name() + ".type: counting");
+                    + " bloom-guard.filters." + spec.name() + ".type: counting or cuckoo");
         }
         FilterState now = states.own();
         if (now == FilterState.LOADING || now == FilterState.DISABLED) {

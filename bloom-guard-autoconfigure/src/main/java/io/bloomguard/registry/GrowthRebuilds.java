@@ -1,6 +1,5 @@
 package io.bloomguard.registry;
 
-import io.bloomguard.core.CountingBlockLayout;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.RebuildInProgressException;
 import io.bloomguard.core.RebuildableBloomFilter;
@@ -196,7 +195,7 @@ final class GrowthRebuilds {
     /** Bytes of a filter of this one's type and error rate, sized for {@code keys}. */
     private long bytesFor(long keys) {
         FilterSizing sizing = FilterSizing.of(keys, filter.spec().sizing().errorRate());
-        return (filter.spec().sizing().type() == FilterType.COUNTING) ? CountingBlockLayout.byteSize(sizing) : sizing.byteSize();
+        return filter.spec().sizing().type().byteSize(sizing);
     }
 
     /**

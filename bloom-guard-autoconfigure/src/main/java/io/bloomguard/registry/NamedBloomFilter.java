@@ -440,7 +440,8 @@ public final class NamedBloomFilter implements BloomFilter {
     }
 
     /**
-     * Takes one put of a key back from a counting filter ({@code type: counting}), for a record that was deleted: a
+     * Takes one put of a key back from a counting filter ({@code type: counting}) or a cuckoo filter
+     * ({@code type: cuckoo}), for a record that was deleted: a
      * key put more times than removed is always still in. Remove only keys that were put: a key that was never put
      * but passes the filter (a false positive) takes counts that belong to other keys, and may make one of them
      * absent.

@@ -4,6 +4,7 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.ScalableSizing;
 import io.bloomguard.local.LocalBloomFilter;
 import io.bloomguard.local.LocalCountingFilter;
+import io.bloomguard.local.LocalCuckooFilter;
 import io.bloomguard.local.RebuildableLocalFilter;
 import io.bloomguard.local.ScalableLocalFilter;
 import io.bloomguard.registry.BloomFilterRegistry;
@@ -81,6 +82,40 @@ class FilterTypeAndGrowthPropertiesTest {
     void aCountingFilterThatScalesFailsStartupSayingWhy() {
         assertInvalid("bloom-guard.defaults.growth", "scale", "a counting filter cannot grow by layers",
                 "bloom-guard.defaults.growth=scale", "bloom-guard.filters.users.type=counting");
+    }
+
+    /** A cuckoo filter is local, grows by rebuilds, and takes about a quarter of a counting filter's memory. */
+    @Test
+    void aCuckooFilterIsALocalTableAtAFractionOfACountingFiltersMemory() {
+        runner.withPropertyValues("bloom-guard.filters.sessions.expected-size=100000",
+                "bloom-guard.filters.sessions.type=cuckoo").run(context -> {
+                    NamedBloomFilter sessions = context.getBean(BloomFilterRegistry.class).get("sessions");
+                    assertThat(sessions.spec().sizing().type()).isEqualTo(FilterType.CUCKOO);
+                    assertThat(sessions.spec().sizing().growth()).isEqualTo(GrowthPolicy.REBUILD);
+                    assertThat(live(sessions)).isInstanceOf(LocalCuckooFilter.class);
+                    assertThat(sessions.byteSize()).isLessThan(FilterType.COUNTING.byteSize(sessions.sizing()) / 3);
+                });
+    }
+
+    @Test
+    void aCuckooFilterThatScalesFailsStartupSayingWhy() {
+        assertInvalid("bloom-guard.filters.users.growth", "scale", "a cuckoo filter cannot grow by layers",
+                "bloom-guard.filters.users.growth=scale", "bloom-guard.filters.users.type=cuckoo");
+    }
+
+    /** On Redis a cuckoo filter is the server's own (CF.*), not bloom-guard's bitmap. */
+    @Test
+    void aCuckooFilterOnTheRedisBitmapFailsStartupSayingWhatItNeeds() {
+        assertInvalid("bloom-guard.filters.users.type", "cuckoo", "type: cuckoo on the redis backend is the"
+                + " server's cuckoo filter, CF.*: set redis.kind: native", "bloom-guard.defaults.backend=redis",
+                "bloom-guard.filters.users.type=cuckoo");
+    }
+
+    /** Fingerprints are at most 32 bits: a rate below 8/2^32 could never be met. */
+    @Test
+    void aCuckooFilterWithAnErrorRateItsFingerprintsCannotMeetFailsStartup() {
+        assertInvalid("bloom-guard.filters.users.error-rate", "1.0E-10", "whose fingerprints are at most 32 bits",
+                "bloom-guard.filters.users.type=cuckoo", "bloom-guard.filters.users.error-rate=1e-10");
     }
 
     /** A counting filter needs four times the memory: the heap check counts it. */

@@ -30,6 +30,18 @@ class RedisKindPropertyTest {
         assertThat(kind(specs, "orders")).isEqualTo(RedisFilterKind.BITMAP);
     }
 
+    @Test
+    void aCuckooFilterOnRedisIsTheServersCuckooFilterAndNeedsTheNativeKind() {
+        List<FilterSpec> specs = resolve("bloom-guard.filters.sessions.backend", "redis",
+                "bloom-guard.filters.sessions.type", "cuckoo", "bloom-guard.filters.sessions.redis.kind", "native");
+        assertThat(kind(specs, "sessions")).isEqualTo(RedisFilterKind.NATIVE);
+        assertThatThrownBy(() -> resolve("bloom-guard.filters.sessions.backend", "redis",
+                "bloom-guard.filters.sessions.type", "cuckoo"))
+            .isInstanceOf(InvalidBloomGuardPropertyException.class)
+            .hasMessageContaining("bloom-guard.filters.sessions.type")
+            .hasMessageContaining("set redis.kind: native");
+    }
+
     @ParameterizedTest
     @CsvSource({
         "type, counting, 'for a counting filter use redis.kind: bitmap'",

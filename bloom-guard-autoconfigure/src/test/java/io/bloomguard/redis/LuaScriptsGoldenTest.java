@@ -51,11 +51,19 @@ class LuaScriptsGoldenTest {
             kind.layered.LayerScripts      ADD             add-layers          8ebaa20d611b350143fce2ca0f56f148506bf485
             kind.bf.NativeBloomScripts     CHECK           bf-check            a5954393d5421b5338abd270b43de24fe35fd8e6
             kind.bf.NativeBloomScripts     CHECK_ALL       bf-check-all        da16826471cf55156f97b402f081f3aa0bff0e8d
-            kind.bf.NativeBloomScripts     ADD             bf-add              df3d355b87f85f1e0029d954dd5eb6aa941fa1a5
+            kind.bf.NativeBloomScripts     ADD             bf-add              a4716f82766d3a7a24d1c5a8d3341a7f83d2b5e4
             kind.bf.NativeBloomScripts     BUILD_INSERT    bf-build-insert     f6b45a60654fd85b2e73e0c7b8d5ca9f407a4f05
             kind.bf.NativeBloomScripts     CARD            bf-card             62726f61852b96d3f9210b3c9f4a4533d4b3978f
             kind.bf.NativeBloomScripts     BEGIN           bf-begin            78ab216d42e1e11a78495fe918d954d933362269
             kind.bf.NativeBloomScripts     FINISH          bf-finish           ff4195a9b97c58686ddac79252d2cc19fa502a5e
+            kind.cf.NativeCuckooScripts    CHECK           cf-check            65b28a9642bab652f87636ad81604a1a2600a26f
+            kind.cf.NativeCuckooScripts    CHECK_ALL       cf-check-all        347638de384d9e856462cfe2dbadfbfbea1169e3
+            kind.cf.NativeCuckooScripts    COUNT           cf-count            59af27a311db6f03870d27dc5669fbf82954969c
+            kind.cf.NativeCuckooScripts    ADD             cf-add              3a20c9abfac887d2146cf31d0678001b0317a651
+            kind.cf.NativeCuckooScripts    BUILD_INSERT    cf-build-insert     f841fbf3c3d7380b1945ac18f02fb3fddbaf1cc7
+            kind.cf.NativeCuckooScripts    REMOVE          cf-remove           7dc47abf12eb1c329ba5bef4d14ba4ec196cc4e4
+            kind.cf.NativeCuckooScripts    BEGIN           cf-begin            4473c5598ec62422ee13f82e11f416f7b4ef7d88
+            kind.cf.NativeCuckooScripts    FINISH          cf-finish           0785c020dea9c246b3dfdd93c4d52520ea828219
             engine.RedisLiveProbe          STILL_LIVE      still-live          e0e938c06bcc0dd7f060c9ec2b84feb0f379f6ad
             engine.RedisStoredState        RECORD_LOSS     record-loss         1c7bbcb6fb627581a188a9e2117200795070b299
             engine.RedisKeyTypes           FIND            key-types           e05ce1d6c55cac6481c2e3ddd354e37fec4f5e5f
@@ -83,7 +91,7 @@ class LuaScriptsGoldenTest {
     @Test
     void theAccessCheckTriesTheCommandsThePreviousVersionTried() throws Exception {
         String source = (String) constant("engine.RedisAccessCheck", "SCRIPT_SOURCE");
-        assertThat(sha1(source)).isEqualTo("b8de1e535c4ebccc2427f74c3ab7e6122ebd0b62");
+        assertThat(sha1(source)).isEqualTo("293f9a479cf117979e033d947ab6e695a30cff7e");
     }
 
     /** A script this table does not list would be a change of the stored data that nothing pins. */

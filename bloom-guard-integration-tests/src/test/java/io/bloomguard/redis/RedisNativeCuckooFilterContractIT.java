@@ -51,6 +51,22 @@ class RedisNativeCuckooFilterContractIT extends BloomFilterContractTest {
         return true;
     }
 
+    /** A key is held once a put, at most twice: a key put again and again stays until a rebuild. */
+    @Override
+    protected long expectedCount(long distinctKeys, long puts) {
+        return Math.min(puts, 2 * distinctKeys);
+    }
+
+    /**
+     * 8-bit fingerprints in buckets of two: a check matches one of the 4 slots of its two buckets with chance 1/256
+     * each, at load α = keys / the capacity the kind reserves ({@code expected-size / min(0.8, 64 · 0.95 ε)}).
+     */
+    @Override
+    protected double modelFalsePositiveRate(FilterSizing sizing, long keys) {
+        double capacity = sizing.expectedSize() / Math.min(0.8, 64 * FilterSizing.DESIGN_MARGIN * sizing.errorRate());
+        return Math.min(1, keys / capacity) * 4 / 256;
+    }
+
     @Override
     protected BloomFilter createFilter(FilterSizing sizing, int seed) {
         return ContractFilters.loadedHere(redis.backend.create(ContractFilters.name("native-cf"),

@@ -61,6 +61,33 @@ public abstract class BloomFilterContractTest {
         return false;
     }
 
+    /**
+     * What {@link BloomFilter#approximateElementCount()} should be near after {@code puts} puts of
+     * {@code distinctKeys} keys: the distinct keys, the default, for a filter that counts keys by the bits they set; a
+     * filter that stores one entry per put (a cuckoo filter's fingerprint copies, which a remove takes back one at a
+     * time) counts {@code puts}.
+     */
+    protected long expectedCount(long distinctKeys, long puts) {
+        return distinctKeys;
+    }
+
+    /**
+     * The false-positive probability this backend's model gives with {@code keys} keys in a filter of {@code sizing}:
+     * the Bloom model of {@link FilterSizing} by default; another structure (a cuckoo table) has its own.
+     */
+    protected double modelFalsePositiveRate(FilterSizing sizing, long keys) {
+        return sizing.falsePositiveProbability(keys);
+    }
+
+    /**
+     * Checks a new filter's layout against its sizing: by default {@code m} and {@code k} are the sizing's; a
+     * filter laid out otherwise (a cuckoo table's buckets and fingerprints) checks its own.
+     */
+    protected void assertLayoutFollows(BloomFilter filter, FilterSizing sizing) {
+        assertThat(filter.bitSize()).isEqualTo(sizing.bitSize());
+        assertThat(filter.hashCount()).isEqualTo(sizing.hashCount());
+    }
+
     /** {@code count} keys, scaled down for this backend: see {@link #scaleDown()}. */
     private int scaled(int count) {
         return count / scaleDown();
@@ -115,7 +142,7 @@ public abstract class BloomFilterContractTest {
             }
         }
         assertThat((double) falsePositives / probes).isLessThanOrEqualTo(bound);
-        assertThat(filter.expectedFpp()).isCloseTo(FilterSizing.of(n, errorRate).falsePositiveProbability(n),
+        assertThat(filter.expectedFpp()).isCloseTo(modelFalsePositiveRate(FilterSizing.of(n, errorRate), n),
                 org.assertj.core.data.Percentage.withPercentage(10));
     }
 
@@ -124,24 +151,31 @@ public abstract class BloomFilterContractTest {
         BloomFilter filter = createFilter(FilterSizing.of(10_000, 0.001), SEED);
         assertThat(filter.put("https://example.com/a")).isTrue();
         assertThat(filter.put("https://example.com/a")).isFalse();
-        long count = filter.approximateElementCount();
         for (int i = 0; i < 10; i++) {
             filter.put("https://example.com/a");
         }
-        assertThat(filter.approximateElementCount()).isEqualTo(count).isEqualTo(1);
+        assertThat(filter.approximateElementCount()).isEqualTo(expectedCount(1, 12));
         assertThat(filter.put(42)).isTrue();
         assertThat(filter.put(42L)).as("Long 42 is the key Integer 42 already put").isFalse();
         assertThat(filter.put("42")).as("\"42\" too").isFalse();
     }
 
+    /**
+     * A new key's put says "new" unless a false positive hides it: of 5,000 new keys, at most the model's rate at
+     * 5,000 keys times 5,000 (an upper bound, the rate grows as they go in), plus 4 standard deviations, say otherwise.
+     * For the blocked Bloom layout that allows a handful; for a cuckoo table, fuller at the same size, a few dozen.
+     */
     @Test
     void batchOperationsAgreeWithSingleOnes() {
-        BloomFilter filter = createFilter(FilterSizing.of(10_000, 0.01), SEED);
+        FilterSizing sizing = FilterSizing.of(10_000, 0.01);
+        BloomFilter filter = createFilter(sizing, SEED);
         List<Object> keys = new ArrayList<>();
         for (long key : presentKeys(5_000, 2)) {
             keys.add(key);
         }
-        assertThat(filter.putAll(keys)).isEqualTo(keys.size());
+        double hidden = keys.size() * modelFalsePositiveRate(sizing, keys.size());
+        assertThat(filter.putAll(keys)).isBetween(keys.size() - (long) (hidden + 4 * Math.sqrt(hidden)),
+                (long) keys.size());
         assertThat(filter.putAll(keys)).isZero();
         List<Object> probes = new ArrayList<>(keys.subList(0, 1_000));
         for (long key : presentKeys(1_000, 3)) {
@@ -167,7 +201,8 @@ public abstract class BloomFilterContractTest {
                 filter.put(key); // duplicates do not count
             }
         }
-        assertThat(filter.approximateElementCount()).isBetween((long) (n * 0.98), (long) (n * 1.02));
+        long expected = expectedCount(n, n + (n + 1) / 2);
+        assertThat(filter.approximateElementCount()).isBetween((long) (expected * 0.98), (long) (expected * 1.02));
     }
 
     /**
@@ -254,8 +289,7 @@ public abstract class BloomFilterContractTest {
     void sizeFollowsTheSizing() {
         FilterSizing sizing = FilterSizing.of(1_000_000, 0.01);
         BloomFilter filter = createFilter(sizing, SEED);
-        assertThat(filter.bitSize()).isEqualTo(sizing.bitSize());
-        assertThat(filter.hashCount()).isEqualTo(sizing.hashCount());
+        assertLayoutFollows(filter, sizing);
         assertThat(filter.sizing()).isEqualTo(sizing);
         assertThat(filter.seed()).isEqualTo(hashesWithItsSeed() ? SEED : 0);
         assertThat(filter.expectedFpp()).isZero();
