@@ -68,8 +68,12 @@ final class RedisFixtures {
     }
 
     static RedissonClient redisson(RedisServerProcess server) {
+        return redisson(server.host(), server.port());
+    }
+
+    static RedissonClient redisson(String host, int port) {
         Config config = new Config();
-        config.useSingleServer().setAddress("redis://" + server.host() + ":" + server.port());
+        config.useSingleServer().setAddress("redis://" + host + ":" + port);
         return Redisson.create(config);
     }
 
