@@ -2,6 +2,8 @@ package io.bloomguard.benchmarks;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.redis.RedisBloomFilter;
+import io.bloomguard.redis.RedisFilterSpec;
+import io.bloomguard.redis.RedisKinds;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 import org.redisson.api.RBloomFilterNative;
@@ -13,7 +15,7 @@ import java.util.Locale;
 /**
  * One way to check a key against a filter of n keys at ε on a server with the RedisBloom module, or a round-trip
  * floor to compare with. Each value loads its filter (or finds it loaded on the shared server) and returns its
- * check: a kind of bloom-guard's own, once it has native kinds, is one more value here.
+ * check.
  *
  * <p>Native filters are named for their command family and ε, so the {@code BF.*} kinds and Redisson's read the
  * same {@code BF.RESERVE}d filter: {@code BF.RESERVE key ε n} (RedisBloom's default {@code EXPANSION 2}), cuckoo
@@ -83,6 +85,27 @@ public enum NativeKind {
         @Override
         Check open(NativeServer server, double fpp, List<Object> keys) {
             return script(server, "CF.EXISTS", loadCuckoo(server, keys));
+        }
+    },
+
+    /**
+     * bloom-guard's native Bloom kind ({@code redis.kind: native}): {@code mightContain}, one {@code EVALSHA} of
+     * {@code EXISTS} and {@code BF.EXISTS}, through the backend as a guard calls it.
+     */
+    NATIVE_BLOOM(true) {
+        @Override
+        Check open(NativeServer server, double fpp, List<Object> keys) {
+            return server.filter("bench-native-bf-" + fpp, RedisFilterSpec.builder(RedisKinds.NATIVE_BLOOM,
+                    FilterSizing.of(keys.size(), fpp)).build(), keys)::mightContain;
+        }
+    },
+
+    /** bloom-guard's native cuckoo kind ({@code type: cuckoo}, {@code redis.kind: native}), as {@link #NATIVE_BLOOM}. */
+    NATIVE_CUCKOO(true) {
+        @Override
+        Check open(NativeServer server, double fpp, List<Object> keys) {
+            return server.filter("bench-native-cf-" + fpp, RedisFilterSpec.builder(RedisKinds.NATIVE_CUCKOO,
+                    FilterSizing.of(keys.size(), fpp)).build(), keys)::mightContain;
         }
     },
 

@@ -5,6 +5,7 @@ import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.redis.RedisBloomFilter;
 import io.bloomguard.redis.RedisFilterBackend;
+import io.bloomguard.redis.RedisFilterSpec;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -124,7 +125,15 @@ final class NativeServer implements AutoCloseable {
      * fork before this one loaded it on the shared server).
      */
     RedisBloomFilter bitmap(String name, FilterSizing sizing, List<Object> keys) {
-        RedisBloomFilter filter = backend().create(name, sizing, RedisFixtures.SEED, 1);
+        return loaded(name, backend().create(name, sizing, RedisFixtures.SEED, 1), keys);
+    }
+
+    /** bloom-guard's filter of {@code spec} (a native kind, say), loaded with {@code keys} as {@link #bitmap} is. */
+    RedisBloomFilter filter(String name, RedisFilterSpec spec, List<Object> keys) {
+        return loaded(name, backend().create(name, spec), keys);
+    }
+
+    private static RedisBloomFilter loaded(String name, RedisBloomFilter filter, List<Object> keys) {
         SharedBloomFilter.StartOutcome outcome = filter.start(RedisFixtures.feed(keys));
         if ((outcome != SharedBloomFilter.StartOutcome.LOADED_HERE
                 && outcome != SharedBloomFilter.StartOutcome.ALREADY_LOADED)

@@ -5,6 +5,7 @@ import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.redis.kind.RedisFilterKeys;
 import io.bloomguard.redis.port.RedisUnavailableException;
+import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.bloomguard.testsupport.redis.WithRedisBloom;
@@ -178,6 +179,40 @@ class RedisNativeFilterIT {
             assertThat(users.start(RecordingKeyFeed.of(List.of(1L)))).isEqualTo(StartOutcome.ACCESS_DENIED);
             assertThat(users.mightContain(ABSENT)).as("never rejects").isTrue();
             assertThat(Objects.requireNonNull(users.refusal()).getMessage()).contains("no BF.* commands");
+            users.close();
+        }
+    }
+
+    /**
+     * Redis stops answering while a key is put: the add is kept in memory ({@code on-add-failure: buffer}), sent once
+     * Redis answers again, and then found by this instance and by another that joins the filter.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"bf", "cf"})
+    void anAddRedisDidNotAnswerIsReplayedOnceItAnswers(String kind) {
+        String name = "native-outage-" + kind;
+        RedisBackendSettings ticking = RedisBackendSettingsBuilder.from(TestRedisBackend.FAST)
+            .commandTimeout(Duration.ofMillis(300))
+            .build();
+        try (TestRedisBackend instance = TestRedisBackend.on(server, ticking)) {
+            RedisBloomFilter users = instance.backend.create(name, spec(kind));
+            List<Object> source = LongStream.range(0, 1000).boxed().map(Object.class::cast).toList();
+            assertThat(users.start(RecordingKeyFeed.of(source))).isEqualTo(StartOutcome.LOADED_HERE);
+            server.pause();
+            try {
+                users.put(5000L);
+                assertThat(users.pendingAdds()).as("kept while Redis does not answer").isEqualTo(1);
+            }
+            finally {
+                server.resume();
+            }
+            await("replayed").atMost(Duration.ofSeconds(10)).until(() -> users.pendingAdds() == 0);
+            assertThat(users.mightContain(5000L)).isTrue();
+            RedisBloomFilter other = redis.backend.create(name, spec(kind));
+            assertThat(other.start(RecordingKeyFeed.of(source))).isEqualTo(StartOutcome.ALREADY_LOADED);
+            assertThat(other.mightContain(5000L)).as("found by another instance").isTrue();
+            assertThat(other.mightContain(ABSENT)).isFalse();
+            other.close();
             users.close();
         }
     }

@@ -2,12 +2,13 @@ package io.bloomguard.redis.kind;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyCanonicalizer;
-
 import io.bloomguard.redis.port.LuaScript;
+import io.bloomguard.redis.port.RedisPort;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A live generation of a {@link ServerKind}: one filter of the server's, {@code <prefix>{name}:bits:<fingerprint>}. A
@@ -65,7 +66,7 @@ final class ServerGeneration implements Generation {
         String text = KeyCanonicalizer.canonicalText(key);
         return new KeyCheck<Long>() {
             @Override
-            public java.util.concurrent.CompletableFuture<Long> send(io.bloomguard.redis.port.RedisPort port) {
+            public CompletableFuture<Long> send(RedisPort port) {
                 return port.eval(kind.scripts().check(), List.of(filter), List.of(text)).thenApply(Long.class::cast);
             }
 

@@ -1,8 +1,7 @@
 package io.bloomguard.redis.kind;
 
-import org.jspecify.annotations.Nullable;
-
 import io.bloomguard.redis.port.LuaScript;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The scripts of a {@link ServerKind}, each of which reads a filter that is gone as unknown, never as absent.
