@@ -20,11 +20,11 @@ import java.util.function.ToLongFunction;
  *
  * <p>Internal: public for bloom-guard's own packages, not part of its API; it may change in any version.
  *
- * @param begin    {@link RedisScripts#SERVER_BEGIN} with the kind's reserve command
+ * @param begin    {@link ServerScripts#BEGIN} with the kind's reserve command
  * @param insert   KEYS the generation being built, ARGV keys' texts: adds them without ever creating it, and returns
  *                 how many were new, or -1 once it is gone (evicted, flushed), so a build cannot swap in a filter
  *                 that lacks them
- * @param finish   {@link RedisScripts#SERVER_FINISH} with the kind's count of keys
+ * @param finish   {@link ServerScripts#FINISH} with the kind's count of keys
  * @param capacity the capacity a filter of that sizing is reserved with
  * @param reserved the reserve command's argument besides the capacity (ARGV[5] of {@code begin})
  * @hidden

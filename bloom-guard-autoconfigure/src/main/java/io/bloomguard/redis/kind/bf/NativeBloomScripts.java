@@ -1,6 +1,7 @@
 package io.bloomguard.redis.kind.bf;
 
 import io.bloomguard.redis.kind.RedisScripts;
+import io.bloomguard.redis.kind.ServerScripts;
 import io.bloomguard.redis.port.LuaScript;
 
 /**
@@ -67,13 +68,13 @@ public final class NativeBloomScripts {
             """.formatted(CHUNK));
 
     /**
-     * Adds keys to the live filter and, while a rebuild runs, to the next one ({@link RedisScripts#SERVER_ADD}: the
+     * Adds keys to the live filter and, while a rebuild runs, to the next one ({@link ServerScripts#ADD}: the
      * KEYS, placement and replies of {@link RedisScripts#ADD}). No near copy reads a native filter, so nothing is
      * published. The record an add is counted under is told apart by the counts of keys, never by its text: a key may
      * read {@code acks:}.
      */
     public static final LuaScript ADD = LuaScript.of("bf-add", LuaScript.Result.INTEGER, RedisScripts.PLACE + INSERT
-            + RedisScripts.SERVER_ADD);
+            + ServerScripts.ADD);
 
     /** KEYS: the generation being built. ARGV: keys' texts. Returns how many were new, or -1 when it is gone. */
     public static final LuaScript BUILD_INSERT = LuaScript.of("bf-build-insert", LuaScript.Result.INTEGER, """
@@ -89,13 +90,13 @@ public final class NativeBloomScripts {
             """);
 
     /**
-     * {@link RedisScripts#SERVER_BEGIN} reserving a Bloom filter (ARGV[5]: the error rate), scaling
+     * {@link ServerScripts#BEGIN} reserving a Bloom filter (ARGV[5]: the error rate), scaling
      * ({@code EXPANSION 2}): a full filter that refused adds would refuse keys that exist.
      */
-    public static final LuaScript BEGIN = LuaScript.of("bf-begin", LuaScript.Result.INTEGER, RedisScripts.SERVER_BEGIN
+    public static final LuaScript BEGIN = LuaScript.of("bf-begin", LuaScript.Result.INTEGER, ServerScripts.BEGIN
             .formatted("redis.call('BF.RESERVE', KEYS[2], ARGV[5], ARGV[2], 'EXPANSION', 2)"));
 
-    /** {@link RedisScripts#SERVER_FINISH}, counting the next filter's keys with {@code BF.CARD}. */
-    public static final LuaScript FINISH = LuaScript.of("bf-finish", LuaScript.Result.INTEGER, RedisScripts.SERVER_FINISH
+    /** {@link ServerScripts#FINISH}, counting the next filter's keys with {@code BF.CARD}. */
+    public static final LuaScript FINISH = LuaScript.of("bf-finish", LuaScript.Result.INTEGER, ServerScripts.FINISH
             .formatted("redis.call('BF.CARD', KEYS[2])"));
 }

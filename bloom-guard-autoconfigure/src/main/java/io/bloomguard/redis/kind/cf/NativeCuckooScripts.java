@@ -1,6 +1,7 @@
 package io.bloomguard.redis.kind.cf;
 
 import io.bloomguard.redis.kind.RedisScripts;
+import io.bloomguard.redis.kind.ServerScripts;
 import io.bloomguard.redis.port.LuaScript;
 
 /**
@@ -87,9 +88,9 @@ public final class NativeCuckooScripts {
             return held(KEYS[1])
             """);
 
-    /** Adds keys to the live filter and, during a rebuild, to the next one ({@link RedisScripts#SERVER_ADD}). */
+    /** Adds keys to the live filter and, during a rebuild, to the next one ({@link ServerScripts#ADD}). */
     public static final LuaScript ADD = LuaScript.of("cf-add", LuaScript.Result.INTEGER, RedisScripts.PLACE + INSERT
-            + RedisScripts.SERVER_ADD);
+            + ServerScripts.ADD);
 
     /** KEYS: the generation being built. ARGV: keys' texts. Returns how many were new, or -1 when it is gone. */
     public static final LuaScript BUILD_INSERT = LuaScript.of("cf-build-insert", LuaScript.Result.INTEGER, """
@@ -116,14 +117,14 @@ public final class NativeCuckooScripts {
             """);
 
     /**
-     * {@link RedisScripts#SERVER_BEGIN} reserving a cuckoo filter of two-fingerprint buckets (ARGV[5]: the bucket
+     * {@link ServerScripts#BEGIN} reserving a cuckoo filter of two-fingerprint buckets (ARGV[5]: the bucket
      * size), growing by sub-filters ({@code EXPANSION 1}) when an add finds no room: a filter that refused adds would
      * refuse keys that exist.
      */
-    public static final LuaScript BEGIN = LuaScript.of("cf-begin", LuaScript.Result.INTEGER, RedisScripts.SERVER_BEGIN
+    public static final LuaScript BEGIN = LuaScript.of("cf-begin", LuaScript.Result.INTEGER, ServerScripts.BEGIN
             .formatted("redis.call('CF.RESERVE', KEYS[2], ARGV[2], 'BUCKETSIZE', ARGV[5], 'EXPANSION', 1)"));
 
-    /** {@link RedisScripts#SERVER_FINISH}, counting the next filter's keys from {@code CF.INFO}. */
+    /** {@link ServerScripts#FINISH}, counting the next filter's keys from {@code CF.INFO}. */
     public static final LuaScript FINISH = LuaScript.of("cf-finish", LuaScript.Result.INTEGER, HELD
-            + RedisScripts.SERVER_FINISH.formatted("held(KEYS[2])"));
+            + ServerScripts.FINISH.formatted("held(KEYS[2])"));
 }
