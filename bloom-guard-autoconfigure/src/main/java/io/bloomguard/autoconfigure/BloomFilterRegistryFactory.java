@@ -10,8 +10,10 @@ import io.bloomguard.local.RebuildableLocalFilter;
 import io.bloomguard.local.ScalableLocalFilter;
 import io.bloomguard.redis.RedisFilterBackend;
 import io.bloomguard.redis.RedisFilterSpec;
+import io.bloomguard.redis.RedisKindChoice;
 import io.bloomguard.redis.RedisKinds;
 import io.bloomguard.redis.kind.RedisKind;
+import io.bloomguard.redis.port.RedisUnavailableException;
 import io.bloomguard.registry.BackgroundRebuilds;
 import io.bloomguard.registry.BloomFilterRegistry;
 import io.bloomguard.registry.DisabledBloomFilter;
@@ -23,6 +25,8 @@ import io.bloomguard.registry.FixedBloomFilterRegistry;
 import io.bloomguard.registry.GrowthPolicy;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.registry.RedisFilterKind;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.context.aot.AbstractAotProcessor;
 
 import java.util.List;
@@ -30,6 +34,8 @@ import java.util.function.Supplier;
 
 /** Builds the registry's filters from their specs, on the backend each one names. */
 final class BloomFilterRegistryFactory {
+
+    private static final Log logger = LogFactory.getLog(BloomFilterRegistryFactory.class);
 
     private BloomFilterRegistryFactory() {
     }
@@ -82,20 +88,50 @@ final class BloomFilterRegistryFactory {
                             + " org.springframework.boot:spring-boot-starter-data-redis and point"
                             + " spring.data.redis.* at your Redis; or use backend local");
         }
-        if (options.kind() == RedisFilterKind.NATIVE) {
-            // The server's filter scales by itself (growth: scale) and is one key: FilterSpecRules refused the rest.
-            RedisKind server = (spec.sizing().type() == FilterType.CUCKOO) ? RedisKinds.NATIVE_CUCKOO
-                    : RedisKinds.NATIVE_BLOOM;
-            return backend.create(spec.name(), RedisFilterSpec.builder(server, sizing).shards(1)
-                    .onAddFailure(spec.writes().onAddFailure()).build());
-        }
+        RedisKind server = (spec.sizing().type() == FilterType.CUCKOO) ? RedisKinds.NATIVE_CUCKOO
+                : RedisKinds.NATIVE_BLOOM;
         boolean layered = spec.sizing().growth() == GrowthPolicy.SCALE;
         RedisKind kind = layered ? RedisKinds.LAYERED
                 : (spec.sizing().type() == FilterType.COUNTING) ? RedisKinds.COUNTING : RedisKinds.BLOOM;
+        if (options.kind() == RedisFilterKind.AUTO) {
+            kind = chooseKind(spec, backend, server, kind);
+        }
+        else if (options.kind() == RedisFilterKind.NATIVE) {
+            kind = server;
+        }
+        if (kind == server) {
+            // The server's filter scales by itself (growth: scale) and is one key: FilterSpecRules refused the rest.
+            return backend.create(spec.name(), RedisFilterSpec.builder(server, sizing).shards(1)
+                    .onAddFailure(spec.writes().onAddFailure()).build());
+        }
         FilterSizing stored = layered
                 ? ScalableSizing.of(spec.sizing().expectedSize(), spec.sizing().errorRate()).layer(0) : sizing;
         return backend.create(spec.name(), RedisFilterSpec.builder(kind, stored).shards(layered ? 1 : options.shards())
                 .onAddFailure(spec.writes().onAddFailure()).nearCopy(options.nearCopy()).build());
+    }
+
+    /**
+     * {@code redis.kind: auto}, decided now, before the filter exists, so that its configured shape is one from the
+     * start: the stored filter's family, or the server's kind when the server has it. A cuckoo filter has no bitmap
+     * kind: on a server without {@code CF.*} it stays the server's, and its access check says what is missing.
+     */
+    private static RedisKind chooseKind(FilterSpec spec, RedisFilterBackend backend, RedisKind server,
+            RedisKind bitmap) {
+        RedisKindChoice choice;
+        try {
+            choice = backend.chooseKind(spec.name(), server, bitmap);
+        }
+        catch (RedisUnavailableException ex) {
+            throw new InvalidBloomGuardPropertyException("bloom-guard.filters." + spec.name() + ".redis.kind", "auto",
+                    "native or bitmap: auto decides from Redis when the application starts, and Redis did not answer ("
+                            + ex.getMessage() + "); start Redis, check spring.data.redis.*, or set the kind so that"
+                            + " the application starts without Redis");
+        }
+        RedisKind kind = (spec.sizing().type() == FilterType.CUCKOO) ? server : choice.kind();
+        logger.info("Filter '" + spec.name() + "' (redis.kind: auto) is " + ((kind == server)
+                ? "the server's own filter (" + (kind == RedisKinds.NATIVE_CUCKOO ? "CF.*" : "BF.*") + ")"
+                : "bloom-guard's bitmap") + ": " + choice.reason());
+        return kind;
     }
 
     /** Counting or cuckoo with scale was refused when the spec was resolved. */

@@ -7,8 +7,11 @@ import io.bloomguard.redis.engine.EngineSettings;
 import io.bloomguard.redis.engine.FilterOptions;
 import io.bloomguard.redis.engine.RedisEngine;
 import io.bloomguard.redis.kind.BlockKind;
+import io.bloomguard.redis.kind.RedisKind;
+import io.bloomguard.redis.kind.ServerKind;
 import io.bloomguard.redis.port.LettuceRedisPort;
 import io.bloomguard.redis.port.RedisPort;
+import io.bloomguard.redis.port.RedisUnavailableException;
 
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -70,6 +73,23 @@ public final class RedisFilterBackend implements AutoCloseable {
     public RedisBloomFilter create(String name, RedisFilterSpec spec) {
         return new RedisBloomFilter(name, engine.filter(name, spec.sizing(), new FilterOptions(spec.seed(),
                 spec.shards(), spec.kind(), spec.onAddFailure(), spec.nearCopy())));
+    }
+
+    /**
+     * For {@code redis.kind: auto}: {@code serverKind} (one of the server's own, such as
+     * {@link RedisKinds#NATIVE_BLOOM}) or else {@code bitmapKind}, so that every instance decides alike. A filter already
+     * stored stays in the family it is stored as; one not stored yet is the server's when the server has its
+     * commands. Tries Redis a few times, {@link RedisBackendSettings#reconnectDelay()} apart.
+     *
+     * @throws IllegalArgumentException  when {@code serverKind} is not one of the server's own
+     * @throws RedisUnavailableException when Redis did not answer
+     */
+    public RedisKindChoice chooseKind(String name, RedisKind serverKind, RedisKind bitmapKind) {
+        if (!(serverKind instanceof ServerKind server)) {
+            throw new IllegalArgumentException(serverKind + " is not one of the server's own kinds");
+        }
+        RedisEngine.KindDecision decision = engine.chooseKind(name, server);
+        return new RedisKindChoice(decision.server() ? serverKind : bitmapKind, decision.reason());
     }
 
     // The overloads below are shorthands for create(name, spec), kept for the code written against them.

@@ -51,10 +51,10 @@ final class FilterSpecRules {
                     + CuckooLayout.MAX_FINGERPRINT_BITS + " bits; or type: counting");
         }
         if (section.type() == FilterType.CUCKOO && spec.backend() instanceof FilterSpec.Redis redis
-                && redis.kind() != RedisFilterKind.NATIVE) {
+                && redis.kind() == RedisFilterKind.BITMAP) {
             throw new InvalidFilterSpecException(spec.name(), "type", "cuckoo", "type: cuckoo on the redis backend"
-                    + " is the server's cuckoo filter, CF.*: set redis.kind: native; or use backend: local, or type:"
-                    + " counting on redis");
+                    + " is the server's cuckoo filter, CF.*: set redis.kind: native (or auto); or use backend: local,"
+                    + " or type: counting on redis");
         }
         if (spec.backend() instanceof FilterSpec.Redis redis) {
             long maxShards = Math.min(sizing.blockCount(), MAX_SHARDS);
@@ -63,7 +63,7 @@ final class FilterSpecRules {
                         "a whole number from 1 to " + maxShards
                                 + " (each shard holds at least one 512-bit block of this filter)");
             }
-            if (redis.kind() == RedisFilterKind.NATIVE) {
+            if (redis.kind() != RedisFilterKind.BITMAP) {
                 checkNative(spec, redis);
             }
             else if (section.growth() == GrowthPolicy.SCALE && redis.shards() != 1) {
@@ -75,9 +75,11 @@ final class FilterSpecRules {
         checkLifecycle(spec);
     }
 
-    /** What the server's own filter cannot be: split, copied, or a counting filter. */
+    /** What the server's own filter, or one that may be (auto), cannot be: split, copied, or a counting filter. */
     private static void checkNative(FilterSpec spec, FilterSpec.Redis redis) {
-        String native_ = "filter '" + spec.name() + "' is the server's own filter (redis.kind: native)";
+        boolean auto = redis.kind() == RedisFilterKind.AUTO;
+        String native_ = "filter '" + spec.name() + "' " + (auto ? "may be" : "is") + " the server's own filter"
+                + " (redis.kind: " + (auto ? "auto" : "native") + ")";
         if (spec.sizing().type() == FilterType.COUNTING) {
             throw new InvalidFilterSpecException(spec.name(), "type", "counting", "type: bloom (BF.*) or cuckoo (CF.*,"
                     + " which removes keys), since " + native_ + "; for a counting filter use redis.kind: bitmap");

@@ -16,7 +16,16 @@ public enum RedisFilterKind {
     /**
      * The server's own Bloom filter ({@code BF.*}: Redis 8, Redis Stack, Valkey's bloom module, or the RedisBloom
      * module), one key that any client reads with {@code BF.EXISTS}; built inside Redis, scaling past its expected
-     * size as the server does. One shard, no near copy, no snapshot, no remove.
+     * size as the server does; with {@code type: cuckoo}, the server's cuckoo filter ({@code CF.*}), from which keys are
+     * removed. One shard, no near copy, no snapshot.
      */
-    NATIVE
+    NATIVE,
+
+    /**
+     * {@link #NATIVE} when the server has the commands, else {@link #BITMAP}; decided once, when the application starts,
+     * the same way on every instance: a filter already stored in Redis stays what it is stored as, and only one not
+     * stored yet is decided by what the server has. It needs Redis at startup (an application that cannot reach it
+     * does not start), and takes the limits of both: one shard, no near copy, no counting filter.
+     */
+    AUTO
 }

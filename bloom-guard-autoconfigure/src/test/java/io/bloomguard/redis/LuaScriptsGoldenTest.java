@@ -73,6 +73,7 @@ class LuaScriptsGoldenTest {
             engine.RedisFeedState          LEAD            feed-lead           fcd901172f1ae58db0ddfd92ad11799d92f3dbda
             engine.RedisFeedState          SAVE            feed-save           220be308660af094b47ec21eb49705f3440040cd
             engine.RedisFeedState          RELEASE         feed-release        597ebe453b005065ffa1eb6f71d73f7d908107a4
+            engine.RedisServerKindChoice   HAS_COMMAND     has-command         55786a3b6819e82e5f13951f40abcd27c602e439
             """;
 
     @Test

@@ -5,6 +5,7 @@ import io.bloomguard.registry.FilterState;
 import io.bloomguard.registry.NamedBloomFilter;
 import io.bloomguard.testapp.Customer;
 import io.bloomguard.testapp.CustomerRepository;
+import io.bloomguard.testsupport.redis.LoopbackPorts;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.bloomguard.testsupport.redis.WithRedisBloom;
@@ -14,6 +15,7 @@ import org.hibernate.stat.Statistics;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,6 +28,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Two instances of the test application whose filters are the server's own ({@code redis.kind: native}: {@code BF.*},
@@ -89,17 +92,91 @@ class RedisNativeApplicationIT {
         assertThat(redis.command(command, liveKey("codes"), "t9:native-code")).isEqualTo("1");
     }
 
+    /**
+     * {@code redis.kind: auto} on a server with the module makes the server's filter, and a second instance with
+     * {@code auto} follows it; on a server without the module, it makes bloom-guard's bitmap.
+     */
+    @Test
+    void autoMakesTheServersFilterWhereTheServerHasItAndTheBitmapWhereNot(RedisServerProcess plain) {
+        ConfigurableApplicationContext first = start(redis, true, "bloom", "auto");
+        ConfigurableApplicationContext second = start(redis, false, "bloom", "auto");
+        assertThat(redis.command("TYPE", liveKey("customers"))).isEqualTo("MBbloom--");
+        assertGuards(first, second);
+
+        GuardedApplications plainApps = new GuardedApplications("native-plain", "it");
+        try {
+            Map<String, String> properties = properties("bloom", "auto");
+            ConfigurableApplicationContext withoutModule = plainApps.start(plain, true, properties);
+            String meta = plainApps.keyPrefix() + "{customers}:meta";
+            assertThat(plain.command("HGET", meta, "live")).as("bloom-guard's bitmap").doesNotContain(".bf");
+            assertThat(plain.command("TYPE", meta.replace(":meta", ":bits:" + plain.command("HGET", meta, "live"))
+                    .replace(".s*", ".s0"))).isNotEqualTo("none");
+            assertGuards(withoutModule, withoutModule);
+        }
+        finally {
+            plainApps.close();
+        }
+    }
+
+    /**
+     * A filter stored as bloom-guard's bitmap stays one for an instance with {@code redis.kind: auto}, though the
+     * server has the module: it joins the stored filter (ready at once, no second load) instead of making another that
+     * the first instance would read as another shape.
+     */
+    @Test
+    void autoFollowsTheKindTheFilterIsStoredAs() {
+        ConfigurableApplicationContext first = start(redis, true, "bloom", "bitmap");
+        ConfigurableApplicationContext second = start(redis, false, "bloom", "auto");
+        assertThat(second.getBean(FilterPreloader.class).results()).as("joined, not loaded again")
+            .doesNotContainKey("customers");
+        assertThat(filter(second, "customers").state()).isEqualTo(FilterState.READY);
+        assertThat(redis.command("HGET", apps.keyPrefix() + "{customers}:meta", "live")).doesNotContain(".bf");
+        assertGuards(first, second);
+    }
+
+    /** An instance with {@code auto} that cannot reach Redis does not start, and says what to set instead. */
+    @Test
+    void autoWithoutRedisAtStartupRefusesToStartSayingWhatToSet() {
+        Map<String, String> unreachable = Map.of("spring.data.redis.host", "127.0.0.1", "spring.data.redis.port",
+                Integer.toString(LoopbackPorts.free(false)));
+        assertThatThrownBy(() -> apps.start(unreachable, true, properties("bloom", "auto")))
+            .rootCause().hasMessageContaining("bloom-guard.filters.customers.redis.kind")
+            .hasMessageContaining("native or bitmap");
+    }
+
+    /** An absent key rejected by the second instance, a present one found; saved through the first, found by both. */
+    private void assertGuards(ConfigurableApplicationContext first, ConfigurableApplicationContext second) {
+        Statistics statistics = statistics(second);
+        long before = statistics.getPrepareStatementCount();
+        assertThat(repository(second).findById(ABSENT)).isEmpty();
+        assertThat(statistics.getPrepareStatementCount()).as("an absent key rejected").isEqualTo(before);
+        assertThat(repository(second).findById(500L)).isPresent();
+        String code = "auto-" + UUID.randomUUID().toString().substring(0, 18);
+        Customer saved = repository(first).save(new Customer(code, "t8", code));
+        assertThat(repository(second).findByTenantAndCode("t8", code)).get().extracting(Customer::getId)
+            .isEqualTo(saved.getId());
+    }
+
     private ConfigurableApplicationContext start(boolean initializeDatabase, String type) {
+        return start(redis, initializeDatabase, type, "native");
+    }
+
+    private ConfigurableApplicationContext start(RedisServerProcess server, boolean initializeDatabase, String type,
+            String kind) {
+        return apps.start(server, initializeDatabase, properties(type, kind));
+    }
+
+    private static Map<String, String> properties(String type, String kind) {
         Map<String, String> properties = new HashMap<>();
         for (String name : new String[] {"customers", "codes"}) {
             properties.put("bloom-guard.filters." + name + ".backend", "redis");
-            properties.put("bloom-guard.filters." + name + ".redis.kind", "native");
+            properties.put("bloom-guard.filters." + name + ".redis.kind", kind);
             properties.put("bloom-guard.filters." + name + ".type", type);
         }
         properties.put("bloom-guard.redis.refresh-interval", "100ms");
         properties.put("bloom-guard.redis.rebuild-grace", "0s");
         properties.put("bloom-guard.redis.check-timeout", "1s");
-        return apps.start(redis, initializeDatabase, properties);
+        return properties;
     }
 
     /** The live filter's key, as a user finds it with {@code redis-cli}. */

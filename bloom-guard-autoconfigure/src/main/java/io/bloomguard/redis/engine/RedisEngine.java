@@ -2,6 +2,7 @@ package io.bloomguard.redis.engine;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.redis.kind.BlockKind;
+import io.bloomguard.redis.kind.ServerKind;
 import io.bloomguard.redis.port.RedisPort;
 
 import java.util.List;
@@ -82,6 +83,17 @@ public final class RedisEngine {
         return parts;
     }
 
+    /**
+     * For {@code redis.kind: auto}: whether filter {@code name} is to be {@code server}'s, or bloom-guard's bitmap
+     * (see {@link RedisServerKindChoice}).
+     *
+     * @throws io.bloomguard.redis.port.RedisUnavailableException when Redis did not answer
+     */
+    public KindDecision chooseKind(String name, ServerKind server) {
+        return new RedisServerKindChoice(settings.keyPrefix(), commands, kinds, settings.commandTimeout(),
+                settings.reconnectDelay()).decide(name, server);
+    }
+
     /** Whether a circuit breaker is open: Redis failed recently and calls (checks, or other commands) fail fast. */
     public boolean unavailable() {
         return checkBreaker.isOpen() || commandBreaker.isOpen();
@@ -111,5 +123,14 @@ public final class RedisEngine {
         builders.shutdownNow();
         adds.close();
         connection.release();
+    }
+
+    /**
+     * What {@link #chooseKind} decided.
+     *
+     * @param server whether the filter is the server's own
+     * @param reason why, for the startup log
+     */
+    public record KindDecision(boolean server, String reason) {
     }
 }

@@ -22,6 +22,12 @@ public abstract class ServerKind extends BlockKind {
     /** Its scripts. */
     protected abstract ServerScripts scripts();
 
+    /**
+     * A command of the server's for this kind that reads one key ({@code BF.CARD}): a server that does not know it
+     * has no filters of this kind.
+     */
+    public abstract String readCommand();
+
     /** The chance that an absent key passes a filter of {@code sizing} that holds {@code keys} keys. */
     protected abstract double falsePositiveProbability(long keys, FilterSizing sizing);
 

@@ -45,6 +45,11 @@ public final class NativeBloomKind extends ServerKind {
     }
 
     @Override
+    public String readCommand() {
+        return "BF.CARD";
+    }
+
+    @Override
     protected ServerScripts scripts() {
         return SCRIPTS;
     }

@@ -58,6 +58,11 @@ public final class NativeCuckooKind extends ServerKind {
     }
 
     @Override
+    public String readCommand() {
+        return "CF.INFO";
+    }
+
+    @Override
     protected ServerScripts scripts() {
         return SCRIPTS;
     }
