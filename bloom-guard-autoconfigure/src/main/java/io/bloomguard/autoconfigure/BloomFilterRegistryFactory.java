@@ -99,6 +99,10 @@ final class BloomFilterRegistryFactory {
         else if (options.kind() == RedisFilterKind.NATIVE) {
             kind = server;
         }
+        if (options.key() != null) {
+            // Another program's filter: FilterSpecRules made sure it is native, never rebuilt here.
+            return backend.createForeign(spec.name(), options.key(), server, sizing, spec.writes().onAddFailure());
+        }
         if (kind == server) {
             // The server's filter scales by itself (growth: scale) and is one key: FilterSpecRules refused the rest.
             return backend.create(spec.name(), RedisFilterSpec.builder(server, sizing).shards(1)

@@ -3,6 +3,7 @@ package io.bloomguard.autoconfigure;
 import io.bloomguard.guard.InvalidBloomAnnotationException;
 import io.bloomguard.preload.UnknownKeySourceFilterException;
 import io.bloomguard.redis.port.RedisAccessDeniedException;
+import io.bloomguard.redis.port.RedisForeignFilterException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -39,6 +40,9 @@ final class BloomGuardFailureAnalyzer implements FailureAnalyzer {
             }
             if (cause instanceof RedisAccessDeniedException refused) {
                 return new FailureAnalysis(refused.getMessage() + ".", refused.action() + ".", refused);
+            }
+            if (cause instanceof RedisForeignFilterException foreign) {
+                return new FailureAnalysis(foreign.getMessage() + ".", foreign.action() + ".", foreign);
             }
             if (cause instanceof InvalidBloomGuardPropertyException property) {
                 return new FailureAnalysis("Invalid value '" + property.value() + "' for property "

@@ -186,6 +186,7 @@ public class FilterProperties {
             filter.redis.setShards(redis.shards());
             filter.redis.setNearCopy(redis.nearCopy());
             filter.redis.setKind(redis.kind());
+            filter.redis.setKey(redis.key());
         }
         return filter;
     }

@@ -2,6 +2,7 @@ package io.bloomguard.autoconfigure;
 
 import io.bloomguard.core.NearCopyMode;
 import io.bloomguard.registry.RedisFilterKind;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code bloom-guard.filters.<name>.redis.*}: Redis settings of one filter.
@@ -42,9 +43,10 @@ public class FilterRedisProperties {
     }
 
     /**
-     * How the filter is stored: {@code bitmap} (bloom-guard's own bits in Redis strings, any Redis 6.2+) or
-     * {@code native} (the server's own Bloom filter, BF.*: Redis 8, Redis Stack, Valkey's bloom module or the
-     * RedisBloom module; any client reads it with BF.EXISTS).
+     * How the filter is stored: {@code bitmap} (bloom-guard's own bits in Redis strings, any Redis 6.2+),
+     * {@code native} (the server's own Bloom filter, BF.*, or cuckoo filter, CF.*: Redis 8, Redis Stack, Valkey's
+     * bloom module or the RedisBloom module; any client reads it with BF.EXISTS), or {@code auto} (native when the
+     * server has the commands, else bitmap; a filter already stored stays what it is stored as).
      */
     private RedisFilterKind kind = RedisFilterKind.BITMAP;
 
@@ -54,5 +56,20 @@ public class FilterRedisProperties {
 
     public void setKind(RedisFilterKind kind) {
         this.kind = kind;
+    }
+
+    /**
+     * The key of a filter of the server's (BF.* or CF.*, with kind native) that another program created and fills:
+     * bloom-guard guards it, adds its own writes' keys to it, and never creates, rebuilds or deletes it. The owner's
+     * name, without bloom-guard's key prefix.
+     */
+    private @Nullable String key;
+
+    public @Nullable String getKey() {
+        return key;
+    }
+
+    public void setKey(@Nullable String key) {
+        this.key = key;
     }
 }

@@ -50,13 +50,17 @@ final class FilterSpecResolver {
         if (filter.isPutsOnly() && filter.getGrowth() == null) {
             growth = putsOnlyGrowth(name, filter, backend, type, growth);
         }
+        boolean foreign = backend == BackendType.REDIS && filter.getRedis().getKey() != null;
+        if (foreign && filter.getGrowth() == null) {
+            growth = GrowthPolicy.NONE; // its owner sizes it, and the server scales it
+        }
         RebuildProperties own = filter.getRebuild();
         RebuildProperties inherited = defaults.getRebuild();
         String cron = orDefault(own.getCron(), inherited.getCron());
         String zone = orDefault(own.getZone(), inherited.getZone());
         FilterSpecLimits.checkSchedule(origin(prefix, own.getCron() != null) + ".rebuild.cron", cron,
                 origin(prefix, own.getZone() != null) + ".rebuild.zone", zone);
-        if (filter.isPutsOnly() && own.getCron() == null) {
+        if ((filter.isPutsOnly() || foreign) && own.getCron() == null) {
             cron = null; // the defaults' schedule is for filters that have a key source
         }
         Double holdBelow = orDefault(own.getHoldBelow(), inherited.getHoldBelow());
@@ -75,7 +79,8 @@ final class FilterSpecResolver {
             .rebuildHoldBelow((holdBelow != null) ? holdBelow : FilterSpec.DEFAULT_REBUILD_HOLD_BELOW);
         int shards = filter.getRedis().getShards();
         if (backend == BackendType.REDIS) {
-            builder.redis(shards, filter.getRedis().getNearCopy(), filter.getRedis().getKind());
+            builder.redis(shards, filter.getRedis().getNearCopy(), filter.getRedis().getKind(),
+                    filter.getRedis().getKey());
         }
         try {
             FilterSpec spec = builder.build();

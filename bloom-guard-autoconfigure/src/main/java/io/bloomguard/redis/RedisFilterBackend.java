@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.NearCopyMode;
+import io.bloomguard.core.SharedBloomFilter;
 import io.bloomguard.redis.engine.EngineSettings;
 import io.bloomguard.redis.engine.FilterOptions;
 import io.bloomguard.redis.engine.RedisEngine;
@@ -90,6 +91,23 @@ public final class RedisFilterBackend implements AutoCloseable {
         }
         RedisEngine.KindDecision decision = engine.chooseKind(name, server);
         return new RedisKindChoice(decision.server() ? serverKind : bitmapKind, decision.reason());
+    }
+
+    /**
+     * A filter of the server's own that another program created and fills under {@code key} (no key prefix: the
+     * owner's name): this instance checks it and adds its writes' keys to it, and never creates, rebuilds or deletes
+     * it. Ready while the key holds a filter of {@code kind} with at least the room and at most the error rate of
+     * {@code declared}; it keeps its own metadata (an incomplete mark) under this backend's key prefix.
+     *
+     * @param kind {@link RedisKinds#NATIVE_BLOOM} or {@link RedisKinds#NATIVE_CUCKOO}
+     * @throws IllegalArgumentException when {@code kind} is not one of the server's own
+     */
+    public SharedBloomFilter createForeign(String name, String key, RedisKind kind, FilterSizing declared,
+            AddFailurePolicy onAddFailure) {
+        if (!(kind instanceof ServerKind server)) {
+            throw new IllegalArgumentException(kind + " is not one of the server's own kinds");
+        }
+        return engine.foreign(name, key, server, declared, onAddFailure);
     }
 
     // The overloads below are shorthands for create(name, spec), kept for the code written against them.

@@ -109,13 +109,22 @@ public record FilterSpec(String name, Sizing sizing, GuardPolicy guard, WritePol
      *
      * @param shards   Redis strings the filter is split over (more when one would not hold it)
      * @param nearCopy whether each instance keeps a copy of the bits, and which keys it answers
-     * @param kind     bloom-guard's bitmap, or the server's own {@code BF.*} filter
+     * @param kind     bloom-guard's bitmap, the server's own {@code BF.*} or {@code CF.*} filter, or whichever the
+     *                 stored filter or the server says ({@code auto})
+     * @param key      the key of a filter of the server's that another program created and fills, which this one
+     *                 guards ({@code redis.key}); {@code null} for a filter of bloom-guard's own, under its key prefix
      */
-    public record Redis(int shards, NearCopyMode nearCopy, RedisFilterKind kind) implements BackendOptions {
+    public record Redis(int shards, NearCopyMode nearCopy, RedisFilterKind kind, @Nullable String key)
+            implements BackendOptions {
 
         /** A bitmap ({@link RedisFilterKind#BITMAP}). */
         public Redis(int shards, NearCopyMode nearCopy) {
             this(shards, nearCopy, RedisFilterKind.BITMAP);
+        }
+
+        /** A filter of bloom-guard's own, stored as {@code kind}. */
+        public Redis(int shards, NearCopyMode nearCopy, RedisFilterKind kind) {
+            this(shards, nearCopy, kind, null);
         }
 
         @Override

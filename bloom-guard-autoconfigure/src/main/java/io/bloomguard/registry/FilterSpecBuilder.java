@@ -132,7 +132,15 @@ public final class FilterSpecBuilder {
 
     /** Bits in Redis, stored as {@code kind}: bloom-guard's bitmap, or the server's own {@code BF.*} filter. */
     public FilterSpecBuilder redis(int shards, NearCopyMode nearCopy, RedisFilterKind kind) {
-        this.backend = new FilterSpec.Redis(shards, nearCopy, kind);
+        return redis(shards, nearCopy, kind, null);
+    }
+
+    /**
+     * As {@link #redis(int, NearCopyMode, RedisFilterKind)}, or, with a {@code key}, the filter of the server's that
+     * another program created and fills under that key ({@code kind} native).
+     */
+    public FilterSpecBuilder redis(int shards, NearCopyMode nearCopy, RedisFilterKind kind, @Nullable String key) {
+        this.backend = new FilterSpec.Redis(shards, nearCopy, kind, key);
         return this;
     }
 

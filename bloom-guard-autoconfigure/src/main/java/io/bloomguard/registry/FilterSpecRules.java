@@ -66,6 +66,9 @@ final class FilterSpecRules {
             if (redis.kind() != RedisFilterKind.BITMAP) {
                 checkNative(spec, redis);
             }
+            if (redis.key() != null) {
+                checkForeign(spec, redis);
+            }
             else if (section.growth() == GrowthPolicy.SCALE && redis.shards() != 1) {
                 throw new InvalidFilterSpecException(spec.name(), "redis.shards", redis.shards(), "a filter that"
                         + " grows by layers (growth: scale) keeps its layers in one hash slot, so it is not split: set"
@@ -95,7 +98,35 @@ final class FilterSpecRules {
         }
     }
 
-    private static String typeName(FilterType type) {
+    /** What a filter on a key another program owns cannot be: anything but the server's, or built here. */
+    private static void checkForeign(FilterSpec spec, FilterSpec.Redis redis) {
+        String key = redis.key();
+        if (key == null || key.isBlank()) {
+            throw new InvalidFilterSpecException(spec.name(), "redis.key", String.valueOf(key), "the key of a filter"
+                    + " of the server's that another program created (e.g. legacy:users:bf), or leave it out");
+        }
+        String owned = "filter '" + spec.name() + "' guards key '" + key + "', which another program creates and"
+                + " fills";
+        if (redis.kind() != RedisFilterKind.NATIVE) {
+            throw new InvalidFilterSpecException(spec.name(), "redis.kind", typeName(redis.kind()), "native, since "
+                    + owned + ": a filter of the server's (BF.*, or CF.* with type: cuckoo)");
+        }
+        if (spec.sizing().growth() == GrowthPolicy.REBUILD) {
+            throw new InvalidFilterSpecException(spec.name(), "growth", "rebuild", "none, since " + owned + ", which"
+                    + " bloom-guard never rebuilds (the server scales it past its size)");
+        }
+        FilterSpec.Lifecycle lifecycle = spec.lifecycle();
+        if (lifecycle.preloadSql() != null) {
+            throw new InvalidFilterSpecException(spec.name(), "preload.sql", lifecycle.preloadSql(), "none, since "
+                    + owned + ": bloom-guard adds only the keys of the application's own writes");
+        }
+        if (lifecycle.rebuildCron() != null) {
+            throw new InvalidFilterSpecException(spec.name(), "rebuild.cron", lifecycle.rebuildCron(), "none, since "
+                    + owned + ", which bloom-guard never rebuilds");
+        }
+    }
+
+    private static String typeName(Enum<?> type) {
         return type.name().toLowerCase(java.util.Locale.ROOT);
     }
 

@@ -144,6 +144,38 @@ class RedisNativeApplicationIT {
             .hasMessageContaining("native or bitmap");
     }
 
+    /**
+     * {@code redis.key}: a filter another program created and fills under its own key name, guarded by two instances.
+     * A code the owner added is found without ever being read from the database by bloom-guard, an absent one is
+     * rejected, and a customer saved through one instance is found through the other (its key went into the owner's
+     * filter).
+     */
+    @Test
+    void twoInstancesGuardAFilterAnotherProgramOwns() {
+        String owned = "legacy:codes:" + UUID.randomUUID();
+        redis.command("BF.RESERVE", owned, "0.001", "10000");
+        redis.command("BF.ADD", owned, "t7:owner-added");
+        Map<String, String> properties = properties("bloom", "native");
+        properties.put("bloom-guard.filters.codes.redis.key", owned);
+        ConfigurableApplicationContext first = apps.start(redis, true, properties);
+        ConfigurableApplicationContext second = apps.start(redis, false, properties);
+        assertThat(filter(second, "codes").state()).isEqualTo(FilterState.READY);
+
+        Statistics statistics = statistics(second);
+        long before = statistics.getPrepareStatementCount();
+        assertThat(repository(second).findByTenantAndCode("t7", "never-added")).isEmpty();
+        assertThat(statistics.getPrepareStatementCount()).as("an absent code rejected").isEqualTo(before);
+        assertThat(repository(second).findByTenantAndCode("t7", "owner-added")).as("let through: the owner added it")
+            .isEmpty();
+        assertThat(statistics.getPrepareStatementCount()).isGreaterThan(before);
+
+        Customer saved = repository(first).save(new Customer("owned-" + UUID.randomUUID().toString().substring(0, 8),
+                "t7", "saved-here"));
+        assertThat(redis.command("BF.EXISTS", owned, "t7:saved-here")).as("in the owner's filter").isEqualTo("1");
+        assertThat(repository(second).findByTenantAndCode("t7", "saved-here")).get().extracting(Customer::getId)
+            .isEqualTo(saved.getId());
+    }
+
     /** An absent key rejected by the second instance, a present one found; saved through the first, found by both. */
     private void assertGuards(ConfigurableApplicationContext first, ConfigurableApplicationContext second) {
         Statistics statistics = statistics(second);

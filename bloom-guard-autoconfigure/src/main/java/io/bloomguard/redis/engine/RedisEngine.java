@@ -1,5 +1,6 @@
 package io.bloomguard.redis.engine;
 
+import io.bloomguard.core.AddFailurePolicy;
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.redis.kind.BlockKind;
 import io.bloomguard.redis.kind.ServerKind;
@@ -81,6 +82,15 @@ public final class RedisEngine {
                         kinds));
         filters.add(parts);
         return parts;
+    }
+
+    /**
+     * A filter another program created and fills under {@code key}, sharing this engine's connection, breakers and
+     * maintenance thread (see {@link ForeignFilter}).
+     */
+    public ForeignFilter foreign(String name, String key, ServerKind kind, FilterSizing declared,
+            AddFailurePolicy onAddFailure) {
+        return new ForeignFilter(name, key, kind, declared, onAddFailure, settings, checks, commands, scheduler);
     }
 
     /**

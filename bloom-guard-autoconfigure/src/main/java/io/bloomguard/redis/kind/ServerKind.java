@@ -2,6 +2,7 @@ package io.bloomguard.redis.kind;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.core.KeyFeed;
+import io.bloomguard.redis.port.LuaScript;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
@@ -20,7 +21,28 @@ import java.util.List;
 public abstract class ServerKind extends BlockKind {
 
     /** Its scripts. */
-    protected abstract ServerScripts scripts();
+    public abstract ServerScripts scripts();
+
+    /** The server's command that describes a filter of this kind ({@code BF.INFO}): its fields, as name and value. */
+    public abstract String infoCommand();
+
+    /** What Redis's {@code TYPE} answers for a filter of this kind ({@code MBbloom--}). */
+    public abstract String redisType();
+
+    /**
+     * What of a filter another program created, as its {@link #infoCommand()} describes it, contradicts the size and
+     * error rate declared for it: a filter with fewer keys' room or a higher rate than declared would reject less, and
+     * fill past its rate, without saying so. A larger or tighter one contradicts nothing.
+     *
+     * @return the contradiction, in words that name both values; {@code null} when there is none
+     */
+    public abstract @Nullable String contradiction(java.util.Map<String, String> info, FilterSizing declared);
+
+    /**
+     * KEYS: a filter another program created. ARGV: a key's text. Takes the key's last copy out, as the kind's remove
+     * does (1 taken out or kept, 0 certainly absent, -1 the filter is gone); {@code null} for a kind that cannot remove.
+     */
+    public abstract @Nullable LuaScript foreignRemove();
 
     /**
      * A command of the server's for this kind that reads one key ({@code BF.CARD}): a server that does not know it

@@ -4,6 +4,10 @@ import io.bloomguard.core.FilterSizing;
 import io.bloomguard.redis.kind.ServerBuild;
 import io.bloomguard.redis.kind.ServerKind;
 import io.bloomguard.redis.kind.ServerScripts;
+import io.bloomguard.redis.port.LuaScript;
+import org.jspecify.annotations.Nullable;
+
+import java.util.Map;
 
 /**
  * A cuckoo filter of the server's own ({@code CF.*}), one key a generation ({@code type: cuckoo},
@@ -30,6 +34,9 @@ public final class NativeCuckooKind extends ServerKind {
 
     /** How full a filter of two-fingerprint buckets fills before adds start to fail and sub-filters are added. */
     private static final double MAX_LOAD = 0.8;
+
+    /** How far above the declared rate the rate of a filter another program created may be: its sizes are rounded. */
+    private static final double RATE_SLACK = 1.25;
 
     private static final ServerScripts SCRIPTS = new ServerScripts(NativeCuckooScripts.CHECK,
             NativeCuckooScripts.CHECK_ALL, NativeCuckooScripts.COUNT, NativeCuckooScripts.ADD,
@@ -63,7 +70,49 @@ public final class NativeCuckooKind extends ServerKind {
     }
 
     @Override
-    protected ServerScripts scripts() {
+    public String infoCommand() {
+        return "CF.INFO";
+    }
+
+    @Override
+    public String redisType() {
+        return "MBbloomCF";
+    }
+
+    /**
+     * Its first sub-filter's room (buckets times the fingerprints a bucket holds), and the rate its 8-bit fingerprints
+     * give at the declared expected size: α · 2b / 256 at load α.
+     */
+    @Override
+    public @Nullable String contradiction(Map<String, String> info, FilterSizing declared) {
+        long buckets = number(info.get("Number of buckets"));
+        long bucketSize = Math.max(1, number(info.get("Bucket size")));
+        long slots = buckets * bucketSize;
+        if (slots < declared.expectedSize()) {
+            return "it has room for " + slots + " fingerprints (CF.INFO: " + buckets + " buckets of " + bucketSize
+                    + "), fewer than its expected-size " + declared.expectedSize();
+        }
+        double rate = (double) declared.expectedSize() / slots * 2 * bucketSize / 256.0;
+        if (rate > declared.errorRate() * RATE_SLACK) {
+            return "at its expected-size " + declared.expectedSize() + " keys, its 8-bit fingerprints in buckets of "
+                    + bucketSize + " (CF.INFO: " + buckets + " buckets) pass an absent key about "
+                    + String.format(java.util.Locale.ROOT, "%.4g", rate) + " of the time, above its error-rate "
+                    + declared.errorRate();
+        }
+        return null;
+    }
+
+    @Override
+    public LuaScript foreignRemove() {
+        return NativeCuckooScripts.FOREIGN_REMOVE;
+    }
+
+    private static long number(@Nullable String text) {
+        return (text == null || text.isEmpty()) ? 0 : Long.parseLong(text);
+    }
+
+    @Override
+    public ServerScripts scripts() {
         return SCRIPTS;
     }
 

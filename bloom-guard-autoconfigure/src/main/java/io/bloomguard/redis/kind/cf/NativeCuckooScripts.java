@@ -117,6 +117,19 @@ public final class NativeCuckooScripts {
             """);
 
     /**
+     * KEYS: a filter another program created. ARGV: a key's text. As {@link #REMOVE}, without generations, epochs or
+     * remove ids (nothing rebuilds it here): 1 its last copy taken out or, at {@value #COPIES} copies, kept; 0
+     * certainly absent; -1 the filter is gone.
+     */
+    public static final LuaScript FOREIGN_REMOVE = LuaScript.of("cf-foreign-remove", LuaScript.Result.INTEGER, """
+            if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+            local copies = redis.call('CF.COUNT', KEYS[1], ARGV[1])
+            if copies == 0 then return 0 end
+            if copies == 1 then redis.call('CF.DEL', KEYS[1], ARGV[1]) end
+            return 1
+            """);
+
+    /**
      * {@link ServerScripts#BEGIN} reserving a cuckoo filter of two-fingerprint buckets (ARGV[5]: the bucket
      * size), growing by sub-filters ({@code EXPANSION 1}) when an add finds no room: a filter that refused adds would
      * refuse keys that exist.
