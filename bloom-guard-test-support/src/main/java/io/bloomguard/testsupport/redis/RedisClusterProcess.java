@@ -71,14 +71,27 @@ public final class RedisClusterProcess implements AutoCloseable {
         return start(true);
     }
 
+    /**
+     * Starts three masters as {@link #start()} does, each with the {@link RedisBloomModule} loaded.
+     * @return the running cluster
+     * @throws IllegalStateException if no module is configured (see {@link RedisServerProcess#startWithRedisBloom})
+     */
+    public static RedisClusterProcess startWithRedisBloom() {
+        return start(false, RedisBloomModule.loadModuleArguments());
+    }
+
     private static RedisClusterProcess start(boolean withReplicas) {
+        return start(withReplicas, List.of());
+    }
+
+    private static RedisClusterProcess start(boolean withReplicas, List<String> moduleArgs) {
         List<RedisServerProcess> nodes = new ArrayList<>(NODE_COUNT);
         List<RedisServerProcess> replicas = new ArrayList<>(NODE_COUNT);
         try {
             for (int i = 0; i < NODE_COUNT; i++) {
-                nodes.add(startNode());
+                nodes.add(startNode(moduleArgs));
                 if (withReplicas) {
-                    replicas.add(startNode());
+                    replicas.add(startNode(moduleArgs));
                 }
             }
             RedisClusterProcess cluster = new RedisClusterProcess(nodes, replicas);
@@ -96,10 +109,12 @@ public final class RedisClusterProcess implements AutoCloseable {
         }
     }
 
-    private static RedisServerProcess startNode() {
-        return RedisServerProcess.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+    private static RedisServerProcess startNode(List<String> moduleArgs) {
+        List<String> args = new ArrayList<>(moduleArgs);
+        args.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                 "--cluster-node-timeout", "5000", RedisSentinelProcess.NO_SYNC_DELAY[0],
-                RedisSentinelProcess.NO_SYNC_DELAY[1]);
+                RedisSentinelProcess.NO_SYNC_DELAY[1]));
+        return RedisServerProcess.start(args.toArray(String[]::new));
     }
 
     /** Masters in slot order: node 0 owns slots 0-5460, node 1 5461-10922, node 2 10923-16383. */

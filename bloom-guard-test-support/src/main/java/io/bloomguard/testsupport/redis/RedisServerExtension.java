@@ -41,6 +41,10 @@ public final class RedisServerExtension implements ParameterResolver {
             return context.getStore(NAMESPACE).computeIfAbsent(TwoInstances.class, (type) -> new TwoInstances(server),
                     TwoInstances.class);
         }
+        if (parameter.getParameter().getType() == RedisClusterProcess.class && parameter.isAnnotated(WithRedisBloom.class)) {
+            return store.computeIfAbsent(WithRedisBloom.class.getName() + ":cluster",
+                    (type) -> RedisClusterProcess.startWithRedisBloom(), RedisClusterProcess.class);
+        }
         if (parameter.getParameter().getType() == RedisClusterProcess.class) {
             return store.computeIfAbsent(RedisClusterProcess.class, (type) -> RedisClusterProcess.start(),
                     RedisClusterProcess.class);

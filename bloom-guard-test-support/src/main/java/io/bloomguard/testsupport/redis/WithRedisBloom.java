@@ -9,7 +9,8 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * On a {@link RedisServerProcess} parameter resolved by {@link RedisServerExtension}: a server of its own with the
+ * On a {@link RedisServerProcess} (or {@link RedisClusterProcess}) parameter resolved by {@link RedisServerExtension}:
+ * a server (a cluster) of its own with the
  * {@link RedisBloomModule} loaded ({@code BF.*}, {@code CF.*}), one per test class like the plain one. Without a
  * module the tests that need it are skipped (disabled, with the variable to set): the whole class when the parameter
  * is on a constructor or lifecycle method, else the one test method.
