@@ -254,15 +254,15 @@ class LocalCuckooFilterTest extends BloomFilterContractTest {
             int[] rows = new int[300];
             List<Integer> withRows = new ArrayList<>();
             for (int step = 0; step < 5_000; step++) {
-                int choice = random.nextInt(3);
-                if (choice == 0 || withRows.isEmpty()) {
+                int roll = random.nextInt(10); // 4 in 10 inserts, 1 an update, 5 deletes: keys come and go
+                if (roll < 4 || withRows.isEmpty()) {
                     int key = random.nextInt(rows.length);
                     filter.put(key);
                     if (rows[key]++ == 0) {
                         withRows.add(key);
                     }
                 }
-                else if (choice == 1) {
+                else if (roll < 5) {
                     filter.put(withRows.get(random.nextInt(withRows.size())));
                 }
                 else {
