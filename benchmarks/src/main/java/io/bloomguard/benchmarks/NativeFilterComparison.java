@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Usage: {@code java -cp benchmarks/target/benchmarks.jar io.bloomguard.benchmarks.NativeFilterComparison
  * [threads ...]} (default {@code 1 16}); {@code -Dbench.kinds=BITMAP,BF_EXISTS} narrows the filter kinds,
- * {@code -Dbench.footprint=false} leaves out the footprint.
+ * {@code -Dbench.footprint=false} leaves out the footprint, {@code -Dbench.footprint.rows=NATIVE_CUCKOO} narrows its rows
+ * ({@link NativeFilterFootprint#ROWS_PROPERTY}).
  */
 public final class NativeFilterComparison {
 

@@ -2,12 +2,17 @@ package io.bloomguard.benchmarks;
 
 import io.bloomguard.core.FilterSizing;
 import io.bloomguard.redis.RedisBloomFilter;
+import io.bloomguard.redis.RedisFilterSpec;
+import io.bloomguard.redis.RedisKinds;
+import io.bloomguard.redis.kind.RedisKind;
 import org.redisson.api.RBloomFilterNative;
 import org.redisson.client.codec.StringCodec;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Memory per key and false-positive rates of the filters {@link NativeKind} checks, on a server with the RedisBloom
@@ -18,14 +23,21 @@ import java.util.Locale;
  * default {@code EXPANSION 2} (it adds sub-filters as it fills) and with {@code NONSCALING} (it refuses adds once
  * full: the items {@code BF.INFO} counts as inserted are printed), {@code CF.RESERVE key n} with the defaults
  * ({@code BUCKETSIZE 2}, {@code EXPANSION 1}) and with {@code BUCKETSIZE 4} (8-bit fingerprints whatever ε, so once for both), and Redisson's
- * {@code RBloomFilterNative.init(ε, n)} (a {@code BF.RESERVE} too).
+ * {@code RBloomFilterNative.init(ε, n)} (a {@code BF.RESERVE} too), and bloom-guard's native kinds as the backend
+ * reserves and fills them ({@code NATIVE_BLOOM}, {@code NATIVE_CUCKOO}: its add script, up to two copies a key; 3n
+ * more keys added with {@code putAll}, no rebuild).
  *
  * <p>Run alone: {@code java -cp benchmarks/target/benchmarks.jar io.bloomguard.benchmarks.NativeFilterFootprint}
  * (starts its own server with {@code REDISBLOOM_MODULE}); {@link NativeFilterComparison} runs it on its server.
+ * {@code -D}{@value #ROWS_PROPERTY}{@code =NATIVE_CUCKOO} narrows the rows (of {@code BITMAP, BF, REDISSON, CF,
+ * NATIVE_BLOOM, NATIVE_CUCKOO}; all by default).
  */
 public final class NativeFilterFootprint {
 
     static final int ABSENT = 1_000_000;
+
+    /** System property: the rows to print, comma-separated; all by default. */
+    static final String ROWS_PROPERTY = "bench.footprint.rows";
 
     private static final int CHECK_BATCH = 1000;
 
@@ -46,9 +58,13 @@ public final class NativeFilterFootprint {
                 + " of the filter's keys; info = BF.INFO / CF.INFO Size%n", n, ABSENT);
         System.out.printf(Locale.ROOT, "%-34s %7s %12s %12s %9s %9s   %-40s%n", "filter", "ε", "bytes at n", "info at n",
                 "bytes/key", "FPR at n", "at 4n: FPR, bytes, note");
+        Set<String> rows = Set.copyOf(Arrays.asList(System.getProperty(ROWS_PROPERTY,
+                "BITMAP,BF,REDISSON,CF,NATIVE_BLOOM,NATIVE_CUCKOO").split(",")));
         for (double fpp : new double[] {0.01, 0.001}) {
-            bitmap(server, fpp, keys, first);
-            for (boolean scaling : new boolean[] {true, false}) {
+            if (rows.contains("BITMAP")) {
+                bitmap(server, fpp, keys, first);
+            }
+            for (boolean scaling : rows.contains("BF") ? new boolean[] {true, false} : new boolean[0]) {
                 String key = "foot:bf:" + fpp + (scaling ? ":x2" : ":nonscaling");
                 List<String> reserve = new ArrayList<>(List.of("BF.RESERVE", key, Double.toString(fpp), Integer.toString(n)));
                 if (!scaling) {
@@ -57,19 +73,54 @@ public final class NativeFilterFootprint {
                 native4x(server, scaling ? "BF EXPANSION 2 (default)" : "BF NONSCALING", fpp, key, reserve,
                         List.of("BF.MADD", key), "BF.MEXISTS", "BF.INFO", keys);
             }
-            RBloomFilterNative<String> redisson = server.redisson().getBloomFilterNative("foot:redisson:" + fpp,
-                    StringCodec.INSTANCE);
-            redisson.init(fpp, n);
-            System.out.printf(Locale.ROOT, "%-34s %7s %12s %12d %9s %9s   %s%n", "Redisson RBloomFilterNative", fpp, "-",
-                    server.info("BF.INFO", "foot:redisson:" + fpp, "Size"), "-", "-",
-                    "init(ε, n) is BF.RESERVE ε n: the BF row's filter");
+            if (rows.contains("REDISSON")) {
+                RBloomFilterNative<String> redisson = server.redisson().getBloomFilterNative("foot:redisson:" + fpp,
+                        StringCodec.INSTANCE);
+                redisson.init(fpp, n);
+                System.out.printf(Locale.ROOT, "%-34s %7s %12s %12d %9s %9s   %s%n", "Redisson RBloomFilterNative", fpp,
+                        "-", server.info("BF.INFO", "foot:redisson:" + fpp, "Size"), "-", "-",
+                        "init(ε, n) is BF.RESERVE ε n: the BF row's filter");
+            }
+            if (rows.contains("NATIVE_BLOOM")) {
+                kind(server, "bloom-guard native Bloom kind", RedisKinds.NATIVE_BLOOM, "BF.INFO", fpp, keys, first);
+            }
+            if (rows.contains("NATIVE_CUCKOO")) {
+                kind(server, "bloom-guard native cuckoo kind", RedisKinds.NATIVE_CUCKOO, "CF.INFO", fpp, keys, first);
+            }
         }
-        for (int bucketSize : new int[] {2, 4}) {
+        for (int bucketSize : rows.contains("CF") ? new int[] {2, 4} : new int[0]) {
             String key = "foot:cf:b" + bucketSize;
             native4x(server, "CF BUCKETSIZE " + bucketSize + (bucketSize == 2 ? " (default)" : ""), Double.NaN, key,
                     List.of("CF.RESERVE", key, Integer.toString(n), "BUCKETSIZE", Integer.toString(bucketSize)),
                     List.of("CF.INSERT", key, "NOCREATE", "ITEMS"), "CF.MEXISTS", "CF.INFO", keys);
         }
+    }
+
+    /**
+     * A bloom-guard native kind's filter of n keys at {@code fpp}, loaded and then added to as the backend does it:
+     * bytes of all its keys (the module's filter and bloom-guard's metadata), the module's {@code Size} and
+     * sub-filters, the rate through {@code mightContainAll} at n and after 3n more {@code putAll}s.
+     */
+    private static void kind(NativeServer server, String what, RedisKind kind, String info, double fpp,
+            List<Object> keys, List<Object> first) {
+        String name = "foot-" + info.substring(0, 2).toLowerCase(Locale.ROOT) + "-" + fpp;
+        RedisBloomFilter filter = server.filter(name, RedisFilterSpec.builder(kind, FilterSizing.of(first.size(), fpp))
+            .build(), first);
+        String pattern = RedisFixtures.settings().keyPrefix() + "{" + name + "}:*";
+        long bytes = server.memoryUsage(pattern);
+        String key = server.moduleKey(pattern);
+        long size = server.info(info, key, "Size");
+        long filtersAtN = server.info(info, key, "Number of filters");
+        double fprAtN = fpr((batch) -> filter.mightContainAll(batch));
+        for (int from = first.size(); from < keys.size(); from += NativeServer.LOAD_BATCH) {
+            filter.putAll(keys.subList(from, Math.min(keys.size(), from + NativeServer.LOAD_BATCH)));
+        }
+        double fprAt4n = fpr((batch) -> filter.mightContainAll(batch));
+        System.out.printf(Locale.ROOT,
+                "%-34s %7s %,12d %,12d %9.3f %9.5f   %.5f, %,d bytes, %d filters (%d at n), count %,d of %,d keys"
+                        + " (%s)%n", what, fpp, bytes, size, (double) bytes / first.size(), fprAtN, fprAt4n,
+                server.memoryUsage(pattern), server.info(info, key, "Number of filters"), filtersAtN,
+                filter.approximateElementCount(), keys.size(), key);
     }
 
     private static void bitmap(NativeServer server, double fpp, List<Object> keys, List<Object> first) {

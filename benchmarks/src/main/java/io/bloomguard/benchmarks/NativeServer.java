@@ -216,6 +216,22 @@ final class NativeServer implements AutoCloseable {
         return bytes;
     }
 
+    /** The one key matching {@code pattern} whose type is the module's ({@code MBbloom--}, {@code MBbloomCF}). */
+    String moduleKey(String pattern) {
+        List<String> found = new ArrayList<>();
+        ScanIterator<String> keys = ScanIterator.scan(this.admin, ScanArgs.Builder.matches(pattern).limit(1000));
+        while (keys.hasNext()) {
+            String key = keys.next();
+            if (this.admin.type(key).startsWith("MBbloom")) {
+                found.add(key);
+            }
+        }
+        if (found.size() != 1) {
+            throw new IllegalStateException("Expected one module filter matching " + pattern + ": " + found);
+        }
+        return found.get(0);
+    }
+
     private static void flatten(Object reply, List<Object> into) {
         if (reply instanceof List<?> elements) {
             for (Object element : elements) {

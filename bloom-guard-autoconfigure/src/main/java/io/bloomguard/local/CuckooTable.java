@@ -53,6 +53,15 @@ final class CuckooTable {
         return -1;
     }
 
+    /** How many slots of {@code bucket} hold {@code fingerprint}. */
+    int count(int bucket, long fingerprint) {
+        int count = 0;
+        for (int slot = 0; slot < CuckooLayout.BUCKET_SLOTS; slot++) {
+            count += (get(bucket, slot) == fingerprint) ? 1 : 0;
+        }
+        return count;
+    }
+
     /** Puts {@code fingerprint} in an empty slot of {@code bucket}, if it has one. */
     boolean add(int bucket, long fingerprint) {
         int empty = find(bucket, 0);

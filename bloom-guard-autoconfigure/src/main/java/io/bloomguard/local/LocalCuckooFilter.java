@@ -13,29 +13,37 @@ import java.util.concurrent.locks.StampedLock;
 
 /**
  * The in-JVM cuckoo filter ({@code type: cuckoo}): keys can be removed, as from a {@link LocalCountingFilter}, at
- * about a quarter of its memory (10.5 bits a key at ε = 1% instead of 42). Each put stores an {@code f}-bit
- * fingerprint of the key in one of its two buckets ({@link CuckooLayout}), moving fingerprints already there to
- * their other bucket when both are full; each remove takes one copy of the fingerprint out again.
+ * about a quarter of its memory (10.5 bits a key at ε = 1% instead of 42). A put stores an {@code f}-bit fingerprint
+ * of the key in one of its two buckets ({@link CuckooLayout}), moving fingerprints already there to their other
+ * bucket when both are full; a remove takes a copy of the fingerprint out again.
  *
  * <p>Usage: {@code LocalCuckooFilter sessions = LocalCuckooFilter.create(FilterSizing.of(100_000, 0.01));
  * sessions.put(id); ... sessions.remove(id);}
  *
- * <p><b>Removes.</b> Two keys with the same fingerprint and the same pair of buckets are one key to the filter: a
- * check looks for the same value in the same places. Every put stores a copy, so a class of such keys holds at least
- * one copy per put not yet removed, and a remove of a key that was put takes one copy of its own class: no sequence of
- * puts and removes of keys that were put makes another key absent. A remove of a key that was never put (or already
- * removed) but that matches a copy (a false positive) takes another key's copy, as a counting filter would take its
- * counts: that is why removes need proof that the row is gone, exactly as for {@code type: counting}. A remove of a key
- * whose fingerprint is in neither bucket changes nothing.
+ * <p><b>Copies.</b> Two keys with the same fingerprint and the same pair of buckets are one key to the filter (a
+ * class): a check looks for the same value in the same places. A class is held at most {@value #COPIES} times, as
+ * by the native cuckoo kind: a put adds a copy only while fewer than {@value #COPIES} match (in either bucket or the
+ * overflow set), and a remove deletes one only when exactly one matches. A key put again and again (an update puts its
+ * key again) would otherwise fill its two buckets, then cost {@value #MAX_KICKS} moves a put and push other keys'
+ * fingerprints into the overflow set. At {@value #COPIES} copies a class is sticky: it stays until the next rebuild,
+ * as a counting filter's saturated counter does.
+ *
+ * <p><b>Removes.</b> No sequence of puts, and of removes of keys that were put, makes a key put more times than
+ * removed absent. A class put {@code r} times more than removed holds {@value #COPIES} copies or at least {@code r}: a
+ * put adds a copy unless {@value #COPIES} match already, a remove at {@value #COPIES} changes nothing, and a remove at
+ * one copy (so {@code r} is 1) leaves none for {@code r} = 0. So a class with {@code r > 0} holds a copy, and a key put
+ * by two rows stays through the delete of one. A remove of a key that was never put (or already removed) whose class
+ * holds exactly one copy (a false positive) takes another key's copy, as a counting filter would take its counts: that
+ * is why removes need proof that the row is gone, exactly as for {@code type: counting}. A remove of a key whose
+ * fingerprint is in neither bucket changes nothing.
  *
  * <p><b>When full.</b> A put that finds both buckets full moves a fingerprint to its other bucket, up to
- * {@value #MAX_KICKS} times; when that finds no room (the table is nearly full, or more than 8 copies of one class
- * were put), the fingerprint it carries goes into an overflow set, counted by class (fingerprint and bucket pair),
- * which checks and removes read too. So a key is never lost, however far past its expected size the filter is filled:
- * the set costs about {@value #OVERFLOW_ENTRY_BYTES} bytes an entry instead of {@code f} bits, shows in
- * {@link #byteSize()}, and is emptied by the next rebuild, into a table sized for the keys ({@code growth: rebuild}).
- * It never grows by layers: a second table would split a class across tables, and a remove could then take another
- * key's copy from the wrong one.
+ * {@value #MAX_KICKS} times; when that finds no room (the table is nearly full), the fingerprint it carries goes into an
+ * overflow set, counted by class, which checks and removes read too. So a key is never lost, however far past its
+ * expected size the filter is filled: the set costs about {@value #OVERFLOW_ENTRY_BYTES} bytes an entry instead of
+ * {@code f} bits, shows in {@link #byteSize()}, and is emptied by the next rebuild, into a table sized for the keys
+ * ({@code growth: rebuild}). It never grows by layers: a second table would split a class across tables, and a remove
+ * could then take another key's copy from the wrong one.
  *
  * <p><b>Threads.</b> Puts and removes hold a {@link StampedLock}'s write lock: an eviction chain moves fingerprints
  * through other buckets, and a reader must never look at a bucket while the fingerprint it wants is in flight. Checks
@@ -46,6 +54,9 @@ import java.util.concurrent.locks.StampedLock;
  * @hidden
  */
 public final class LocalCuckooFilter implements BloomFilter {
+
+    /** Copies of a class the filter holds at most: from then on it stays until a rebuild. */
+    static final int COPIES = 2;
 
     /** Moves a put makes before its fingerprint goes to the overflow set: the paper's 500. */
     static final int MAX_KICKS = 500;
@@ -111,7 +122,7 @@ public final class LocalCuckooFilter implements BloomFilter {
     }
 
     /**
-     * Stores one more copy of the key's fingerprint.
+     * Stores a copy of the key's fingerprint, unless {@value #COPIES} copies match already.
      *
      * @return {@code true} if no copy matched before, so the key was certainly new
      */
@@ -123,10 +134,12 @@ public final class LocalCuckooFilter implements BloomFilter {
         int second = alternate(first, fingerprint);
         long stamp = lock.writeLock();
         try {
-            boolean seen = holds(first, second, fingerprint);
-            place(first, second, fingerprint);
-            held++;
-            return !seen;
+            int copies = copies(first, second, fingerprint);
+            if (copies < COPIES) {
+                place(first, second, fingerprint);
+                held++;
+            }
+            return copies == 0;
         }
         finally {
             lock.unlockWrite(stamp);
@@ -134,9 +147,11 @@ public final class LocalCuckooFilter implements BloomFilter {
     }
 
     /**
-     * Takes one copy of the key's fingerprint out, from its buckets or the overflow set.
+     * Takes the key's copy out, from its buckets or the overflow set, when exactly one matches; at {@value #COPIES}
+     * the key stays in (until the next rebuild) and the remove changes nothing.
      *
-     * @return {@code false} if no copy matched: the key is certainly not in, and nothing changed
+     * @return {@code false} if no copy matched: the key is certainly not in, and nothing changed; {@code true} when a
+     * copy matched, whether it was taken out or the key stays, as the native cuckoo kind answers
      */
     @Override
     public boolean remove(Object key) {
@@ -146,16 +161,28 @@ public final class LocalCuckooFilter implements BloomFilter {
         int second = alternate(first, fingerprint);
         long stamp = lock.writeLock();
         try {
-            boolean removed = table.delete(first, fingerprint) || table.delete(second, fingerprint)
-                    || unOverflow(classOf(first, fingerprint));
-            if (removed) {
+            int copies = copies(first, second, fingerprint);
+            if (copies == 1 && (table.delete(first, fingerprint) || table.delete(second, fingerprint)
+                    || unOverflow(classOf(first, fingerprint)))) {
                 held--;
             }
-            return removed;
+            return copies > 0;
         }
         finally {
             lock.unlockWrite(stamp);
         }
+    }
+
+    /** Under the write lock: copies of the class in its buckets (each once when they are one) and the overflow set. */
+    private int copies(int first, int second, long fingerprint) {
+        int copies = table.count(first, fingerprint);
+        if (second != first) {
+            copies += table.count(second, fingerprint);
+        }
+        if (overflowing != 0) {
+            copies += overflow.getOrDefault(classOf(first, fingerprint), 0);
+        }
+        return copies;
     }
 
     private boolean holds(int first, int second, long fingerprint) {
@@ -220,7 +247,10 @@ public final class LocalCuckooFilter implements BloomFilter {
         return (fingerprint << 32) | Math.min(bucket, alternate(bucket, fingerprint));
     }
 
-    /** Fingerprints held: a key put twice counts twice, as it takes two slots (and, once, is removed once). */
+    /**
+     * Fingerprints held: a key put twice counts twice, as it takes two slots; a key put more often counts
+     * {@value #COPIES} times.
+     */
     @Override
     public long approximateElementCount() {
         return held;

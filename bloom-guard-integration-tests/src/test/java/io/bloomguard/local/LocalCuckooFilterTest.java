@@ -7,6 +7,8 @@ import io.bloomguard.testsupport.BloomFilterContractTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,10 +25,13 @@ class LocalCuckooFilterTest extends BloomFilterContractTest {
         return LocalCuckooFilter.create(sizing, seed);
     }
 
-    /** A fingerprint copy per put, so that a key put twice survives one remove: it counts puts, not distinct keys. */
+    /**
+     * A fingerprint copy per put up to two, so that a key put twice survives one remove: it counts copies, at most two
+     * a key.
+     */
     @Override
     protected long expectedCount(long distinctKeys, long puts) {
-        return puts;
+        return Math.min(puts, LocalCuckooFilter.COPIES * distinctKeys);
     }
 
     /** Its rate is the table's: fingerprint bits and load, not bits and hashes. */
@@ -59,11 +64,13 @@ class LocalCuckooFilterTest extends BloomFilterContractTest {
     }
 
     /**
-     * Half the keys removed: they then pass only at the false-positive rate of a table holding the other half, and
-     * the other half are all still in. Bound: the model at n/2 plus 4 standard deviations over the removed keys.
+     * Half the keys removed: the other half are all still in, and a removed key still passes only when another key
+     * shares its fingerprint and buckets (its class then held two copies, and stays until a rebuild): at about the
+     * false-positive rate of the table holding every key put. Bound: the model at n plus 4 standard deviations over the
+     * removed keys. A removed key still passing keeps its class's copy in the count (three keys of one class hold two).
      */
     @Test
-    void removedKeysAnswerAbsentAtTheRateOfTheKeysLeft() {
+    void removedKeysAnswerAbsentUnlessAnotherKeySharesTheirFingerprint() {
         int n = 100_000;
         FilterSizing sizing = FilterSizing.of(n, 0.01);
         LocalCuckooFilter filter = LocalCuckooFilter.create(sizing, SEED);
@@ -82,12 +89,13 @@ class LocalCuckooFilterTest extends BloomFilterContractTest {
         for (int i = removed; i < n; i++) {
             assertThat(filter.mightContain(keys[i])).as("kept key %d", i).isTrue();
         }
-        double model = filter.layout().falsePositiveProbability(n - removed);
+        double model = filter.layout().falsePositiveProbability(n);
         double bound = model + 4 * Math.sqrt(model / removed);
         assertThat((double) stillPassing / removed).as("removed keys still passing").isLessThanOrEqualTo(bound);
-        assertThat(filter.approximateElementCount()).isEqualTo(n - removed);
+        long held = filter.approximateElementCount();
+        assertThat(held).isBetween((long) n - removed, (long) n - removed + stillPassing);
         assertThat((double) filter.countedSetBits().getAsLong() / filter.bitSize()).as("load")
-                .isCloseTo((double) (n - removed) / filter.layout().slotCount(), org.assertj.core.data.Offset.offset(1e-9));
+                .isCloseTo((double) held / filter.layout().slotCount(), org.assertj.core.data.Offset.offset(1e-9));
     }
 
     /** A key put k times and removed fewer times is in; one removed as often as it was put is gone. */
@@ -153,7 +161,7 @@ class LocalCuckooFilterTest extends BloomFilterContractTest {
     /**
      * Past its slots, a put whose eviction chain finds no room keeps the fingerprint in the overflow set: filled to
      * three times its expected size (more keys than slots), every key is found, and removes take them back out of the
-     * table and the overflow set alike.
+     * table and the overflow set alike (but for the few whose class another key shares).
      */
     @Test
     void aKeyPutPastCapacityIsStillFoundAndRemovable() {
@@ -175,23 +183,102 @@ class LocalCuckooFilterTest extends BloomFilterContractTest {
         for (int i = 1; i < keys.length; i += 2) {
             assertThat(filter.mightContain(keys[i])).as("kept key %d", i).isTrue();
         }
-        assertThat(filter.approximateElementCount()).isEqualTo(keys.length / 2);
+        int stillPassing = 0; // removed keys whose class another key shares: two copies, kept until a rebuild
+        for (int i = 0; i < keys.length; i += 2) {
+            stillPassing += filter.mightContain(keys[i]) ? 1 : 0;
+        }
+        assertThat(stillPassing).isLessThan(keys.length / 2 / 20);
+        assertThat(filter.approximateElementCount()).isBetween((long) keys.length / 2,
+                (long) keys.length / 2 + stillPassing);
     }
 
-    /** A bucket pair holds 8 fingerprints: the ninth and later copies of one key go to the overflow set, not lost. */
+    /** A key put 20 times (an update puts its key again) holds two copies; a remove then leaves it in until a rebuild. */
     @Test
-    void oneKeyPutMoreTimesThanItsBucketsHoldIsCountedToTheLastRemove() {
+    void aKeyPutAgainAndAgainStaysThroughARemove() {
         LocalCuckooFilter filter = LocalCuckooFilter.create(FilterSizing.of(1_000, 0.01), SEED);
-        for (int i = 0; i < 20; i++) {
+        assertThat(filter.put("hot")).isTrue();
+        for (int i = 1; i < 20; i++) {
+            assertThat(filter.put("hot")).isFalse();
+        }
+        assertThat(filter.approximateElementCount()).as("copies held").isEqualTo(2);
+        assertThat(filter.remove("hot")).as("a copy matched").isTrue();
+        assertThat(filter.mightContain("hot")).as("sticky at two copies").isTrue();
+        assertThat(filter.remove("hot")).isTrue();
+        assertThat(filter.mightContain("hot")).isTrue();
+        assertThat(filter.approximateElementCount()).isEqualTo(2);
+    }
+
+    /** A key put once and removed once is gone, and a second remove is refused. */
+    @Test
+    void aKeyPutOnceAndRemovedOnceIsGone() {
+        LocalCuckooFilter filter = LocalCuckooFilter.create(FilterSizing.of(1_000, 0.01), SEED);
+        filter.put("once");
+        assertThat(filter.remove("once")).isTrue();
+        assertThat(filter.mightContain("once")).isFalse();
+        assertThat(filter.remove("once")).isFalse();
+        assertThat(filter.approximateElementCount()).isZero();
+    }
+
+    /**
+     * A key put 1,000 times takes two slots: the other keys' fingerprints stay in the table, nothing goes to the
+     * overflow set, and the puts cost no eviction chains.
+     */
+    @Test
+    void aKeyPutAThousandTimesLeavesTheOtherKeysInTheTable() {
+        LocalCuckooFilter filter = LocalCuckooFilter.create(FilterSizing.of(1_000, 0.01), SEED);
+        long[] others = presentKeys(100, 13);
+        for (long key : others) {
+            filter.put(key);
+        }
+        for (int i = 0; i < 1_000; i++) {
             filter.put("hot");
         }
-        assertThat(filter.overflowCount()).isEqualTo(12);
-        for (int i = 0; i < 19; i++) {
-            assertThat(filter.remove("hot")).isTrue();
-            assertThat(filter.mightContain("hot")).as("after %d removes of 20 puts", i + 1).isTrue();
+        assertThat(filter.overflowCount()).as("copies in the overflow set").isZero();
+        assertThat(filter.byteSize()).isEqualTo(filter.layout().byteSize() + Long.BYTES);
+        assertThat(filter.approximateElementCount()).isEqualTo(others.length + 2);
+        for (long key : others) {
+            assertThat(filter.mightContain(key)).as("key %d", key).isTrue();
         }
-        assertThat(filter.remove("hot")).isTrue();
-        assertThat(filter.mightContain("hot")).isFalse();
-        assertThat(filter.remove("hot")).isFalse();
+    }
+
+    /**
+     * Property: whatever the order of inserts, updates (a put of a key already in) and deletes (a remove of a key with a
+     * row left), every key with a row left is found after each step. Small fingerprints (ε = 10%: 7 bits) and a table
+     * filled past its size, so that keys share classes and the overflow set is used; fixed seeds.
+     */
+    @Test
+    void noSequenceOfPutsAndProvenRemovesMakesAKeyWithARowAbsent() {
+        for (int run = 0; run < 20; run++) {
+            SplittableRandom random = new SplittableRandom(1_000 + run);
+            LocalCuckooFilter filter = LocalCuckooFilter.create(FilterSizing.of(100, 0.1), SEED + run);
+            int[] rows = new int[300];
+            List<Integer> withRows = new ArrayList<>();
+            for (int step = 0; step < 5_000; step++) {
+                int roll = random.nextInt(10); // 4 in 10 inserts, 1 an update, 5 deletes: keys come and go
+                if (roll < 4 || withRows.isEmpty()) {
+                    int key = random.nextInt(rows.length);
+                    filter.put(key);
+                    if (rows[key]++ == 0) {
+                        withRows.add(key);
+                    }
+                }
+                else if (roll < 5) {
+                    filter.put(withRows.get(random.nextInt(withRows.size())));
+                }
+                else {
+                    int at = random.nextInt(withRows.size());
+                    int key = withRows.get(at);
+                    assertThat(filter.remove(key)).as("run %d step %d: remove of key %d", run, step, key).isTrue();
+                    if (--rows[key] == 0) {
+                        withRows.set(at, withRows.get(withRows.size() - 1));
+                        withRows.remove(withRows.size() - 1);
+                    }
+                }
+                for (int key : withRows) {
+                    assertThat(filter.mightContain(key)).as("run %d step %d: key %d with %d rows", run, step, key,
+                            rows[key]).isTrue();
+                }
+            }
+        }
     }
 }

@@ -1,54 +1,23 @@
 package io.bloomguard.redis;
 
-import io.bloomguard.core.BloomFilter;
 import io.bloomguard.core.FilterSizing;
-import io.bloomguard.testsupport.BloomFilterContractTest;
-import io.bloomguard.testsupport.redis.RedisServerExtension;
-import io.bloomguard.testsupport.redis.RedisServerProcess;
-import io.bloomguard.testsupport.redis.WithRedisBloom;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.ExtendWith;
+import io.bloomguard.redis.kind.RedisKind;
 
 /**
  * The backend contract on the server's own cuckoo filter ({@code type: cuckoo}, {@code redis.kind: native},
- * {@code CF.*}), on a {@code redis-server} with the RedisBloom module (skipped without one: set
- * {@code REDISBLOOM_MODULE}). Adapted as the native Bloom filter's: no seed, and a count of keys that depends on their
- * order (a put that meets a matching fingerprint adds a copy, not a key).
+ * {@code CF.*}). Adapted as every native kind is ({@link RedisNativeContractTest}), and where a cuckoo table differs
+ * from bits: its count and its false-positive model (see the overrides).
  */
-@ExtendWith(RedisServerExtension.class)
-class RedisNativeCuckooFilterContractIT extends BloomFilterContractTest {
+class RedisNativeCuckooFilterContractIT extends RedisNativeContractTest {
 
-    private static TestRedisBackend redis;
-
-    @BeforeAll
-    static void connect(@WithRedisBloom RedisServerProcess server) {
-        redis = TestRedisBackend.on(server, TestRedisBackend.CONTRACT);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        if (redis != null) {
-            redis.close();
-        }
-    }
-
-    /** Half the keys, as for the bitmap: each call is a round trip. */
     @Override
-    protected int scaleDown() {
-        return 2;
+    RedisKind kind() {
+        return RedisKinds.NATIVE_CUCKOO;
     }
 
-    /** The server hashes the keys' text: the filter has no seed. */
     @Override
-    protected boolean hashesWithItsSeed() {
-        return false;
-    }
-
-    /** {@code CF.INFO} counts the copies the server holds. */
-    @Override
-    protected boolean countDependsOnOrder() {
-        return true;
+    String namePrefix() {
+        return "native-cf";
     }
 
     /** A key is held once a put, at most twice: a key put again and again stays until a rebuild. */
@@ -65,11 +34,5 @@ class RedisNativeCuckooFilterContractIT extends BloomFilterContractTest {
     protected double modelFalsePositiveRate(FilterSizing sizing, long keys) {
         double capacity = sizing.expectedSize() / Math.min(0.8, 64 * FilterSizing.DESIGN_MARGIN * sizing.errorRate());
         return Math.min(1, keys / capacity) * 4 / 256;
-    }
-
-    @Override
-    protected BloomFilter createFilter(FilterSizing sizing, int seed) {
-        return ContractFilters.loadedHere(redis.backend.create(ContractFilters.name("native-cf"),
-                RedisFilterSpec.builder(RedisKinds.NATIVE_CUCKOO, sizing).seed(seed).build()));
     }
 }
