@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -185,7 +186,8 @@ class RedisNativeFilterIT {
 
     /**
      * Redis stops answering while a key is put: the add is kept in memory ({@code on-add-failure: buffer}), sent once
-     * Redis answers again, and then found by this instance and by another that joins the filter.
+     * Redis answers again, and then found by this instance and by another that joins the filter. Checks meanwhile fail
+     * and open a circuit breaker (the guard's {@code on-backend-failure} applies), which closes once Redis answers.
      */
     @ParameterizedTest
     @ValueSource(strings = {"bf", "cf"})
@@ -202,11 +204,16 @@ class RedisNativeFilterIT {
             try {
                 users.put(5000L);
                 assertThat(users.pendingAdds()).as("kept while Redis does not answer").isEqualTo(1);
+                assertThatThrownBy(() -> users.mightContain(ABSENT)).as("a check fails, as on a bitmap")
+                    .isInstanceOf(RedisUnavailableException.class);
+                assertThat(instance.backend.unavailable()).as("a circuit breaker opened").isTrue();
             }
             finally {
                 server.resume();
             }
             await("replayed").atMost(Duration.ofSeconds(10)).until(() -> users.pendingAdds() == 0);
+            await("the breaker lets checks through again").atMost(Duration.ofSeconds(10))
+                .ignoreException(RedisUnavailableException.class).until(() -> !users.mightContain(ABSENT));
             assertThat(users.mightContain(5000L)).isTrue();
             RedisBloomFilter other = redis.backend.create(name, spec(kind));
             assertThat(other.start(RecordingKeyFeed.of(source))).isEqualTo(StartOutcome.ALREADY_LOADED);
