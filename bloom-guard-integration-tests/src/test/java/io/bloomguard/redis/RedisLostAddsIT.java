@@ -43,13 +43,7 @@ class RedisLostAddsIT {
             List<Long> database = new CopyOnWriteArrayList<>(range(0, 1000));
             RedisBloomFilter onA = a.backend.create("users", SIZING, 1, 1);
             RedisBloomFilter onB = b.backend.create("users", SIZING, 2, 1);
-            assertThat(onA.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
-                .isEqualTo(StartOutcome.LOADED_HERE);
-            assertThat(onB.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
-                .isEqualTo(StartOutcome.ALREADY_LOADED);
-            redis.command("SAVE");
-            putRows(onA, database, 1000, 1300);
-            putRows(onB, database, 1300, 1600);
+            loadThenPutAfterASave(redis, onA, onB, database);
             long bitsBefore = bitCount(redis);
 
             redis.restart(); // loads the dump saved before the last 600 adds
@@ -86,13 +80,7 @@ class RedisLostAddsIT {
             List<Long> database = new CopyOnWriteArrayList<>(range(0, 1000));
             RedisBloomFilter onA = a.backend.create("users", spec);
             RedisBloomFilter onB = b.backend.create("users", spec);
-            assertThat(onA.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
-                .isEqualTo(StartOutcome.LOADED_HERE);
-            assertThat(onB.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
-                .isEqualTo(StartOutcome.ALREADY_LOADED);
-            redis.command("SAVE");
-            putRows(onA, database, 1000, 1300);
-            putRows(onB, database, 1300, 1600);
+            loadThenPutAfterASave(redis, onA, onB, database);
 
             redis.restart(); // loads the dump saved before the last 600 adds
 
@@ -151,6 +139,21 @@ class RedisLostAddsIT {
             return false;
         }
     };
+
+    /**
+     * A loads the filter from {@code database} and B joins it; Redis saves its RDB file; then 600 rows are created, 300
+     * through each instance: what a restart from that file loses.
+     */
+    private static void loadThenPutAfterASave(RedisServerProcess redis, RedisBloomFilter onA, RedisBloomFilter onB,
+            List<Long> database) {
+        assertThat(onA.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
+            .isEqualTo(StartOutcome.LOADED_HERE);
+        assertThat(onB.start(RecordingKeyFeed.reading(() -> List.copyOf(database))))
+            .isEqualTo(StartOutcome.ALREADY_LOADED);
+        redis.command("SAVE");
+        putRows(onA, database, 1000, 1300);
+        putRows(onB, database, 1300, 1600);
+    }
 
     /** Rows created one at a time, each key put as its write commits. */
     private static void putRows(RedisBloomFilter filter, List<Long> database, long from, long to) {

@@ -433,8 +433,7 @@ public final class ForeignFilter implements SharedBloomFilter {
     /** Keys as the server counts them ({@code BF.INFO}'s or {@code CF.INFO}'s items inserted), as last read. */
     @Override
     public long approximateElementCount() {
-        String items = seen.info().get("Number of items inserted");
-        return (items == null || items.isEmpty()) ? 0 : Long.parseLong(items);
+        return ServerKind.infoNumber(seen.info().get("Number of items inserted"));
     }
 
     @Override
@@ -444,8 +443,7 @@ public final class ForeignFilter implements SharedBloomFilter {
 
     @Override
     public long bitSize() {
-        String size = seen.info().get("Size");
-        return (size == null || size.isEmpty()) ? 0 : Long.parseLong(size) * Byte.SIZE;
+        return ServerKind.infoNumber(seen.info().get("Size")) * Byte.SIZE;
     }
 
     @Override

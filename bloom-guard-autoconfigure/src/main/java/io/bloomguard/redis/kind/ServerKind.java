@@ -38,6 +38,11 @@ public abstract class ServerKind extends BlockKind {
      */
     public abstract @Nullable String contradiction(java.util.Map<String, String> info, FilterSizing declared);
 
+    /** A number among a filter's info fields ({@link #infoCommand()}); 0 for one missing or empty. */
+    public static long infoNumber(@Nullable String field) {
+        return (field == null || field.isEmpty()) ? 0 : Long.parseLong(field);
+    }
+
     /**
      * KEYS: a filter another program created. ARGV: a key's text. Takes the key's last copy out, as the kind's remove
      * does (1 taken out or kept, 0 certainly absent, -1 the filter is gone); {@code null} for a kind that cannot remove.

@@ -22,6 +22,34 @@ public record ServerScripts(LuaScript check, LuaScript checkAll, LuaScript count
         @Nullable LuaScript remove) {
 
     /**
+     * A kind's {@code check}: {@code EXISTS} then {@code <family>.EXISTS} in one script, so that a filter that is gone
+     * reads as unknown (-1), never as absent ({@code BF.EXISTS} answers 0 for a key that does not exist).
+     */
+    public static LuaScript check(String name, String family) {
+        return LuaScript.of(name, LuaScript.Result.INTEGER, """
+                if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+                return redis.call('%1$s.EXISTS', KEYS[1], ARGV[1])
+                """.formatted(family));
+    }
+
+    /** A kind's {@code checkAll}: {@code EXISTS}, then {@code <family>.MEXISTS} {@code chunk} keys at a time. */
+    public static LuaScript checkAll(String name, String family, int chunk) {
+        return LuaScript.of(name, LuaScript.Result.BULK, """
+                if redis.call('EXISTS', KEYS[1]) == 0 then return '-' end
+                local answers = {}
+                local i = 1
+                while i <= #ARGV do
+                  local last = math.min(i + %2$d - 1, #ARGV)
+                  for _, held in ipairs(redis.call('%1$s.MEXISTS', KEYS[1], unpack(ARGV, i, last))) do
+                    answers[#answers + 1] = tostring(held)
+                  end
+                  i = last + 1
+                end
+                return table.concat(answers)
+                """.formatted(family, chunk));
+    }
+
+    /**
      * Lua for the {@code BEGIN} of a {@link ServerKind}, as {@link RedisScripts#BEGIN}'s (KEYS meta, next filter;
      * ARGV the next fingerprint, its capacity, the new epoch, the loader's fencing token, the kind's own argument;
      * same reply), with {@code %1$s} the Lua that reserves an empty filter at KEYS[2] from ARGV[2] and ARGV[5].

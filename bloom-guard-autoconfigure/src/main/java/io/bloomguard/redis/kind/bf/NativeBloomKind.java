@@ -79,8 +79,8 @@ public final class NativeBloomKind extends ServerKind {
      */
     @Override
     public @Nullable String contradiction(Map<String, String> info, FilterSizing declared) {
-        long capacity = number(info.get("Capacity"));
-        long filters = Math.max(1, number(info.get("Number of filters")));
+        long capacity = infoNumber(info.get("Capacity"));
+        long filters = Math.max(1, infoNumber(info.get("Number of filters")));
         String expansion = info.getOrDefault("Expansion rate", "");
         boolean scaling = !expansion.isEmpty() && !"0".equals(expansion);
         long first = capacity;
@@ -96,7 +96,7 @@ public final class NativeBloomKind extends ServerKind {
         double errorRate;
         String source;
         String reported = info.get("Error rate");
-        long bitBytes = number(info.get("Size")) - HEADER_BYTES;
+        long bitBytes = infoNumber(info.get("Size")) - HEADER_BYTES;
         if (reported != null && !reported.isEmpty()) {
             errorRate = Double.parseDouble(reported);
             source = "BF.INFO: Error rate";
@@ -120,10 +120,6 @@ public final class NativeBloomKind extends ServerKind {
     @Override
     public @Nullable LuaScript foreignRemove() {
         return null;
-    }
-
-    private static long number(@Nullable String text) {
-        return (text == null || text.isEmpty()) ? 0 : Long.parseLong(text);
     }
 
     @Override

@@ -44,28 +44,13 @@ public final class NativeBloomScripts {
             """.formatted(CHUNK);
 
     /** KEYS: the filter. ARGV: a key's text. Returns 1 might contain, 0 absent, -1 the filter is gone. */
-    public static final LuaScript CHECK = LuaScript.of("bf-check", LuaScript.Result.INTEGER, """
-            if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-            return redis.call('BF.EXISTS', KEYS[1], ARGV[1])
-            """);
+    public static final LuaScript CHECK = ServerScripts.check("bf-check", "BF");
 
     /**
      * KEYS: the filter. ARGV: keys' texts. Returns a character per key, '1' might contain or '0' absent, or '-' when
      * the filter is gone.
      */
-    public static final LuaScript CHECK_ALL = LuaScript.of("bf-check-all", LuaScript.Result.BULK, """
-            if redis.call('EXISTS', KEYS[1]) == 0 then return '-' end
-            local answers = {}
-            local i = 1
-            while i <= #ARGV do
-              local last = math.min(i + %1$d - 1, #ARGV)
-              for _, held in ipairs(redis.call('BF.MEXISTS', KEYS[1], unpack(ARGV, i, last))) do
-                answers[#answers + 1] = tostring(held)
-              end
-              i = last + 1
-            end
-            return table.concat(answers)
-            """.formatted(CHUNK));
+    public static final LuaScript CHECK_ALL = ServerScripts.checkAll("bf-check-all", "BF", CHUNK);
 
     /**
      * Adds keys to the live filter and, while a rebuild runs, to the next one ({@link ServerScripts#ADD}: the

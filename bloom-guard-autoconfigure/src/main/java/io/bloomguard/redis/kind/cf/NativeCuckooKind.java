@@ -85,8 +85,8 @@ public final class NativeCuckooKind extends ServerKind {
      */
     @Override
     public @Nullable String contradiction(Map<String, String> info, FilterSizing declared) {
-        long buckets = number(info.get("Number of buckets"));
-        long bucketSize = Math.max(1, number(info.get("Bucket size")));
+        long buckets = infoNumber(info.get("Number of buckets"));
+        long bucketSize = Math.max(1, infoNumber(info.get("Bucket size")));
         long slots = buckets * bucketSize;
         if (slots < declared.expectedSize()) {
             return "it has room for " + slots + " fingerprints (CF.INFO: " + buckets + " buckets of " + bucketSize
@@ -105,10 +105,6 @@ public final class NativeCuckooKind extends ServerKind {
     @Override
     public LuaScript foreignRemove() {
         return NativeCuckooScripts.FOREIGN_REMOVE;
-    }
-
-    private static long number(@Nullable String text) {
-        return (text == null || text.isEmpty()) ? 0 : Long.parseLong(text);
     }
 
     @Override

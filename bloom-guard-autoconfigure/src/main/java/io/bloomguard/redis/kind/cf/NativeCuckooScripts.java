@@ -46,25 +46,10 @@ public final class NativeCuckooScripts {
             """.formatted(COPIES);
 
     /** KEYS: the filter. ARGV: a key's text. Returns 1 might contain, 0 absent, -1 the filter is gone. */
-    public static final LuaScript CHECK = LuaScript.of("cf-check", LuaScript.Result.INTEGER, """
-            if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-            return redis.call('CF.EXISTS', KEYS[1], ARGV[1])
-            """);
+    public static final LuaScript CHECK = ServerScripts.check("cf-check", "CF");
 
     /** KEYS: the filter. ARGV: keys' texts. Returns '1' or '0' per key, or '-' when the filter is gone. */
-    public static final LuaScript CHECK_ALL = LuaScript.of("cf-check-all", LuaScript.Result.BULK, """
-            if redis.call('EXISTS', KEYS[1]) == 0 then return '-' end
-            local answers = {}
-            local i = 1
-            while i <= #ARGV do
-              local last = math.min(i + %1$d - 1, #ARGV)
-              for _, held in ipairs(redis.call('CF.MEXISTS', KEYS[1], unpack(ARGV, i, last))) do
-                answers[#answers + 1] = tostring(held)
-              end
-              i = last + 1
-            end
-            return table.concat(answers)
-            """.formatted(CHUNK));
+    public static final LuaScript CHECK_ALL = ServerScripts.checkAll("cf-check-all", "CF", CHUNK);
 
     /**
      * Lua: {@code held(key)}, the copies filter {@code key} holds, from {@code CF.INFO} ("Number of items inserted",
