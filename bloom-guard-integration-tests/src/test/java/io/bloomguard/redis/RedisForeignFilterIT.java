@@ -178,6 +178,46 @@ class RedisForeignFilterIT {
         second.close();
     }
 
+    /**
+     * A user with the grants docs/redis.md lists for a filter another program owns checks and adds; one without the
+     * info command is refused by name, with what to grant, rather than taken for an outage.
+     */
+    @Test
+    void aUserWithTheDocumentedGrantsGuardsItAndOneWithoutIsRefusedSayingWhatToGrant() {
+        String key = "legacy:acl:" + UUID.randomUUID();
+        reserve("bf", key);
+        server.command("BF.ADD", key, "1");
+        String grants = "~legacy:* ~bloom-guard:* +eval +evalsha +type +exists +bf.info +bf.exists +bf.mexists"
+                + " +bf.insert +hgetall +hset";
+        acl(grants);
+        try (TestRedisBackend user = TestRedisBackend.as(server, "foreign", "s3cret", TestRedisBackend.FAST)) {
+            SharedBloomFilter users = guard(user, "bf", key);
+            assertThat(users.follow()).isEqualTo(StartOutcome.ALREADY_LOADED);
+            assertThat(users.mightContain(1L)).isTrue();
+            assertThat(users.mightContain(1_000_000_007L)).isFalse();
+            assertThat(users.put(2L)).isTrue();
+            users.markIncomplete("a key lost");
+            assertThat(server.command("HGET", "bloom-guard:{" + name(key) + "}:meta", "stale"))
+                .as("marked under these grants").contains("a key lost");
+            users.close();
+        }
+        acl(grants.replace(" +bf.info", ""));
+        try (TestRedisBackend user = TestRedisBackend.as(server, "foreign", "s3cret", TestRedisBackend.FAST)) {
+            SharedBloomFilter users = guard(user, "bf", key);
+            assertThat(users.follow()).isEqualTo(StartOutcome.ACCESS_DENIED);
+            assertThat(Objects.requireNonNull(users.refusal()).getMessage()).contains("NOPERM");
+            assertThat(((RedisForeignFilterException) users.refusal()).action()).contains("+bf.info");
+            users.close();
+        }
+    }
+
+    private static void acl(String rules) {
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("ACL", "SETUSER", "foreign",
+                "reset", "on", ">s3cret"));
+        command.addAll(java.util.Arrays.asList(rules.split(" ")));
+        server.command(command.toArray(String[]::new));
+    }
+
     private static void reserve(String kind, String key) {
         if (kind.equals("bf")) {
             server.command("BF.RESERVE", key, "0.01", "10000");

@@ -10,6 +10,7 @@ import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.redis.kind.RedisFilterKeys;
 import io.bloomguard.redis.kind.ServerKind;
 import io.bloomguard.redis.port.LuaScript;
+import io.bloomguard.redis.port.RedisDenial;
 import io.bloomguard.redis.port.RedisForeignFilterException;
 import io.bloomguard.redis.port.RedisUnavailableException;
 import org.jspecify.annotations.Nullable;
@@ -162,6 +163,15 @@ public final class ForeignFilter implements SharedBloomFilter {
             meta = commands.call(port -> port.hashGetAll(own.meta(0)), settings.commandTimeout());
         }
         catch (RedisUnavailableException ex) {
+            RedisDenial denial = RedisDenial.of(ex);
+            if (denial != null) {
+                refusal = new RedisForeignFilterException(name, "Filter '" + name + "': Redis refuses what it needs on"
+                        + " key '" + key + "' (" + denial.code() + ": " + denial.serverMessage() + ")", "Grant bloom-guard's user +eval +evalsha +type"
+                        + " +" + kind.infoCommand().toLowerCase(java.util.Locale.ROOT) + " and the "
+                        + kind.infoCommand().substring(0, 2) + ".* commands of docs/redis.md on ~" + key);
+                seen = new Seen(SharedFilterStatus.ACCESS_DENIED, refusal.getMessage(), Map.of());
+                return;
+            }
             if (seen.status() == SharedFilterStatus.NOT_STARTED || seen.status() == SharedFilterStatus.UNREACHABLE) {
                 seen = new Seen(SharedFilterStatus.UNREACHABLE, "Redis did not answer: " + ex.getMessage(), Map.of());
             }
