@@ -93,8 +93,11 @@ final class BloomFilterRegistryFactory {
         boolean layered = spec.sizing().growth() == GrowthPolicy.SCALE;
         RedisKind kind = layered ? RedisKinds.LAYERED
                 : (spec.sizing().type() == FilterType.COUNTING) ? RedisKinds.COUNTING : RedisKinds.BLOOM;
-        if (options.kind() == RedisFilterKind.AUTO) {
+        if (options.kind() == RedisFilterKind.AUTO && spec.sizing().type() != FilterType.CUCKOO) {
             kind = chooseKind(spec, backend, server, kind);
+        }
+        else if (options.kind() == RedisFilterKind.AUTO) {
+            kind = server; // no bitmap cuckoo filter: nothing to decide, and no Redis needed to start
         }
         else if (options.kind() == RedisFilterKind.NATIVE) {
             kind = server;
@@ -116,8 +119,7 @@ final class BloomFilterRegistryFactory {
 
     /**
      * {@code redis.kind: auto}, decided now, before the filter exists, so that its configured shape is one from the
-     * start: the stored filter's family, or the server's kind when the server has it. A cuckoo filter has no bitmap
-     * kind: on a server without {@code CF.*} it stays the server's, and its access check says what is missing.
+     * start: the stored filter's family, or the server's kind when the server has it.
      */
     private static RedisKind chooseKind(FilterSpec spec, RedisFilterBackend backend, RedisKind server,
             RedisKind bitmap) {
@@ -131,9 +133,9 @@ final class BloomFilterRegistryFactory {
                             + ex.getMessage() + "); start Redis, check spring.data.redis.*, or set the kind so that"
                             + " the application starts without Redis");
         }
-        RedisKind kind = (spec.sizing().type() == FilterType.CUCKOO) ? server : choice.kind();
+        RedisKind kind = choice.kind();
         logger.info("Filter '" + spec.name() + "' (redis.kind: auto) is " + ((kind == server)
-                ? "the server's own filter (" + (kind == RedisKinds.NATIVE_CUCKOO ? "CF.*" : "BF.*") + ")"
+                ? "the server's own filter (BF.*)"
                 : "bloom-guard's bitmap") + ": " + choice.reason());
         return kind;
     }

@@ -141,6 +141,10 @@ final class FilterRebuilds {
      */
     CompletableFuture<Long> rebuildInBackground(boolean confirmed) {
         checkNotDisabled();
+        if (spec.backend() instanceof FilterSpec.Redis redis && redis.key() != null) {
+            throw new UnsupportedOperationException("Filter '" + spec.name() + "' guards key '" + redis.key()
+                    + "', which another program creates and fills: bloom-guard does not rebuild it");
+        }
         if (!confirmed) { // a confirmation may create a puts-only filter again empty, with no key source
             rebuildGate.checkMayRebuild();
             RebuildableBloomFilter rebuildable = lifecycle.rebuildable();

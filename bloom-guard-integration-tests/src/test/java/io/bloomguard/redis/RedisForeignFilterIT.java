@@ -7,6 +7,7 @@ import io.bloomguard.core.SharedBloomFilter.StartOutcome;
 import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.redis.kind.RedisKind;
 import io.bloomguard.redis.port.RedisForeignFilterException;
+import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisServerExtension;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import io.bloomguard.testsupport.redis.WithRedisBloom;
@@ -130,6 +131,33 @@ class RedisForeignFilterIT {
         assertThat(users.mightContain(1_000_000_007L)).as("gone: unknown, never absent").isTrue();
         assertThat(users.trustedToReject()).isFalse();
         users.close();
+    }
+
+    /**
+     * An instance that closes with adds it could not write yet writes them once more, or else leaves the mark that
+     * stops every other instance from rejecting (nothing reads the key between, with refreshes a minute apart).
+     */
+    @Test
+    void anInstanceThatClosesWritesItsKeptAddsOrMarksTheFilterIncomplete() {
+        RedisBackendSettings slow = RedisBackendSettingsBuilder.from(TestRedisBackend.FAST)
+            .refreshInterval(java.time.Duration.ofMinutes(1))
+            .build();
+        String written = "legacy:closing:" + UUID.randomUUID();
+        String never = "legacy:closing-never:" + UUID.randomUUID();
+        try (TestRedisBackend closing = TestRedisBackend.on(server, slow)) {
+            SharedBloomFilter first = guard(closing, "bf", written);
+            SharedBloomFilter second = guard(closing, "bf", never);
+            first.follow();
+            second.follow();
+            first.put(42L);
+            second.put(43L);
+            reserve("bf", written);
+            first.close();
+            second.close();
+        }
+        assertThat(server.command("BF.EXISTS", written, "42")).as("written at close").isEqualTo("1");
+        assertThat(server.command("HGET", "bloom-guard:{" + name(never) + "}:meta", "stale"))
+            .contains("1 adds not written when an instance closed");
     }
 
     /**

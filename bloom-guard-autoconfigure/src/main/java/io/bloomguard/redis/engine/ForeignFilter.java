@@ -13,6 +13,8 @@ import io.bloomguard.redis.port.LuaScript;
 import io.bloomguard.redis.port.RedisDenial;
 import io.bloomguard.redis.port.RedisForeignFilterException;
 import io.bloomguard.redis.port.RedisUnavailableException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import java.nio.charset.StandardCharsets;
@@ -47,6 +49,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @hidden
  */
 public final class ForeignFilter implements SharedBloomFilter {
+
+    private static final Log logger = LogFactory.getLog(ForeignFilter.class);
 
     /**
      * KEYS: the filter. ARGV: the kind's info command, its type name. Returns the key's type alone when it is none or
@@ -431,12 +435,34 @@ public final class ForeignFilter implements SharedBloomFilter {
                 checks.breakerOpen(), commands.breakerOpen(), 1);
     }
 
-    /** Stops reading the key; what this instance still holds for it is logged by the caller's count of pending adds. */
+    /**
+     * Stops reading the key, then writes what this instance still owes it, once: its adds kept for later, or else the
+     * mark that the filter is incomplete; what reaches Redis neither way is logged. Closing again does nothing more.
+     */
     @Override
-    public void close() {
+    public synchronized void close() {
         ScheduledFuture<?> task = refreshing;
         if (task != null) {
             task.cancel(false);
+        }
+        if (pendingCount.get() == 0 && markOwed == null) {
+            return;
+        }
+        try {
+            writeMarkOwed();
+            replay();
+        }
+        catch (RuntimeException ex) {
+            // left to the mark below
+        }
+        int unwritten = pendingCount.get();
+        if (unwritten > 0) {
+            markIncomplete(unwritten + " adds not written when an instance closed");
+        }
+        if (markOwed != null) {
+            logger.error("Filter '" + name + "': " + unwritten + " adds to key '" + key + "' were not written, and"
+                    + " Redis did not take the mark that says so: its other instances may reject those keys until the"
+                    + " owner fills the filter again");
         }
     }
 

@@ -44,6 +44,7 @@ public final class RedisEngine {
     private final Semaphore startupBuilds = new Semaphore(1);
     private final List<BlockKind> kinds;
     private final List<FilterEngine> filters = new CopyOnWriteArrayList<>();
+    private final List<ForeignFilter> foreign = new CopyOnWriteArrayList<>();
 
     /**
      * @param maintenance one thread (periodic work runs one task at a time): refreshes, the recovery probe, replays
@@ -90,7 +91,10 @@ public final class RedisEngine {
      */
     public ForeignFilter foreign(String name, String key, ServerKind kind, FilterSizing declared,
             AddFailurePolicy onAddFailure) {
-        return new ForeignFilter(name, key, kind, declared, onAddFailure, settings, checks, commands, scheduler);
+        ForeignFilter filter = new ForeignFilter(name, key, kind, declared, onAddFailure, settings, checks, commands,
+                scheduler);
+        foreign.add(filter);
+        return filter;
     }
 
     /**
@@ -127,6 +131,7 @@ public final class RedisEngine {
             interrupted = true; // restored once the last attempt, which waits for replies, is done
         }
         filters.forEach(filter -> filter.lifecycle.close(lastAttempt));
+        foreign.forEach(ForeignFilter::close);
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
