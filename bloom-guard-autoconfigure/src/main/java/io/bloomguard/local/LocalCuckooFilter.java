@@ -128,10 +128,10 @@ public final class LocalCuckooFilter implements BloomFilter {
      */
     @Override
     public boolean put(Object key) {
-        Hash128 hash = KeyCanonicalizer.hash(key, seed);
-        long fingerprint = fingerprint(hash);
-        int first = bucketOf(hash.h1());
-        int second = alternate(first, fingerprint);
+        Slots slots = slotsOf(key);
+        long fingerprint = slots.fingerprint();
+        int first = slots.first();
+        int second = slots.second();
         long stamp = lock.writeLock();
         try {
             int copies = copies(first, second, fingerprint);
@@ -155,10 +155,10 @@ public final class LocalCuckooFilter implements BloomFilter {
      */
     @Override
     public boolean remove(Object key) {
-        Hash128 hash = KeyCanonicalizer.hash(key, seed);
-        long fingerprint = fingerprint(hash);
-        int first = bucketOf(hash.h1());
-        int second = alternate(first, fingerprint);
+        Slots slots = slotsOf(key);
+        long fingerprint = slots.fingerprint();
+        int first = slots.first();
+        int second = slots.second();
         long stamp = lock.writeLock();
         try {
             int copies = copies(first, second, fingerprint);
@@ -171,6 +171,18 @@ public final class LocalCuckooFilter implements BloomFilter {
         finally {
             lock.unlockWrite(stamp);
         }
+    }
+
+    /** A key's fingerprint and its two buckets. */
+    private record Slots(long fingerprint, int first, int second) {
+    }
+
+    /** Where a put or a remove of {@code key} looks (a check computes the same without the record, on its hot path). */
+    private Slots slotsOf(Object key) {
+        Hash128 hash = KeyCanonicalizer.hash(key, seed);
+        long fingerprint = fingerprint(hash);
+        int first = bucketOf(hash.h1());
+        return new Slots(fingerprint, first, alternate(first, fingerprint));
     }
 
     /** Under the write lock: copies of the class in its buckets (each once when they are one) and the overflow set. */
