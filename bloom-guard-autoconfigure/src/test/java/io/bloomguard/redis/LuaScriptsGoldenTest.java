@@ -74,8 +74,8 @@ class LuaScriptsGoldenTest {
             engine.RedisFeedState          SAVE            feed-save           220be308660af094b47ec21eb49705f3440040cd
             engine.RedisFeedState          RELEASE         feed-release        597ebe453b005065ffa1eb6f71d73f7d908107a4
             engine.RedisServerKindChoice   HAS_COMMAND     has-command         55786a3b6819e82e5f13951f40abcd27c602e439
-            engine.ForeignFilter           INFO            foreign-info        e898177f9ff033221f4d0e0942cad1aa68b74e0d
-            engine.ForeignFilter           MARK            foreign-mark        e458b48df85c9909037784d606b975ae4970ce45
+            engine.ForeignKeyState         INFO            foreign-info        e898177f9ff033221f4d0e0942cad1aa68b74e0d
+            engine.ForeignOwedAdds         MARK            foreign-mark        e458b48df85c9909037784d606b975ae4970ce45
             kind.cf.NativeCuckooScripts    FOREIGN_REMOVE  cf-foreign-remove   068717ee7cc6cc7ab00efc3fa57aa6d85d5ab976
             """;
 

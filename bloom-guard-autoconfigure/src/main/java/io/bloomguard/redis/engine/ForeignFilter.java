@@ -10,24 +10,16 @@ import io.bloomguard.core.SharedFilterStatus;
 import io.bloomguard.redis.kind.RedisFilterKeys;
 import io.bloomguard.redis.kind.ServerKind;
 import io.bloomguard.redis.port.LuaScript;
-import io.bloomguard.redis.port.RedisDenial;
-import io.bloomguard.redis.port.RedisForeignFilterException;
 import io.bloomguard.redis.port.RedisUnavailableException;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A filter of the server's own that another program created and fills, under a key it named ({@code redis.key}):
@@ -36,11 +28,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * room and at most the declared error rate ({@link ServerKind#contradiction}), every add of this instance reached it,
  * and no instance marked it incomplete; a filter that is gone reads as unknown, never as absent.
  *
- * <p>Adds that could not reach it (Redis did not answer, or the key was gone) are kept, up to
- * {@code pending-adds-limit}, and written once it is back. One dropped past that bound, or a key lost on the way
- * ({@link #markIncomplete}), cannot be made up for by a rebuild here: the filter is marked incomplete in its own
- * metadata for every instance, and stays untrusted until an operator, once the owner has filled it again, deletes the
- * mark.
+ * <p>What the key holds is read by {@link ForeignKeyState}; what this instance owes it (adds kept while it could not
+ * be written, the mark that it lost one) by {@link ForeignOwedAdds}: no rebuild here can make up for a loss, so the
+ * filter stays untrusted until an operator, once the owner has filled it again, deletes the mark.
  *
  * <p>Usage: {@code ForeignFilter users = engine.foreign("users", "legacy:users:bf", kind, sizing, BUFFER);
  * users.follow(); users.mightContain(42L);}
@@ -49,32 +39,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @hidden
  */
 public final class ForeignFilter implements SharedBloomFilter {
-
-    private static final Log logger = LogFactory.getLog(ForeignFilter.class);
-
-    /**
-     * KEYS: the filter. ARGV: the kind's info command, its type name. Returns the key's type alone when it is none or
-     * another, else the type and the info's names and values as text (an empty value as '').
-     */
-    static final LuaScript INFO = LuaScript.of("foreign-info", LuaScript.Result.LIST, """
-            local kind = redis.call('TYPE', KEYS[1])['ok']
-            if kind ~= ARGV[2] then return {kind} end
-            local reply = {kind}
-            for _, value in ipairs(redis.call(ARGV[1], KEYS[1])) do
-              if type(value) == 'table' then value = value['ok'] end
-              if not value then value = '' end
-              reply[#reply + 1] = tostring(value)
-            end
-            return reply
-            """);
-
-    /** KEYS: this filter's own metadata. ARGV: why it is incomplete. Marks it so for every instance. */
-    static final LuaScript MARK = LuaScript.of("foreign-mark", LuaScript.Result.INTEGER, """
-            return redis.call('HSET', KEYS[1], 'stale', ARGV[1])
-            """);
-
-    /** Keys written in one script: as many as the kind's build sends at once. */
-    private static final int BATCH = 1000;
 
     private final String name;
     private final String key;
@@ -86,17 +50,9 @@ public final class ForeignFilter implements SharedBloomFilter {
     private final RedisCommands commands;
     private final EngineSettings settings;
     private final ScheduledExecutorService scheduler;
-    private final ConcurrentLinkedQueue<Object> pending = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger pendingCount = new AtomicInteger();
-    /** Set once an add was dropped past the bound: the mark that says so is owed to Redis until it is written. */
-    private volatile @Nullable String markOwed;
-    private volatile Seen seen = new Seen(SharedFilterStatus.NOT_STARTED, "not started", Map.of());
-    private volatile @Nullable RedisForeignFilterException refusal;
+    private final ForeignOwedAdds owed;
+    private final ForeignKeyState state;
     private volatile @Nullable ScheduledFuture<?> refreshing;
-
-    /** What the last refresh found: the status, why, and the filter's info fields. */
-    private record Seen(SharedFilterStatus status, @Nullable String reason, Map<String, String> info) {
-    }
 
     ForeignFilter(String name, String key, ServerKind kind, FilterSizing declared, AddFailurePolicy onAddFailure,
             EngineSettings settings, RedisCommands checks, RedisCommands commands,
@@ -111,6 +67,9 @@ public final class ForeignFilter implements SharedBloomFilter {
         this.checks = checks;
         this.commands = commands;
         this.scheduler = scheduler;
+        this.state = new ForeignKeyState(name, key, kind, declared, own, commands, settings.commandTimeout());
+        this.owed = new ForeignOwedAdds(name, key, kind, own, commands, settings.commandTimeout(),
+                settings.pendingAddsLimit());
     }
 
     /** The key it guards, the owner's. */
@@ -131,13 +90,8 @@ public final class ForeignFilter implements SharedBloomFilter {
             long every = settings.refreshInterval().toMillis();
             refreshing = scheduler.scheduleWithFixedDelay(this::refreshQuietly, every, every, TimeUnit.MILLISECONDS);
         }
-        RedisForeignFilterException refused = refusal;
-        if (refused == null && seen.status() == SharedFilterStatus.MISMATCHED) {
-            refusal = new RedisForeignFilterException(name, String.valueOf(seen.reason()), "Declare the filter's"
-                    + " expected-size and error-rate as its owner created it (or ask the owner to create it so), or"
-                    + " name another key in bloom-guard.filters." + name + ".redis.key");
-        }
-        return switch (seen.status()) {
+        state.refuseIfMismatched();
+        return switch (state.status()) {
             case READY -> StartOutcome.ALREADY_LOADED;
             case MISMATCHED -> StartOutcome.MISMATCHED;
             case UNREACHABLE -> StartOutcome.UNREACHABLE;
@@ -151,104 +105,13 @@ public final class ForeignFilter implements SharedBloomFilter {
             refresh();
         }
         catch (RuntimeException ex) { // a scheduled task that throws is never run again
-            seen = new Seen(SharedFilterStatus.STALE, "its last read failed: " + ex, seen.info());
+            state.set(SharedFilterStatus.STALE, "its last read failed: " + ex);
         }
     }
 
-    /** Reads the key's type and info, and this filter's mark; writes what is owed; sets the status from them. */
+    /** Writes what is owed, reads the key and this filter's mark, then writes the adds kept for later. */
     void refresh() {
-        List<String> reply;
-        Map<String, String> meta;
-        try {
-            writeMarkOwed();
-            List<?> raw = commands.call(port -> port.eval(INFO, List.of(key),
-                    List.of(kind.infoCommand(), kind.redisType())).thenApply(List.class::cast), settings.commandTimeout());
-            reply = raw.stream().map(value -> new String((byte[]) value, StandardCharsets.UTF_8)).toList();
-            meta = commands.call(port -> port.hashGetAll(own.meta(0)), settings.commandTimeout());
-        }
-        catch (RedisUnavailableException ex) {
-            RedisDenial denial = RedisDenial.of(ex);
-            if (denial != null) {
-                refusal = new RedisForeignFilterException(name, "Filter '" + name + "': Redis refuses what it needs on"
-                        + " key '" + key + "' (" + denial.code() + ": " + denial.serverMessage() + ")", "Grant bloom-guard's user +eval +evalsha +type"
-                        + " +" + kind.infoCommand().toLowerCase(java.util.Locale.ROOT) + " and the "
-                        + kind.infoCommand().substring(0, 2) + ".* commands of docs/redis.md on ~" + key);
-                seen = new Seen(SharedFilterStatus.ACCESS_DENIED, refusal.getMessage(), Map.of());
-                return;
-            }
-            if (seen.status() == SharedFilterStatus.NOT_STARTED || seen.status() == SharedFilterStatus.UNREACHABLE) {
-                seen = new Seen(SharedFilterStatus.UNREACHABLE, "Redis did not answer: " + ex.getMessage(), Map.of());
-            }
-            return; // else as it was: checks and adds meet the outage themselves
-        }
-        String type = reply.get(0);
-        if (type.equals("none")) {
-            seen = new Seen(SharedFilterStatus.MISSING, "key '" + key + "' does not exist: its owner has not created"
-                    + " it yet, or it was deleted, evicted or flushed; calls pass through until it is back", Map.of());
-            return;
-        }
-        if (!type.equals(kind.redisType())) {
-            refusal = new RedisForeignFilterException(name, "Filter '" + name + "' guards key '" + key + "', which"
-                    + " holds a " + type + ", not a " + kind.infoCommand().substring(0, 2) + " filter (" + kind.redisType()
-                    + ")", "Name the key of the filter in bloom-guard.filters." + name + ".redis.key, or set its type"
-                    + " (bloom for BF.*, cuckoo for CF.*)");
-            seen = new Seen(SharedFilterStatus.ACCESS_DENIED, refusal.getMessage(), Map.of());
-            return;
-        }
-        Map<String, String> info = new LinkedHashMap<>();
-        for (int i = 1; i + 1 < reply.size(); i += 2) {
-            info.put(reply.get(i), reply.get(i + 1));
-        }
-        String contradiction = kind.contradiction(info, declared);
-        if (contradiction != null) {
-            seen = new Seen(SharedFilterStatus.MISMATCHED, "Filter '" + name + "' guards key '" + key + "', whose"
-                    + " filter contradicts what is declared: " + contradiction, info);
-            return;
-        }
-        refusal = null;
-        replay();
-        String stale = meta.get("stale");
-        if (stale != null) {
-            seen = new Seen(SharedFilterStatus.STALE, "marked incomplete (" + stale + "): once the owner has filled"
-                    + " key '" + key + "' again from the data, delete the mark: HDEL " + own.meta(0) + " stale", info);
-        }
-        else if (pendingCount.get() > 0) {
-            seen = new Seen(SharedFilterStatus.STALE, pendingCount.get() + " adds of this instance not written yet",
-                    info);
-        }
-        else {
-            seen = new Seen(SharedFilterStatus.READY, null, info);
-        }
-    }
-
-    /** Writes the adds kept for later, oldest first; those that still fail go back. */
-    private void replay() {
-        List<Object> batch = new ArrayList<>();
-        Object next;
-        while ((next = pending.poll()) != null) {
-            batch.add(next);
-            if (batch.size() == BATCH || pending.isEmpty()) {
-                if (write(batch) < 0) {
-                    pending.addAll(batch);
-                    return;
-                }
-                pendingCount.addAndGet(-batch.size());
-                batch.clear();
-            }
-        }
-    }
-
-    private void writeMarkOwed() {
-        String mark = markOwed;
-        if (mark != null) {
-            commands.call(port -> port.eval(MARK, List.of(own.meta(0)), List.of(mark)), settings.commandTimeout());
-            markOwed = null;
-        }
-    }
-
-    /** How many of {@code keys} were new; -1 when the filter is gone. */
-    private long write(List<Object> keys) {
-        return commands.call(port -> kind.serverBuild().insert(port, key, keys), settings.commandTimeout());
+        state.read(owed::writeMark, owed::replay);
     }
 
     @Override
@@ -303,7 +166,7 @@ public final class ForeignFilter implements SharedBloomFilter {
     }
 
     private void gone() {
-        seen = new Seen(SharedFilterStatus.MISSING, "key '" + key + "' was gone at a check", Map.of());
+        state.set(SharedFilterStatus.MISSING, "key '" + key + "' was gone at a check");
     }
 
     @Override
@@ -326,7 +189,7 @@ public final class ForeignFilter implements SharedBloomFilter {
             return 0;
         }
         try {
-            long fresh = write(keys);
+            long fresh = owed.insert(keys);
             if (fresh >= 0) {
                 return fresh;
             }
@@ -341,33 +204,16 @@ public final class ForeignFilter implements SharedBloomFilter {
                 throw ex;
             }
         }
-        keep(keys);
+        owed.keep(keys);
+        state.set(SharedFilterStatus.STALE, owed.count() + " adds of this instance not written yet");
         return keys.size();
-    }
-
-    private void keep(List<Object> keys) {
-        int room = settings.pendingAddsLimit() - pendingCount.get();
-        int kept = Math.max(0, Math.min(room, keys.size()));
-        pending.addAll(keys.subList(0, kept));
-        pendingCount.addAndGet(kept);
-        if (kept < keys.size()) {
-            markIncomplete((keys.size() - kept) + " adds dropped past pending-adds-limit");
-        }
-        seen = new Seen(SharedFilterStatus.STALE, pendingCount.get() + " adds of this instance not written yet",
-                seen.info());
     }
 
     /** Marks it incomplete for every instance (now, or once Redis answers): no rebuild here can make up for a loss. */
     @Override
     public void markIncomplete(String reason) {
-        markOwed = reason + " on an instance, at " + java.time.Instant.now();
-        seen = new Seen(SharedFilterStatus.STALE, "marked incomplete: " + reason, seen.info());
-        try {
-            writeMarkOwed();
-        }
-        catch (RedisUnavailableException ex) {
-            // written by the next refresh that reaches Redis
-        }
+        state.set(SharedFilterStatus.STALE, "marked incomplete: " + reason);
+        owed.mark(reason);
     }
 
     /** Takes a key whose rows are proven gone out of a cuckoo filter: its last copy only (see the kind's scripts). */
@@ -406,27 +252,27 @@ public final class ForeignFilter implements SharedBloomFilter {
     /** Ready, and every add of this instance written: a key kept for replay is not in the filter yet. */
     @Override
     public boolean trustedToReject() {
-        return seen.status() == SharedFilterStatus.READY && pendingCount.get() == 0 && markOwed == null;
+        return state.status() == SharedFilterStatus.READY && !owed.owes();
     }
 
     @Override
     public SharedFilterStatus status() {
-        return seen.status();
+        return state.status();
     }
 
     @Override
     public @Nullable String statusReason() {
-        return seen.reason();
+        return state.reason();
     }
 
     @Override
     public @Nullable RuntimeException refusal() {
-        return refusal;
+        return state.refusal();
     }
 
     @Override
     public int pendingAdds() {
-        return pendingCount.get();
+        return owed.count();
     }
 
     @Override
@@ -445,31 +291,13 @@ public final class ForeignFilter implements SharedBloomFilter {
         if (task != null) {
             task.cancel(false);
         }
-        if (pendingCount.get() == 0 && markOwed == null) {
-            return;
-        }
-        try {
-            writeMarkOwed();
-            replay();
-        }
-        catch (RuntimeException ex) {
-            // left to the mark below
-        }
-        int unwritten = pendingCount.get();
-        if (unwritten > 0) {
-            markIncomplete(unwritten + " adds not written when an instance closed");
-        }
-        if (markOwed != null) {
-            logger.error("Filter '" + name + "': " + unwritten + " adds to key '" + key + "' were not written, and"
-                    + " Redis did not take the mark that says so: its other instances may reject those keys until the"
-                    + " owner fills the filter again");
-        }
+        owed.lastAttempt();
     }
 
     /** Keys as the server counts them ({@code BF.INFO}'s or {@code CF.INFO}'s items inserted), as last read. */
     @Override
     public long approximateElementCount() {
-        return ServerKind.infoNumber(seen.info().get("Number of items inserted"));
+        return ServerKind.infoNumber(state.info().get("Number of items inserted"));
     }
 
     @Override
@@ -479,7 +307,7 @@ public final class ForeignFilter implements SharedBloomFilter {
 
     @Override
     public long bitSize() {
-        return ServerKind.infoNumber(seen.info().get("Size")) * Byte.SIZE;
+        return ServerKind.infoNumber(state.info().get("Size")) * Byte.SIZE;
     }
 
     @Override
