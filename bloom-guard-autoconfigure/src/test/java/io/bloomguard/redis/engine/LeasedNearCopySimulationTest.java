@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * dropped subscriber connections, swaps to a generation of another layout, and the filter's state switched
  * {@code on → draining → off} while it runs. The property: no lookup that begins after a row's commit answers absent
  * for its key. Each broken variant of the protocol must be caught by some seed, which shows the simulation can see
- * the defect each rule of the protocol prevents.
+ * the defect each rule of the protocol prevents (four from the protocol's design, and switching off without draining).
  */
 class LeasedNearCopySimulationTest {
 
@@ -69,7 +69,9 @@ class LeasedNearCopySimulationTest {
         /** Neither the grant nor the reader checks that the copy is in step in the lease's epoch. */
         NO_EPOCH_CHECK,
         /** A writer whose add set no new bit does not wait. */
-        NO_WAIT_WHEN_NO_BIT_CHANGED
+        NO_WAIT_WHEN_NO_BIT_CHANGED,
+        /** Switching off goes straight from on to off, without draining for Lw while leases granted in on last. */
+        NO_DRAIN
     }
 
     private enum State { OFF, ON, DRAINING }
@@ -171,11 +173,24 @@ class LeasedNearCopySimulationTest {
             return positions;
         }
 
-        /** A transaction: the key's add, the wait its reply asks for, then the commit. */
+        /**
+         * A transaction of one to three rows: each key's add in turn, then one wait, until the latest moment an add's
+         * reply asks for (its reply plus Lw, on the writer's clock, for an add that found the state on or draining),
+         * then the commit of every row.
+         */
         void writer() {
-            long key = nextKey++;
+            int rows = 1 + random.nextInt(3);
+            List<Long> keys = new ArrayList<>();
+            for (int i = 0; i < rows; i++) {
+                keys.add(nextKey++);
+            }
             Instance writer = instances.get(random.nextInt(instances.size()));
-            at(now + pause() + latency(), () -> {
+            at(now + pause(), () -> writer.add(keys, 0, Long.MIN_VALUE));
+        }
+
+        /** Redis runs one add: sets its bits, publishes them, and answers with the state it found. */
+        void add(long key, java.util.function.BiConsumer<State, Boolean> reply) {
+            at(now + latency(), () -> {
                 int[] positions = positions(key, seed);
                 boolean changed = false;
                 for (int position : positions) {
@@ -186,7 +201,7 @@ class LeasedNearCopySimulationTest {
                 publish(new Message(Message.Kind.ADD, seed, positions, null, null));
                 State seen = state;
                 boolean bitChanged = changed;
-                at(now + latency(), () -> writer.replied(key, seen, bitChanged));
+                at(now + latency(), () -> reply.accept(seen, bitChanged));
             });
         }
 
@@ -199,6 +214,9 @@ class LeasedNearCopySimulationTest {
             at(now + latency(), () -> {
                 if (state == State.OFF) {
                     setState(State.ON);
+                }
+                else if (state == State.ON && variant == Variant.NO_DRAIN) {
+                    setState(State.OFF);
                 }
                 else if (state == State.ON) {
                     setState(State.DRAINING);
@@ -433,10 +451,22 @@ class LeasedNearCopySimulationTest {
             lease.granted(world.variant == Variant.LEASE_FROM_REPLY ? local() : barrier.sentAt(), barrier.epoch());
         }
 
-        void replied(long key, State seen, boolean changed) {
-            boolean waits = seen != State.OFF && (changed || world.variant != Variant.NO_WAIT_WHEN_NO_BIT_CHANGED);
-            long commitAt = waits ? realAt(local() + world.write) : world.now;
-            world.at(commitAt + world.pause(), () -> world.commit(key));
+        /**
+         * Adds {@code keys} from {@code next} on, one at a time; {@code waitUntil} is the latest moment (this clock) an
+         * add's reply asked the transaction to wait for. Once all are added: that wait, then the commit.
+         */
+        void add(List<Long> keys, int next, long waitUntil) {
+            if (next == keys.size()) {
+                long commitAt = (waitUntil == Long.MIN_VALUE) ? world.now : Math.max(world.now, realAt(waitUntil));
+                world.at(commitAt + world.pause(), () -> keys.forEach(world::commit));
+                return;
+            }
+            world.add(keys.get(next), (seen, changed) -> {
+                boolean waits = seen != State.OFF
+                        && (changed || world.variant != Variant.NO_WAIT_WHEN_NO_BIT_CHANGED);
+                long until = waits ? Math.max(waitUntil, local() + world.write) : waitUntil;
+                world.at(world.now + world.pause(), () -> add(keys, next + 1, until));
+            });
         }
 
         /** The reader, step by step, with a pause between each. */
