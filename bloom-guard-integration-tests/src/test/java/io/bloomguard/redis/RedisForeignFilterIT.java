@@ -47,8 +47,8 @@ class RedisForeignFilterIT {
     @BeforeAll
     static void connect(@WithRedisBloom RedisServerProcess withModule) {
         server = withModule;
-        redis = TestRedisBackend.on(withModule, TestRedisBackend.FAST);
-        another = TestRedisBackend.on(withModule, TestRedisBackend.FAST);
+        redis = TestRedisBackend.on(withModule, TestRedisBackend.CONTRACT);
+        another = TestRedisBackend.on(withModule, TestRedisBackend.CONTRACT);
     }
 
     @AfterAll
@@ -139,7 +139,7 @@ class RedisForeignFilterIT {
      */
     @Test
     void anInstanceThatClosesWritesItsKeptAddsOrMarksTheFilterIncomplete() {
-        RedisBackendSettings slow = RedisBackendSettingsBuilder.from(TestRedisBackend.FAST)
+        RedisBackendSettings slow = RedisBackendSettingsBuilder.from(TestRedisBackend.CONTRACT)
             .refreshInterval(java.time.Duration.ofMinutes(1))
             .build();
         String written = "legacy:closing:" + UUID.randomUUID();
@@ -218,7 +218,7 @@ class RedisForeignFilterIT {
         String grants = "~legacy:* ~bloom-guard:* +eval +evalsha +type +exists +bf.info +bf.exists +bf.mexists"
                 + " +bf.insert +hgetall +hset";
         acl(grants);
-        try (TestRedisBackend user = TestRedisBackend.as(server, "foreign", "s3cret", TestRedisBackend.FAST)) {
+        try (TestRedisBackend user = TestRedisBackend.as(server, "foreign", "s3cret", TestRedisBackend.CONTRACT)) {
             SharedBloomFilter users = guard(user, "bf", key);
             assertThat(users.follow()).isEqualTo(StartOutcome.ALREADY_LOADED);
             assertThat(users.mightContain(1L)).isTrue();
@@ -230,7 +230,7 @@ class RedisForeignFilterIT {
             users.close();
         }
         acl(grants.replace(" +bf.info", ""));
-        try (TestRedisBackend user = TestRedisBackend.as(server, "foreign", "s3cret", TestRedisBackend.FAST)) {
+        try (TestRedisBackend user = TestRedisBackend.as(server, "foreign", "s3cret", TestRedisBackend.CONTRACT)) {
             SharedBloomFilter users = guard(user, "bf", key);
             assertThat(users.follow()).isEqualTo(StartOutcome.ACCESS_DENIED);
             assertThat(Objects.requireNonNull(users.refusal()).getMessage()).contains("NOPERM");

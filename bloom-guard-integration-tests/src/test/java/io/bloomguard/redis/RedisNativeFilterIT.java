@@ -57,7 +57,7 @@ class RedisNativeFilterIT {
     @BeforeAll
     static void connect(@WithRedisBloom RedisServerProcess withModule) {
         server = withModule;
-        redis = TestRedisBackend.on(withModule, TestRedisBackend.FAST);
+        redis = TestRedisBackend.on(withModule, TestRedisBackend.CONTRACT);
     }
 
     @AfterAll
