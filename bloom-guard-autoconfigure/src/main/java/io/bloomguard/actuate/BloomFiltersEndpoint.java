@@ -272,7 +272,7 @@ public class BloomFiltersEndpoint {
      * This instance's copy of a Redis filter's bits: the generation it holds ({@code #} and the number of its build;
      * {@code null} while it holds none), whether it answers checks (it was read whole since that build went live),
      * when it was last read whole (ISO-8601, {@code null} before the first time), the checks it answered here
-     * ("might contain") against those sent to Redis, who answers keys it lacks ({@code barrier} or {@code redis}),
+     * ("might contain") against those sent to Redis, who answers keys it lacks ({@code lease}, {@code barrier} or {@code redis}),
      * since when and why they go to Redis when it reads in order, the checks it answered "absent" after a barrier,
      * and the heap it takes.
      */

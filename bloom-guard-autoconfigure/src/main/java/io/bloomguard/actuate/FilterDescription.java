@@ -130,7 +130,7 @@ final class FilterDescription {
     private static NearCopyDescriptor nearCopy(SharedFilterDetails.NearCopy copy) {
         return new NearCopyDescriptor(copy.generation(), copy.answering(),
                 (copy.lastRead() != null) ? copy.lastRead().toString() : null, copy.answeredHere(),
-                copy.sentToStore(), copy.absentKeys().equals("barrier") ? "barrier" : "redis",
+                copy.sentToStore(), copy.absentKeys().equals("store") ? "redis" : copy.absentKeys(),
                 (copy.absentKeysToStoreSince() != null) ? copy.absentKeysToStoreSince().toString() : null,
                 copy.absentKeysReason(), copy.rejectedHere(), copy.bytes());
     }

@@ -12,6 +12,7 @@ import io.bloomguard.guard.CheckObserver;
 import io.bloomguard.guard.KeysInTransactionAdvisor;
 import io.bloomguard.guard.RepositoryAnnotationValidator;
 import io.bloomguard.guard.RepositoryKeysInTransactionPostProcessor;
+import io.bloomguard.guard.TransactionCommitWaits;
 import io.bloomguard.observation.BloomGuardObservationConvention;
 import io.bloomguard.observation.CheckObservations;
 import io.bloomguard.observation.ObservationCheckObserver;
@@ -101,6 +102,7 @@ public final class BloomGuardAutoConfiguration {
     static BloomFilterRegistry bloomFilterRegistry(BloomGuardSettings settings,
             ObjectProvider<FilterSpecCustomizer> customizers, ObjectProvider<RedisFilterBackend> redisBackend,
             Environment environment) {
+        TransactionCommitWaits.install(); // a leased near copy's wait, once per transaction before its commit
         return BloomFilterRegistryFactory.create(settings, customizers.orderedStream().toList(),
                 redisBackend::getIfAvailable, new BloomGuardThreads(environment));
     }

@@ -29,8 +29,9 @@ public class FilterRedisProperties {
     /**
      * Whether each instance keeps a copy of the filter's bits in its heap (the filter's size once more): {@code on}
      * answers the keys the copy holds without a round trip, and checks the others in Redis; {@code ordered} also
-     * answers the keys it lacks, after a barrier that shows it holds every add Redis processed before the check.
-     * {@code true} and {@code false} mean {@code on} and {@code off}.
+     * answers the keys it lacks, after a barrier that shows it holds every add Redis processed before the check;
+     * {@code leased}, during a flood of absent keys, answers them with no command under a lease, and has every put wait
+     * {@code bloom-guard.redis.near-copy-lease} before its commit. {@code true} and {@code false} mean {@code on} and {@code off}.
      */
     private NearCopyMode nearCopy = NearCopyMode.OFF;
 

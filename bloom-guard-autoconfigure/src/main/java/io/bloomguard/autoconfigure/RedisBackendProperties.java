@@ -94,6 +94,13 @@ public class RedisBackendProperties {
      */
     private Duration waitTimeout = Duration.ofMillis(100);
 
+    /**
+     * With redis.near-copy: leased, how long a lease lets a near copy answer absent keys with no command to Redis.
+     * While leases are on (a flood of absent keys), every put waits about this long (plus 2%) before its transaction
+     * commits. Same value on every instance.
+     */
+    private Duration nearCopyLease = Duration.ofMillis(100);
+
     public String getKeyPrefix() {
         return keyPrefix;
     }
@@ -212,6 +219,14 @@ public class RedisBackendProperties {
 
     public void setWaitForReplicas(int waitForReplicas) {
         this.waitForReplicas = waitForReplicas;
+    }
+
+    public Duration getNearCopyLease() {
+        return nearCopyLease;
+    }
+
+    public void setNearCopyLease(Duration nearCopyLease) {
+        this.nearCopyLease = nearCopyLease;
     }
 
     public Duration getWaitTimeout() {

@@ -63,7 +63,18 @@ final class RedisSettingsResolver {
         return new RedisBackendSettings(redis.getKeyPrefix(), redis.getCheckTimeout(), redis.getCommandTimeout(),
                 breaker, redis.getLockTtl(), redis.getRefreshInterval(), redis.getPendingAddsLimit(),
                 redis.getRebuildGrace(), redis.getProbeInterval(), redis.getReconnectDelay(), redis.getReplayLogSize(),
-                redis.getReplayLogAge(), redis.getWaitForReplicas(), redis.getWaitTimeout());
+                redis.getReplayLogAge(), redis.getWaitForReplicas(), redis.getWaitTimeout(), nearCopyLease(redis));
+    }
+
+    /** Whole milliseconds: the lease state stores it so, and every instance must agree on it. */
+    private static Duration nearCopyLease(RedisBackendProperties redis) {
+        Duration lease = redis.getNearCopyLease();
+        if (lease.toMillis() < 1 || lease.compareTo(Duration.ofMinutes(1)) > 0 || lease.toNanos() % 1_000_000 != 0) {
+            throw new InvalidBloomGuardPropertyException("bloom-guard.redis.near-copy-lease", lease,
+                    "whole milliseconds from 1ms to 1m, e.g. 100ms: writers wait about that long before each commit"
+                            + " while leases are on");
+        }
+        return lease;
     }
 
     private static void waitForReplicas(RedisBackendProperties redis) {

@@ -19,7 +19,16 @@ public enum NearCopyMode {
      * lacks after a barrier shows it holds every add processed before the check began. Out of step, it answers as
      * {@link #ON}.
      */
-    ORDERED;
+    ORDERED,
+
+    /**
+     * {@link #ORDERED}, and while a flood of absent keys lasts, a key the copy lacks is answered with no command to
+     * the store under a lease the copy renews about twice a lease; every writer then waits a lease (and the clock-rate
+     * margin) before its commit, so that a lookup that begins after the commit finds the key or finds the lease lapsed.
+     * Every instance that writes the filter must be on a version that waits, configured {@code leased} with the same
+     * {@code bloom-guard.redis.near-copy-lease}.
+     */
+    LEASED;
 
     /** Whether a copy is kept. */
     public boolean keepsCopy() {

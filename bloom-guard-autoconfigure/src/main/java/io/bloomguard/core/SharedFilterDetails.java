@@ -52,8 +52,9 @@ public record SharedFilterDetails(@Nullable String generation, List<String> keys
      * @param lastRead      when it last finished reading the store's bits whole; {@code null} before the first time
      * @param answeredHere  checks it answered ("might contain") with no round trip to the store
      * @param sentToStore   checks sent to the store: keys it lacks, and every check while it is not answering
-     * @param absentKeys    who answers a key the copy lacks: {@code barrier} (the copy, once a barrier showed it holds
-     *                      every add the store processed before the check), or {@code store} (one read per key)
+     * @param absentKeys    who answers a key the copy lacks: {@code lease} (the copy, with no command, while a lease
+     *                      holds: {@code redis.near-copy: leased}), {@code barrier} (the copy, once a barrier showed it
+     *                      holds every add the store processed before the check), or {@code store} (one read per key)
      * @param absentKeysToStoreSince for a copy that reads in order, since when absent keys go to the store; {@code null}
      *                      while barriers answer them, or when it does not read in order
      * @param absentKeysReason why absent keys go to the store, for a copy that reads in order and has been out of step

@@ -1,5 +1,6 @@
 package io.bloomguard.guard;
 
+import io.bloomguard.core.CommitWait;
 import io.bloomguard.core.RebuildableBloomFilter;
 import io.bloomguard.registry.NamedBloomFilter;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -12,7 +13,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The keys put inside one transaction, by filter and by the {@linkplain RebuildableBloomFilter#buildEpoch() build
+ * What the puts inside one transaction owe at its commit: the wait a leased near copy asks of writers
+ * ({@link io.bloomguard.core.CommitWait}, the longest any put owes, waited once before the commit), and the keys put, by
+ * filter and by the {@linkplain RebuildableBloomFilter#buildEpoch() build
  * epoch} each was put at. A rebuild that begins while the transaction is open reads a key source that cannot show its
  * rows, and the generation it swaps in lacks keys that reached only the one before: once the transaction has
  * committed, the keys of each filter whose epoch moved since their put are put again (one question to a shared
@@ -32,6 +35,8 @@ final class KeysPutInTransaction implements TransactionSynchronization {
     /** Filter → epoch → keys put at it; filters by identity, each a bean. */
     private final Map<NamedBloomFilter, Map<Long, List<Object>>> keys = new IdentityHashMap<>();
     private boolean committed;
+    /** The {@code System.nanoTime()} before which it must not commit; 0 when no put owes a wait. */
+    private long notBefore;
 
     private KeysPutInTransaction() {
     }
@@ -46,15 +51,61 @@ final class KeysPutInTransaction implements TransactionSynchronization {
                 || !TransactionSynchronizationManager.isActualTransactionActive()) {
             return;
         }
+        KeysPutInTransaction current = bound();
+        if (!current.committed) {
+            current.keys.computeIfAbsent(filter, unused -> new LinkedHashMap<>())
+                    .computeIfAbsent(epoch, unused -> new ArrayList<>()).addAll(put);
+        }
+    }
+
+    /**
+     * Defers a put's wait to the commit of the transaction active on this thread ({@link io.bloomguard.core.CommitWait}).
+     *
+     * @return {@code false} when no synchronized transaction is active, or it has committed: the put waits now
+     */
+    static boolean deferWait(long notBefore) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()
+                || !TransactionSynchronizationManager.isActualTransactionActive()) {
+            return false;
+        }
+        KeysPutInTransaction current = bound();
+        if (current.committed) {
+            return false;
+        }
+        if (current.notBefore == 0 || notBefore - current.notBefore > 0) {
+            current.notBefore = notBefore;
+        }
+        return true;
+    }
+
+    private static KeysPutInTransaction bound() {
         KeysPutInTransaction current = (KeysPutInTransaction) TransactionSynchronizationManager.getResource(RESOURCE);
         if (current == null) {
             current = new KeysPutInTransaction();
             TransactionSynchronizationManager.bindResource(RESOURCE, current);
             TransactionSynchronizationManager.registerSynchronization(current);
         }
-        if (!current.committed) {
-            current.keys.computeIfAbsent(filter, unused -> new LinkedHashMap<>())
-                    .computeIfAbsent(epoch, unused -> new ArrayList<>()).addAll(put);
+        return current;
+    }
+
+    @Override
+    public void beforeCommit(boolean readOnly) {
+        awaitLeases();
+    }
+
+    /**
+     * Also here: a put made in another synchronization's {@code beforeCommit} registers this one too late for that
+     * phase, but this phase runs before the commit too. (On a rollback it waits for nothing that needed it.)
+     */
+    @Override
+    public void beforeCompletion() {
+        awaitLeases();
+    }
+
+    private void awaitLeases() {
+        if (notBefore != 0) {
+            CommitWait.waitUntil(notBefore);
+            notBefore = 0;
         }
     }
 

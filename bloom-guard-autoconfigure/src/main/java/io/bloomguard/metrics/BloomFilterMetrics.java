@@ -248,8 +248,9 @@ public final class BloomFilterMetrics implements MeterBinder {
             nearCopyChecks(registry, redis, tags, "barrier", SharedFilterDetails.NearCopy::rejectedHere);
             Gauge.builder(PREFIX + "redis.near.copy.barrier", redis, shared -> {
                 SharedFilterDetails.NearCopy copy = shared.details().nearCopy();
-                return (copy != null && copy.absentKeys().equals("barrier")) ? 1 : 0;
-            }).description("1 while the near copy answers keys it lacks after a barrier, 0 while they go to Redis")
+                return (copy != null && !copy.absentKeys().equals("store")) ? 1 : 0;
+            }).description("1 while the near copy answers keys it lacks (after a barrier, or under a lease), 0 while"
+                    + " they go to Redis")
                     .tags(tags).register(registry);
             Gauge.builder(PREFIX + "redis.near.copy.size", redis, shared -> {
                 SharedFilterDetails.NearCopy copy = shared.details().nearCopy();

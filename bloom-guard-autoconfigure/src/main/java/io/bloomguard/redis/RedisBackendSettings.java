@@ -24,13 +24,18 @@ import java.time.Duration;
  *                          (the default) waits for none. Needs a port that supports
  *                          {@link io.bloomguard.redis.port.RedisPort#waitForReplicas}
  * @param waitTimeout       longest that wait lasts; below {@code commandTimeout}
+ * @param nearCopyLease     with {@code redis.near-copy: leased}, how long a lease lets a near copy answer absent keys
+ *                          with no command; writers wait about as long before their commit while leases are on
  *
  * @since 0.1.0
  */
 public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout,
         RedisBreakerSettings breaker, Duration lockTtl, Duration refreshInterval, int pendingAddsLimit,
         Duration rebuildGrace, Duration probeInterval, Duration reconnectDelay, int replayLogSize,
-        Duration replayLogAge, int waitForReplicas, Duration waitTimeout) {
+        Duration replayLogAge, int waitForReplicas, Duration waitTimeout, Duration nearCopyLease) {
+
+    /** The default of {@code bloom-guard.redis.near-copy-lease}. */
+    public static final Duration DEFAULT_NEAR_COPY_LEASE = Duration.ofMillis(100);
 
     /** The default of {@code bloom-guard.redis.wait-timeout}. */
     public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofMillis(100);
@@ -40,6 +45,16 @@ public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Dura
 
     /** The default of {@code bloom-guard.redis.replay-log-age}. */
     public static final Duration DEFAULT_REPLAY_LOG_AGE = Duration.ofHours(1);
+
+    /** Settings with the default near copy lease. */
+    public RedisBackendSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout,
+            RedisBreakerSettings breaker, Duration lockTtl, Duration refreshInterval, int pendingAddsLimit,
+            Duration rebuildGrace, Duration probeInterval, Duration reconnectDelay, int replayLogSize,
+            Duration replayLogAge, int waitForReplicas, Duration waitTimeout) {
+        this(keyPrefix, checkTimeout, commandTimeout, breaker, lockTtl, refreshInterval, pendingAddsLimit,
+                rebuildGrace, probeInterval, reconnectDelay, replayLogSize, replayLogAge, waitForReplicas, waitTimeout,
+                DEFAULT_NEAR_COPY_LEASE);
+    }
 
     /** Settings with the default replay log that wait for no replica. */
     public RedisBackendSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout,
@@ -63,6 +78,6 @@ public record RedisBackendSettings(String keyPrefix, Duration checkTimeout, Dura
         return new RedisBackendSettings("bloom-guard:", Duration.ofMillis(50), Duration.ofSeconds(2),
                 RedisBreakerSettings.defaults(), Duration.ofSeconds(30), Duration.ofSeconds(1), 100_000,
                 Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(100), DEFAULT_REPLAY_LOG_SIZE,
-                DEFAULT_REPLAY_LOG_AGE, 0, DEFAULT_WAIT_TIMEOUT);
+                DEFAULT_REPLAY_LOG_AGE, 0, DEFAULT_WAIT_TIMEOUT, DEFAULT_NEAR_COPY_LEASE);
     }
 }

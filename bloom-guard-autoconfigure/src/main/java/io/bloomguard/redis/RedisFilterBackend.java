@@ -251,7 +251,7 @@ public final class RedisFilterBackend implements AutoCloseable {
         return new EngineSettings(settings.keyPrefix(), settings.checkTimeout(), settings.commandTimeout(),
                 engineBreaker, settings.lockTtl(), settings.refreshInterval(), settings.pendingAddsLimit(),
                 settings.rebuildGrace(), settings.probeInterval(), settings.reconnectDelay(), settings.replayLogSize(),
-                settings.replayLogAge(), settings.waitForReplicas(), settings.waitTimeout());
+                settings.replayLogAge(), settings.waitForReplicas(), settings.waitTimeout(), settings.nearCopyLease());
     }
 
     public RedisBackendSettings settings() {

@@ -1,6 +1,7 @@
 package io.bloomguard.redis;
 
 import io.bloomguard.redis.port.LettuceRedisPort;
+import io.bloomguard.redis.port.RedisPort;
 import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
 import io.bloomguard.testsupport.redis.RedisClusterProcess;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
@@ -65,6 +66,24 @@ final class TestRedisBackend implements AutoCloseable {
 
     private TestRedisBackend(ClientResources resources, AbstractRedisClient client, RedisBackendSettings settings) {
         this(resources, client, settings, false);
+    }
+
+    /** A backend whose ports are {@code wrap}'s: each connection the backend opens goes through it. */
+    private TestRedisBackend(ClientResources resources, RedisClient client, RedisBackendSettings settings,
+            java.util.function.UnaryOperator<RedisPort> wrap) {
+        this.resources = resources;
+        this.client = client;
+        this.port = null;
+        this.backend = new RedisFilterBackend(() -> wrap.apply(LettuceRedisPort.connect(client)), settings);
+    }
+
+    /** A backend whose subscriber connection hands over messages and barrier replies {@code lag} late. */
+    static TestRedisBackend lagging(RedisServerProcess server, RedisBackendSettings settings, Duration lag) {
+        ClientResources resources = resources();
+        RedisURI uri = RedisURI.builder().withHost("127.0.0.1").withPort(server.port())
+                .withTimeout(Duration.ofSeconds(5)).build();
+        return new TestRedisBackend(resources, RedisClient.create(resources, uri), settings,
+                port -> new LaggingRedisPort(port, lag));
     }
 
     /** A backend whose commands go through an {@link InterceptingRedisPort}, {@link #port}. */

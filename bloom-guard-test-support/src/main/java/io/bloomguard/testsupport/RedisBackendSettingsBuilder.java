@@ -40,6 +40,8 @@ public final class RedisBackendSettingsBuilder {
 
     private Duration waitTimeout;
 
+    private Duration nearCopyLease;
+
     private RedisBackendSettingsBuilder(RedisBackendSettings base) {
         this.keyPrefix = base.keyPrefix();
         this.checkTimeout = base.checkTimeout();
@@ -55,6 +57,7 @@ public final class RedisBackendSettingsBuilder {
         this.replayLogAge = base.replayLogAge();
         this.waitForReplicas = base.waitForReplicas();
         this.waitTimeout = base.waitTimeout();
+        this.nearCopyLease = base.nearCopyLease();
     }
 
     /** A builder that starts from {@code base}. */
@@ -135,11 +138,18 @@ public final class RedisBackendSettingsBuilder {
         return this;
     }
 
+    /** How long a leased near copy's lease holds ({@code redis.near-copy: leased}). */
+    public RedisBackendSettingsBuilder nearCopyLease(Duration nearCopyLease) {
+        this.nearCopyLease = nearCopyLease;
+        return this;
+    }
+
     /** The settings as built so far. */
     public RedisBackendSettings build() {
         return new RedisBackendSettings(this.keyPrefix, this.checkTimeout, this.commandTimeout, this.breaker,
                 this.lockTtl, this.refreshInterval, this.pendingAddsLimit, this.rebuildGrace, this.probeInterval,
-                this.reconnectDelay, this.replayLogSize, this.replayLogAge, this.waitForReplicas, this.waitTimeout);
+                this.reconnectDelay, this.replayLogSize, this.replayLogAge, this.waitForReplicas, this.waitTimeout,
+                this.nearCopyLease);
     }
 
 }

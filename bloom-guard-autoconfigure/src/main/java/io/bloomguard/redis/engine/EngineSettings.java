@@ -13,7 +13,7 @@ import java.time.Duration;
 public record EngineSettings(String keyPrefix, Duration checkTimeout, Duration commandTimeout, Breaker breaker,
         Duration lockTtl, Duration refreshInterval, int pendingAddsLimit, Duration rebuildGrace,
         Duration probeInterval, Duration reconnectDelay, int replayLogSize, Duration replayLogAge,
-        int waitForReplicas, Duration waitTimeout) {
+        int waitForReplicas, Duration waitTimeout, Duration nearCopyLease) {
 
     /**
      * Longest the last attempt of a closing instance takes, for all its filters together: three command timeouts,

@@ -76,8 +76,10 @@ public final class FilterEngine {
         PendingAdds pending = new PendingAdds(settings.pendingAddsLimit());
         RedisStaleMarks marks = new RedisStaleMarks(keys, commands, pending);
         this.state = new RedisStoredState(name, sizing, configured, backend.kinds(), keys, commands, marks);
-        RedisCopyInStep inStep = (nearCopy == NearCopyMode.ORDERED) ? new RedisCopyInStep(name, backend.adds(), keys,
-                commands, settings.commandTimeout(), settings.refreshInterval()) : null;
+        RedisCopyInStep inStep = (nearCopy == NearCopyMode.ORDERED || nearCopy == NearCopyMode.LEASED)
+                ? new RedisCopyInStep(name, backend.adds(), keys, commands, settings.commandTimeout(),
+                        settings.refreshInterval(), (nearCopy == NearCopyMode.LEASED) ? settings.nearCopyLease() : null)
+                : null;
         this.nearCopy = nearCopy.keepsCopy() ? new RedisNearCopy(inStep, name, configured, commands,
                 backend.builders(), settings.refreshInterval()) : null;
         this.reader = new RedisBitReader(state, commands, this.nearCopy, backend.scheduler());
@@ -88,7 +90,8 @@ public final class FilterEngine {
         this.replicaWait = new RedisReplicaWait(name, settings.waitForReplicas(), settings.waitTimeout(),
                 options.onAddFailure(), commands);
         this.outage = new RedisOutageBuffer(name, options.onAddFailure(), pending, marks, state,
-                new RedisBitWriter(keys, state, commands, this.nearCopy, acks, replicaWait), commands, access,
+                new RedisBitWriter(keys, state, commands, this.nearCopy, acks, replicaWait,
+                        (inStep != null) ? inStep.leases() : null), commands, access,
                 waitForRedis);
         this.loader = new RedisFilterLoader(name, sizing, configured, keys, others, settings, state, pending, marks,
                 new RedisBuildThreads(backend.builders(), backend.scheduler(), backend.startupBuilds()));

@@ -35,7 +35,8 @@ final class NearCopyLease {
     /** The clock at the last revoke: a barrier sent before it grants nothing. */
     private long revokedAt;
     private boolean revoked;
-    private Held held = NONE;
+    /** Volatile: readers take it with no lock, once per lookup; grants and revokes are serialized. */
+    private volatile Held held = NONE;
 
     /**
      * @param clock monotonic nanoseconds ({@code System::nanoTime})
@@ -87,7 +88,7 @@ final class NearCopyLease {
     }
 
     /** The reader's first step: the lease as it stands, to be checked with {@link #stillHeld} after the bits. */
-    synchronized Held hold() {
+    Held hold() {
         return held;
     }
 

@@ -112,6 +112,10 @@ final class RedisBitReader {
         if (copy.holds(current, key)) {
             return true;
         }
+        Boolean leased = copy.leased(current, key);
+        if (leased != null) {
+            return leased;
+        }
         RedisOrderedCheck ordered = copy.ordered(current);
         if (ordered == null) {
             return null;
@@ -131,6 +135,10 @@ final class RedisBitReader {
         RedisNearCopy copy = nearCopy;
         if (current.live == null || (copy != null && copy.holds(current, key))) {
             return CompletableFuture.completedFuture(true);
+        }
+        Boolean leased = (copy != null) ? copy.leased(current, key) : null;
+        if (leased != null) {
+            return CompletableFuture.completedFuture(leased);
         }
         RedisOrderedCheck ordered = (copy != null) ? copy.ordered(current) : null;
         if (ordered == null) {
@@ -187,7 +195,7 @@ final class RedisBitReader {
         boolean[] held = copy.holdsAll(current, checked);
         RedisOrderedCheck ordered = copy.ordered(current);
         if (ordered != null) {
-            boolean[] copied = afterBarrier(ordered, checked, held);
+            boolean[] copied = afterBarrier(copy, current, ordered, checked, held);
             if (copied != null) {
                 return copied;
             }
@@ -201,10 +209,11 @@ final class RedisBitReader {
     }
 
     /**
-     * The keys a copy in step lacks, answered by the copy after one barrier for them all; {@code null} when the copy
-     * fell out of step meanwhile, and Redis must answer.
+     * The keys a copy in step lacks, answered by the copy under its leases, or after one barrier for them all;
+     * {@code null} when the copy fell out of step meanwhile, and Redis must answer.
      */
-    private boolean @Nullable [] afterBarrier(RedisOrderedCheck ordered, List<?> checked, boolean[] held) {
+    private boolean @Nullable [] afterBarrier(RedisNearCopy copy, RedisFilterView current, RedisOrderedCheck ordered,
+            List<?> checked, boolean[] held) {
         List<Object> lacking = new ArrayList<>();
         for (int i = 0; i < held.length; i++) {
             if (!held[i]) {
@@ -214,14 +223,9 @@ final class RedisBitReader {
         if (lacking.isEmpty()) {
             return held;
         }
-        long start = System.nanoTime();
-        boolean[] copied;
-        try {
-            copied = ordered.answers(lacking,
-                    commands.awaitCheck(commands.sendCheck(port -> ordered.barrier(port, lacking))));
-        }
-        finally {
-            checkLatency.checked(System.nanoTime() - start);
+        boolean[] copied = copy.leasedAll(current, lacking);
+        if (copied == null) {
+            copied = afterOneBarrier(ordered, lacking);
         }
         if (copied == null) {
             return null;
@@ -233,5 +237,18 @@ final class RedisBitReader {
             }
         }
         return answers;
+    }
+
+    private boolean @Nullable [] afterOneBarrier(RedisOrderedCheck ordered, List<Object> lacking) {
+        long start = System.nanoTime();
+        boolean[] copied;
+        try {
+            copied = ordered.answers(lacking,
+                    commands.awaitCheck(commands.sendCheck(port -> ordered.barrier(port, lacking))));
+        }
+        finally {
+            checkLatency.checked(System.nanoTime() - start);
+        }
+        return copied;
     }
 }

@@ -39,15 +39,19 @@ final class RedisBitWriter {
     private final RedisAcknowledgedAdds acks;
     /** With {@code wait-for-replicas}, has each batch wait for the replicas once the primary took it. */
     private final RedisReplicaWait replicaWait;
+    /** With {@code redis.near-copy: leased}: reads the lease states behind the adds, for the commit's wait. */
+    private final @Nullable RedisLeases leases;
 
     public RedisBitWriter(RedisFilterKeys keys, RedisStoredState state, RedisFilterCommands commands,
-            @Nullable RedisNearCopy nearCopy, RedisAcknowledgedAdds acks, RedisReplicaWait replicaWait) {
+            @Nullable RedisNearCopy nearCopy, RedisAcknowledgedAdds acks, RedisReplicaWait replicaWait,
+            @Nullable RedisLeases leases) {
         this.keys = keys;
         this.state = state;
         this.commands = commands;
         this.nearCopy = nearCopy;
         this.acks = acks;
         this.replicaWait = replicaWait;
+        this.leases = leases;
     }
 
     /**
@@ -60,6 +64,7 @@ final class RedisBitWriter {
         List<Object> remaining = toWrite;
         long changed = 0;
         List<Object> unwritten = new ArrayList<>();
+        long notBefore = 0;
         for (int attempt = 1; ; attempt++) {
             RedisFilterView current = state.view();
             RedisFilterIdentity live = current.liveForAdds;
@@ -70,10 +75,10 @@ final class RedisBitWriter {
                 // instances trust once it is swapped in, until this instance replays them.
                 if (!buildAnnounced()) {
                     unwritten.addAll(remaining);
-                    return new Written(changed, unwritten, List.of());
+                    return new Written(changed, unwritten, List.of(), later(notBefore, missingWait()));
                 }
                 if (attempt == WRITE_ATTEMPTS) {
-                    return new Written(changed, unwritten, remaining);
+                    return new Written(changed, unwritten, remaining, later(notBefore, missingWait()));
                 }
                 state.refresh();
                 continue;
@@ -93,6 +98,11 @@ final class RedisBitWriter {
                 List<String> args = RedisAcknowledgedAdds.withRecord(call.args(), record);
                 replies.add(commands.send(port -> port.eval(call.script(), call.keys(), args)));
             }
+            // Behind the adds on the same connection: Redis processes them after the adds.
+            List<CompletableFuture<Object>> leaseStates = (leases != null && !calls.isEmpty())
+                    ? leases.statesAfterAdds(calls.stream().map(call -> call.keys().get(0)).distinct().toList())
+                    : List.of();
+            boolean missing = false;
             // A list, not a set: a counting filter counts a key put twice in one batch twice.
             List<Object> retry = new ArrayList<>();
             boolean layerAdded = false;
@@ -103,6 +113,7 @@ final class RedisBitWriter {
                     retry.addAll(calls.get(i).carried());
                 }
                 else if (answer.missing()) {
+                    missing = true;
                     unwritten.addAll(calls.get(i).carried());
                     state.bitmapMissing(current);
                 }
@@ -120,18 +131,33 @@ final class RedisBitWriter {
                     throw ex;
                 }
             }
+            if (leases != null && !calls.isEmpty()) {
+                notBefore = later(notBefore, leases.commitNotBefore(leaseStates, missing));
+            }
             if (layerAdded) {
                 state.refresh(); // this instance's next put goes into the new layer, and its checks read it
             }
             if (retry.isEmpty()) {
-                return new Written(changed, unwritten, List.of());
+                return new Written(changed, unwritten, List.of(), notBefore);
             }
             if (attempt == WRITE_ATTEMPTS) {
-                return new Written(changed, unwritten, retry);
+                return new Written(changed, unwritten, retry, notBefore);
             }
             state.refresh(); // a generation started or was swapped since this instance last looked
             remaining = new ArrayList<>(retry);
         }
+    }
+
+    /**
+     * The wait of a write whose keys Redis may or may not hold (a bitmap gone, as after a {@code FLUSHALL}, or no
+     * reply): a leased copy elsewhere may not know yet, so it is waited as in {@code on}. 0 when not leased.
+     */
+    long missingWait() {
+        return (leases != null) ? leases.commitNotBefore(List.of(), true) : 0;
+    }
+
+    private static long later(long notBefore, long other) {
+        return (notBefore == 0 || (other != 0 && other - notBefore > 0)) ? other : notBefore;
     }
 
     /**
@@ -152,8 +178,10 @@ final class RedisBitWriter {
      * @param unwritten keys not written for want of a bitmap to write them to: no instance rejects with the filter then
      * @param unplaced  keys not written because the generations kept changing under every attempt: other instances
      *                  may reject them
+     * @param commitNotBefore with {@code redis.near-copy: leased}, the {@code System.nanoTime()} before which the write
+     *                  these keys guard must not commit ({@link io.bloomguard.core.CommitWait}); 0 for no wait
      */
-    record Written(long changed, List<Object> unwritten, List<Object> unplaced) {
+    record Written(long changed, List<Object> unwritten, List<Object> unplaced, long commitNotBefore) {
 
         /** Every key not written, for want of a bitmap or of a place. */
         List<Object> notWritten() {

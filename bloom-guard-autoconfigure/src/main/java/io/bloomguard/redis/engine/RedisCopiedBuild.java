@@ -24,6 +24,8 @@ final class RedisCopiedBuild {
     /** The generation it copies, as the refresh that started it opened it. */
     final Generation generation;
     final CopiedBits bits;
+    /** With {@code redis.near-copy: leased}, the leases on its shards; else {@code null}. */
+    final @Nullable RedisCopyLeases leases;
     /** Set once it was read whole: from then on it answers. */
     volatile boolean answering;
     volatile @Nullable Instant lastRead;
@@ -42,8 +44,8 @@ final class RedisCopiedBuild {
     /** While a whole read is under way: the adds that arrived, applied again after it (see CopiedBits). */
     private volatile @Nullable Queue<Runnable> reading;
 
-    /** A copy of {@code live}, a readable generation. */
-    RedisCopiedBuild(Generation live, CopiedBits bits) {
+    /** A copy of {@code live}, a readable generation, with leases when {@code leases} is given. */
+    RedisCopiedBuild(Generation live, CopiedBits bits, @Nullable RedisLeases leases) {
         this.generation = live;
         this.identity = live.identity();
         this.build = live.build();
@@ -51,6 +53,7 @@ final class RedisCopiedBuild {
         this.bits = bits;
         this.layerCount = live.layerCount();
         this.bitmaps = live.dataKeys().toArray(new String[0]);
+        this.leases = (leases != null) ? leases.forCopy(identity.shards()) : null;
     }
 
     /** Whether it is a copy of the build {@code view} shows live, with as many layers. */
@@ -134,6 +137,9 @@ final class RedisCopiedBuild {
     void markOutOfStep() {
         changes.incrementAndGet(); // first: a read that finishes meanwhile sees it, or its mark is overwritten
         syncedEpoch = -1;
+        if (leases != null) {
+            leases.revokeAll();
+        }
     }
 
     /**

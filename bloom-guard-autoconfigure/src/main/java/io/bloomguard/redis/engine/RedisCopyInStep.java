@@ -43,9 +43,12 @@ final class RedisCopyInStep {
     /** Since when absent keys go to Redis, and why; {@code null} while in step. */
     private volatile @Nullable Instant outOfStepSince = Instant.now();
     private volatile String outOfStepReason = "not read yet";
+    /** With {@code redis.near-copy: leased}: answers absent keys with no command while a lease holds; else null. */
+    private final @Nullable RedisLeases leases;
 
+    /** @param lease with {@code redis.near-copy: leased}, how long a lease holds; {@code null} for {@code ordered} */
     public RedisCopyInStep(String name, RedisAddFeed feed, RedisFilterKeys keys, RedisFilterCommands commands,
-            Duration commandTimeout, Duration refreshInterval) {
+            Duration commandTimeout, Duration refreshInterval, @Nullable Duration lease) {
         this.name = name;
         this.feed = feed;
         this.keys = keys;
@@ -53,6 +56,13 @@ final class RedisCopyInStep {
         this.commandTimeout = commandTimeout;
         this.refreshInterval = refreshInterval;
         this.syncRetryNanos = refreshInterval.multipliedBy(REFRESHES_PER_SYNC_RETRY).toNanos();
+        this.leases = (lease != null)
+                ? new RedisLeases(name, keys, commands, feed, lease, rejectedHere, this::outOfStep) : null;
+    }
+
+    /** The leases of a leased copy; {@code null} for {@code ordered}. */
+    @Nullable RedisLeases leases() {
+        return leases;
     }
 
     /**
@@ -87,6 +97,12 @@ final class RedisCopyInStep {
             return;
         }
         String text = new String(payload, StandardCharsets.US_ASCII);
+        if (text.startsWith("L ")) {
+            if (leases != null) {
+                leases.announced(copy, text);
+            }
+            return;
+        }
         if (text.equals("-")) {
             outOfStep(copy, "a generation was swapped in, or the bitmap is gone");
             return;
@@ -153,7 +169,7 @@ final class RedisCopyInStep {
      * generation and layers are still the live ones, then the adds that arrived meanwhile applied again.
      */
     void afterRead(RedisCopiedBuild copy, long epoch, int changesBefore) {
-        boolean passed = epoch >= 0 && barrier(copy) && stillLive(copy);
+        boolean passed = epoch >= 0 && barrier(copy) && stillLive(copy) && leaseStatesRead(copy);
         copy.readEnds();
         if (passed && feed.epoch() == epoch && copy.markInStep(epoch, changesBefore) && outOfStepSince != null) {
             outOfStepSince = null;
@@ -173,6 +189,20 @@ final class RedisCopyInStep {
             String layers = meta.getOrDefault("layers", "1");
             return copy.identity.fingerprint().equals(meta.get("live"))
                     && (!copy.generation.hasLayers() || layers.equals(Integer.toString(copy.parts())));
+        }
+        catch (RuntimeException ex) {
+            return false;
+        }
+    }
+
+    /** A leased copy's lease states, read after the barrier: the announcements that follow keep them current. */
+    private boolean leaseStatesRead(RedisCopiedBuild copy) {
+        if (leases == null) {
+            return true;
+        }
+        try {
+            leases.readStates(copy);
+            return true;
         }
         catch (RuntimeException ex) {
             return false;

@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * This instance's copy of the live generation's bits: a key the copy holds is answered "might contain" with no round
  * trip; a key it lacks is checked in Redis exactly as without a copy, unless a {@link RedisCopyInStep} keeps the copy
- * in step with Redis ({@code redis.near-copy: ordered}): then the copy answers it after a barrier. Otherwise the copy
- * never decides a rejection.
+ * in step with Redis ({@code redis.near-copy: ordered}): then the copy answers it after a barrier, or, with
+ * {@code leased}, with no command at all while it holds a lease ({@link RedisLeases}). Otherwise the copy never decides
+ * a rejection.
  *
  * <p>Why it cannot cause a false negative: within one build of a generation, bits are only ever set, so every bit
  * of the copy is set in Redis too, and the copy only ever says "present". A copy that lags behind Redis lacks bits,
@@ -75,6 +76,23 @@ final class RedisNearCopy {
     public @Nullable RedisOrderedCheck ordered(RedisFilterView view) {
         RedisCopiedBuild current = (inStep != null) ? answeringFor(view) : null;
         return (current != null) ? inStep.check(current, () -> copy, answeredHere) : null;
+    }
+
+    /**
+     * A leased copy's answer for {@code key}, which it lacks: {@code false} while the lease on its shard holds
+     * ({@link RedisLeases}), {@code null} when the barrier or Redis must answer.
+     */
+    public @Nullable Boolean leased(RedisFilterView view, Object key) {
+        RedisLeases leases = (inStep != null) ? inStep.leases() : null;
+        RedisCopiedBuild current = (leases != null) ? answeringFor(view) : null;
+        return (current != null) ? leases.answer(current, key, () -> copy == current) : null;
+    }
+
+    /** {@link #leased} for each key, or {@code null} for all of them. */
+    public boolean @Nullable [] leasedAll(RedisFilterView view, List<?> lacking) {
+        RedisLeases leases = (inStep != null) ? inStep.leases() : null;
+        RedisCopiedBuild current = (leases != null) ? answeringFor(view) : null;
+        return (current != null) ? leases.answers(current, lacking, () -> copy == current) : null;
     }
 
     /**
@@ -149,6 +167,10 @@ final class RedisNearCopy {
             return;
         }
         RedisFilterIdentity live = view.live;
+        RedisLeases leases = (inStep != null) ? inStep.leases() : null;
+        if (leases != null && live != null) {
+            leases.maintain(live.shards());
+        }
         RedisCopiedBuild current = copy;
         FilterSizing liveSizing = view.liveSizing;
         if (live == null || view.liveBuild == null || liveSizing == null
@@ -164,7 +186,7 @@ final class RedisNearCopy {
         }
         if (current == null || !current.follows(view)) {
             copy = null; // unreachable before the new one is allocated: the heap holds one copy, not two
-            current = new RedisCopiedBuild(generation, generation.newCopy(liveSizing));
+            current = new RedisCopiedBuild(generation, generation.newCopy(liveSizing), leases);
             copy = current; // before the read: adds and blocks checked meanwhile go in too
         }
         boolean outOfStep = inStep != null && inStep.wantsRead(current);
@@ -183,10 +205,12 @@ final class RedisNearCopy {
     public SharedFilterDetails.NearCopy details() {
         RedisCopiedBuild current = copy;
         boolean barrier = inStep != null && inStep.inStep(current);
+        String absentKeys = !barrier ? "store" : (inStep.leases() != null && current.leases.anyHeld()) ? "lease"
+                : "barrier";
         return new SharedFilterDetails.NearCopy(
                 (current != null) ? current.identity.fingerprintWithoutSeed() + "#" + current.buildNumber : null,
                 current != null && current.answering, (current != null) ? current.lastRead : null,
-                answeredHere.sum(), sentToRedis.sum(), barrier ? "barrier" : "store",
+                answeredHere.sum(), sentToRedis.sum(), absentKeys,
                 (inStep != null) ? inStep.outOfStepSince(current) : null,
                 (inStep != null) ? inStep.outOfStepReason(current) : null,
                 (inStep != null) ? inStep.rejectedHere() : 0, (current != null) ? current.bits.bytes() : 0);

@@ -1,6 +1,7 @@
 package io.bloomguard.redis.engine;
 
 import io.bloomguard.core.AddFailurePolicy;
+import io.bloomguard.core.CommitWait;
 import io.bloomguard.redis.port.RedisAccessDeniedException;
 import io.bloomguard.redis.port.RedisUnavailableException;
 import org.apache.commons.logging.Log;
@@ -90,8 +91,10 @@ final class RedisOutageBuffer {
             buffer(list);
             waitForRedis.run();
             logger.debug("Filter '" + name + "': buffered " + list.size() + " adds while Redis is unavailable", ex);
+            commitWait(writer.missingWait()); // some adds may have landed, unanswered
             return list.size();
         }
+        commitWait(result.commitNotBefore());
         if (!result.unwritten().isEmpty()) {
             buffer(result.unwritten()); // no bitmap to write to: no instance rejects with it; replayed
         }
@@ -106,6 +109,13 @@ final class RedisOutageBuffer {
             buffer(result.unplaced()); // replayed; the other instances may reject them meanwhile, as in an outage
         }
         return result.changed() + result.notWritten().size();
+    }
+
+    /** With a leased near copy: the wait before the caller's write may commit ({@link CommitWait}). */
+    private static void commitWait(long notBefore) {
+        if (notBefore != 0) {
+            CommitWait.until(notBefore);
+        }
     }
 
     private void buffer(List<Object> keys) {

@@ -1,0 +1,237 @@
+package io.bloomguard.redis;
+
+import io.bloomguard.core.AddFailurePolicy;
+import io.bloomguard.core.FilterSizing;
+import io.bloomguard.core.KeyFeed;
+import io.bloomguard.core.NearCopyMode;
+import io.bloomguard.core.SharedBloomFilter.StartOutcome;
+import io.bloomguard.testsupport.RedisBackendSettingsBuilder;
+import io.bloomguard.testsupport.redis.RedisServerExtension;
+import io.bloomguard.testsupport.redis.RedisServerProcess;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The leased near copy ({@code redis.near-copy: leased}) against a real {@code redis-server}: under a flood it answers
+ * absent keys with no command to Redis, and stops asking for leases once the flood ends; across two instances, one of
+ * them flooded and its subscriber connection lagging 0, half a lease or two leases behind, a key the other put is
+ * never answered "absent" once its put returned; and a writer that does not wait (an instance configured
+ * {@code ordered}, as one on a version without leases) is seen to break that, so the test can see a false negative.
+ */
+@Timeout(180)
+@ExtendWith(RedisServerExtension.class)
+class RedisLeasedNearCopyIT {
+
+    private static final FilterSizing SIZING = FilterSizing.of(20_000, 0.01);
+
+    private static final long ABSENT = 1L << 40;
+
+    /** Short leases, so that the writers' waits keep the walks short. */
+    private static final Duration LEASE = Duration.ofMillis(20);
+
+    private static final RedisBackendSettings LEASED = RedisBackendSettingsBuilder.from(TestRedisBackend.FAST)
+            .nearCopyLease(LEASE).build();
+
+    /** Threads that flood the looking instance: many lookups at once, as a flood is. */
+    private static final int FLOOD_THREADS = 8;
+
+    /** A parallel stream run in it looks keys up on 16 threads. */
+    private static final ForkJoinPool FLOODERS = new ForkJoinPool(16);
+
+    private static RedisServerProcess server;
+
+    @BeforeAll
+    static void rememberServer(RedisServerProcess started) {
+        server = started;
+    }
+
+    @Test
+    void underAFloodAbsentKeysAreAnsweredWithNoCommandAndIdleItSendsNoBarrier() {
+        RedisBackendSettings settings = RedisBackendSettingsBuilder.from(TestRedisBackend.FAST)
+                .nearCopyLease(Duration.ofMillis(100)).build();
+        try (TestRedisBackend instance = TestRedisBackend.on(server, settings)) {
+            RedisBloomFilter filter = leased(instance, "flood");
+            assertThat(filter.start(feed(longs(0, 1000)))).isEqualTo(StartOutcome.LOADED_HERE);
+            long[] next = {ABSENT};
+            awaitLease(filter, next);
+            long lookups = 5_000;
+            long rejected = 0;
+            try (RedisMonitor monitor = RedisMonitor.on(server)) {
+                monitor.commandsSinceLastCall();
+                for (long i = 0; i < lookups; i++) {
+                    rejected += filter.mightContain(next[0]++) ? 0 : 1;
+                }
+                Map<String, Long> commands = monitor.commandsSinceLastCall();
+                long sent = commands.values().stream().mapToLong(Long::longValue).sum();
+                assertThat(sent).as("commands of any kind for %d absent keys: %s", lookups, commands)
+                        .isLessThanOrEqualTo(lookups / 100);
+                assertThat(rejected).as("absent keys rejected (ε = 1%)").isGreaterThan(lookups * 95 / 100);
+
+                // The flood ends: the shard drains, then switches off, and no barrier goes out any more.
+                await("the lease state off once no instance asks for leases").atMost(Duration.ofSeconds(10))
+                        .until(() -> "off".equals(leaseState("flood")));
+                monitor.commandsSinceLastCall();
+                await("no barrier while idle").during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2))
+                        .until(() -> !monitor.commandsSinceLastCall().containsKey("ping"));
+            }
+            assertThat(filter.details().nearCopy().rejectedHere()).isGreaterThanOrEqualTo(rejected);
+        }
+    }
+
+    /**
+     * A puts keys one by one; right after each put returns, B, flooded with absent keys and its subscriber lagging
+     * {@code lagMillis}, looks the key up: never "absent". With no lag and half a lease, B answers most absent keys
+     * under its lease meanwhile (a lease granted by a barrier whose reply lags two leases has lapsed, and B answers
+     * after a barrier instead).
+     */
+    @ParameterizedTest(name = "subscriber lag {0} ms")
+    @ValueSource(ints = {0, 10, 40})
+    void aKeyPutByOneInstanceIsFoundByAnotherUnderItsLeaseWhateverItsLag(int lagMillis) throws Exception {
+        String name = "walk-" + lagMillis;
+        try (TestRedisBackend a = TestRedisBackend.on(server, LEASED);
+                TestRedisBackend b = TestRedisBackend.lagging(server, LEASED, Duration.ofMillis(lagMillis))) {
+            RedisBloomFilter writing = leased(a, name);
+            RedisBloomFilter reading = leased(b, name);
+            Walk walk = new Walk(writing, reading, name);
+            assertThat(walk.falseNegatives(200)).as("keys B answered absent after A's put returned").isZero();
+            if (lagMillis < LEASE.toMillis()) {
+                // Two leases behind, a barrier's reply comes after the lease it would grant has lapsed: B answers
+                // after barriers, slower, and the state may drain for want of leases. Here it must have been on.
+                assertThat(walk.lastState).as("leases were on during the walk").startsWith("on");
+                assertThat(walk.leasedRejections).as("absent keys B answered under its lease during the walk")
+                        .isGreaterThan(0);
+            }
+        }
+    }
+
+    /**
+     * The negative control: A is configured {@code ordered}, so it reads no lease state and never waits, as an instance
+     * on a version without leases would; B's lease then vouches for a copy that lacks A's key.
+     */
+    @Test
+    void aWriterThatDoesNotWaitIsSeenToBreakTheRule() throws Exception {
+        // A lease ten lags long: B holds one almost all the time, so that a lookup right after a put finds one.
+        RedisBackendSettings longer = RedisBackendSettingsBuilder.from(LEASED).nearCopyLease(Duration.ofMillis(100))
+                .build();
+        try (TestRedisBackend a = TestRedisBackend.on(server, longer);
+                TestRedisBackend b = TestRedisBackend.lagging(server, longer, Duration.ofMillis(10))) {
+            RedisBloomFilter writing = a.backend.create("control", SIZING, 1, 1, AddFailurePolicy.BUFFER,
+                    NearCopyMode.ORDERED);
+            RedisBloomFilter reading = leased(b, "control");
+            Walk walk = new Walk(writing, reading, "control");
+            assertThat(walk.falseNegatives(200)).as("keys B answered absent although A's put had returned (%d absent"
+                    + " keys answered under a lease meanwhile)", walk.leasedRejections).isGreaterThan(0);
+            assertThat(walk.lastState).as("leases were on during the walk").startsWith("on");
+        }
+    }
+
+    /** A saves and B looks up, while B floods itself with absent keys on a thread of its own. */
+    private static final class Walk {
+
+        private final RedisBloomFilter writing;
+        private final RedisBloomFilter reading;
+        private final String name;
+        private long leasedRejections;
+        private String lastState = "";
+
+        Walk(RedisBloomFilter writing, RedisBloomFilter reading, String name) {
+            this.writing = writing;
+            this.reading = reading;
+            this.name = name;
+            assertThat(writing.start(feed(longs(0, 1000)))).isEqualTo(StartOutcome.LOADED_HERE);
+            assertThat(reading.start(feed(longs(0, 1000)))).isEqualTo(StartOutcome.ALREADY_LOADED);
+        }
+
+        long falseNegatives(int keys) throws Exception {
+            long[] next = {ABSENT};
+            awaitLease(reading, next);
+            AtomicBoolean walking = new AtomicBoolean(true);
+            ExecutorService flood = Executors.newFixedThreadPool(FLOOD_THREADS);
+            long falseNegatives = 0;
+            try {
+                List<Future<?>> flooding = new ArrayList<>();
+                for (int thread = 0; thread < FLOOD_THREADS; thread++) {
+                    long first = (ABSENT << 1) + thread * (1L << 32);
+                    flooding.add(flood.submit(() -> {
+                        for (long key = first; walking.get(); key++) {
+                            reading.mightContain(key);
+                        }
+                    }));
+                }
+                long before = reading.details().nearCopy().rejectedHere();
+                for (int i = 0; i < keys; i++) {
+                    long key = 5_000 + i * 7919L;
+                    writing.put(key); // the row commits once this returns
+                    falseNegatives += reading.mightContain(key) ? 0 : 1;
+                }
+                leasedRejections = reading.details().nearCopy().rejectedHere() - before;
+                walking.set(false);
+                for (Future<?> each : flooding) {
+                    each.get();
+                }
+            }
+            finally {
+                walking.set(false);
+                flood.shutdownNow();
+            }
+            lastState = leaseState(name);
+            return falseNegatives;
+        }
+    }
+
+    /** Floods {@code filter} with absent keys until it answers them under a lease. */
+    private static void awaitLease(RedisBloomFilter filter, long[] next) {
+        await("a lease on the near copy of " + filter.name()).atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(1))
+                .untilAsserted(() -> {
+                    long from = next[0];
+                    next[0] += 400;
+                    // From many threads, as a flood comes: one thread waiting on barriers is no flood.
+                    long to = next[0];
+                    FLOODERS.submit(() -> LongStream.range(from, to).parallel().forEach(filter::mightContain)).join();
+                    String absentKeys = filter.details().nearCopy().absentKeys();
+                    assertThat(absentKeys.equals("lease")
+                            || !absentKeys.equals("store") && leaseState(filter.name()).startsWith("on"))
+                            .as("%s, lease state %s", filter.details().nearCopy(), leaseState(filter.name()))
+                            .isTrue();
+                });
+    }
+
+    private static String leaseState(String name) {
+        String state = server.command("HGET", TestRedisBackend.FAST.keyPrefix() + "{" + name + "}:meta", "lease");
+        return (state != null) ? state : "";
+    }
+
+    private static RedisBloomFilter leased(TestRedisBackend instance, String name) {
+        return instance.backend.create(name, SIZING, 1, 1, AddFailurePolicy.BUFFER, NearCopyMode.LEASED);
+    }
+
+    private static KeyFeed feed(List<Object> keys) {
+        return batches -> {
+            batches.accept(new ArrayList<>(keys));
+            return keys.size();
+        };
+    }
+
+    private static List<Object> longs(long from, long to) {
+        return LongStream.range(from, to).boxed().map(Object.class::cast).toList();
+    }
+}
