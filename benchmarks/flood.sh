@@ -2,8 +2,8 @@
 # The flood, end to end: the sample application on a throwaway PostgreSQL holding a million users, driven by wrk
 # through five ways of looking a user up, each under two loads:
 #   cases: unguarded (the repository as written), null caching (Spring Cache caching empty results too), guard
-#          local, guard redis, guard redis + near copy (on), guard redis + ordered near copy, and no lookup (404 at
-#          once: what the web stack alone costs, the ceiling of any guard);
+#          local, guard redis, guard redis + near copy (on), guard redis + ordered near copy, guard redis + leased
+#          near copy, and no lookup (404 at once: what the web stack alone costs, the ceiling of any guard);
 #   loads: flood (distinct random absent ids), ordinary (random existing ids).
 # Reports requests/s, p50/p99 latency, database statements per request (pg_stat_statements), database CPU
 # (utime + stime of the postgres processes) and Redis commands per request (INFO commandstats) as a Markdown table,
@@ -24,6 +24,8 @@
 #   WARMUP       seconds of the same load before each measurement, not measured (5)
 #   THREADS      wrk threads (2); CONNECTIONS: wrk connections (32)
 #   APP_HEAP     heap of the application (1g)
+#   APPS         the applications run (local redis redis-near-copy redis-ordered redis-leased); the ratios to the
+#                guard local need local
 #   OUT          where the results and logs go (benchmarks/target/flood)
 #
 # Needs java and the sample's jar (built here when missing). Installs Debian's postgresql, wrk, redis-server and
@@ -36,6 +38,7 @@ WARMUP=${WARMUP:-5}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 APP_HEAP=${APP_HEAP:-1g}
+APPS=${APPS:-local redis redis-near-copy redis-ordered redis-leased}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$root/benchmarks/target/flood}
@@ -272,6 +275,8 @@ error_rate() {
     curl -fs "http://127.0.0.1:$app_port/actuator/bloomfilters/users" | sed -n 's/.*"configuredErrorRate":\([0-9.eE-]*\).*/\1/p' | head -n 1
 }
 
+wanted() { [[ " $APPS " == *" $1 "* ]]; }
+
 log "Sample application, filters local"
 start_app local --spring.profiles.active=postgres \
     || { log "The application did not start: $OUT/app-local.log"; exit 1; }
@@ -282,8 +287,10 @@ psql_as flood "VACUUM (FREEZE, ANALYZE) users"
 psql_as flood "CREATE EXTENSION pg_prewarm"
 psql_as flood "SELECT pg_prewarm('users'), pg_prewarm('users_pkey')" >/dev/null
 warm_up_app
-run_palindrome local unguarded /flood/unguarded "null caching" /flood/cached "guard local" /flood/guarded \
-    "no lookup (web stack alone)" /flood/nothing
+if wanted local; then
+    run_palindrome local unguarded /flood/unguarded "null caching" /flood/cached "guard local" /flood/guarded \
+        "no lookup (web stack alone)" /flood/nothing
+fi
 stop_app
 
 port_for_redis=$(free_port)
@@ -302,6 +309,7 @@ export REDIS_HOST=127.0.0.1 REDIS_PORT=$redis_port
 redis_app() {
     local name=$1 case_name=$2
     shift 2
+    wanted "$name" || return 0
     log "Sample application, filters in Redis: $case_name"
     redis-cli -p "$redis_port" flushall >/dev/null # each application builds its filter afresh
     if start_app "$name" --spring.profiles.active=postgres,redis "$@"; then
@@ -318,6 +326,7 @@ near_copy=--bloom-guard.filters.users.redis.near-copy
 redis_app redis "guard redis"
 redis_app redis-near-copy "guard redis + near copy" "$near_copy=on"
 redis_app redis-ordered "guard redis + ordered near copy" "$near_copy=ordered"
+redis_app redis-leased "guard redis + leased near copy" "$near_copy=leased"
 
 # --- report --------------------------------------------------------------------------------------------------
 # Columns: 1 app, 2 case, 3 load, 4 duration_s, 5 requests, 6 requests_per_s, 7 p50_ms, 8 p99_ms, 9 found_share,

@@ -124,7 +124,8 @@ final class RedisFixtures {
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (nearCopy.keepsCopy() && !(filter.details().nearCopy().answering()
-                && (nearCopy != NearCopyMode.ORDERED || filter.details().nearCopy().absentKeys().equals("barrier")))) {
+                && (nearCopy != NearCopyMode.ORDERED && nearCopy != NearCopyMode.LEASED
+                        || !filter.details().nearCopy().absentKeys().equals("store")))) {
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException("the near copy of " + name + " was not read within 60 s");
             }

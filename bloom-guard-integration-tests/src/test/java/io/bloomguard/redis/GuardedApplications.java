@@ -3,6 +3,7 @@ package io.bloomguard.redis;
 import io.bloomguard.testapp.TestApplication;
 import io.bloomguard.testsupport.redis.RedisServerProcess;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.support.PropertiesLoaderUtils;
@@ -53,6 +54,21 @@ final class GuardedApplications implements AutoCloseable {
      */
     ConfigurableApplicationContext start(Map<String, String> redis, boolean initializeDatabase,
             Map<String, String> properties) {
+        return start(redis, initializeDatabase, properties, context -> { });
+    }
+
+    /**
+     * Starts an instance as {@link #start(RedisServerProcess, boolean, Map)} does, with {@code initializer} run on its
+     * context before it is refreshed (to register a bean of the test's own, say).
+     */
+    ConfigurableApplicationContext start(RedisServerProcess redis, boolean initializeDatabase,
+            Map<String, String> properties, ApplicationContextInitializer<ConfigurableApplicationContext> initializer) {
+        return start(Map.of("spring.data.redis.host", "127.0.0.1", "spring.data.redis.port",
+                Integer.toString(redis.port())), initializeDatabase, properties, initializer);
+    }
+
+    private ConfigurableApplicationContext start(Map<String, String> redis, boolean initializeDatabase,
+            Map<String, String> properties, ApplicationContextInitializer<ConfigurableApplicationContext> initializer) {
         Map<String, Object> all = new HashMap<>();
         try {
             PropertiesLoaderUtils.loadProperties(new ClassPathResource("testapp.properties"))
@@ -66,7 +82,8 @@ final class GuardedApplications implements AutoCloseable {
         all.putAll(redis);
         all.put("bloom-guard.redis.key-prefix", keyPrefix);
         all.putAll(properties);
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class).properties(all).run();
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class).properties(all)
+                .initializers(initializer).run();
         contexts.add(context);
         return context;
     }

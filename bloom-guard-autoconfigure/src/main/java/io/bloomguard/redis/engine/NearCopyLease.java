@@ -94,7 +94,12 @@ final class NearCopyLease {
 
     /** The reader's last step: a fresh clock read, before the lease {@code held} lapses. */
     boolean stillHeld(Held held) {
-        return held.granted() && clock.getAsLong() - held.until() < 0;
+        return left(held) > 0;
+    }
+
+    /** {@link #stillHeld} with what is left of it: nanoseconds, from a fresh clock read; 0 or less when lapsed. */
+    long left(Held held) {
+        return held.granted() ? held.until() - clock.getAsLong() : 0;
     }
 
     /**

@@ -109,12 +109,12 @@ final class RedisBitReader {
      * {@code null} when Redis must answer.
      */
     private @Nullable Boolean fromCopy(RedisNearCopy copy, RedisFilterView current, Object key) {
-        if (copy.holds(current, key)) {
-            return true;
-        }
-        Boolean leased = copy.leased(current, key);
+        Boolean leased = copy.leased(current, key); // first: one read of the bits, after the lease
         if (leased != null) {
             return leased;
+        }
+        if (copy.holds(current, key)) {
+            return true;
         }
         RedisOrderedCheck ordered = copy.ordered(current);
         if (ordered == null) {
@@ -133,12 +133,12 @@ final class RedisBitReader {
     public CompletableFuture<Boolean> mightContainAsync(Object key) {
         RedisFilterView current = state.view();
         RedisNearCopy copy = nearCopy;
-        if (current.live == null || (copy != null && copy.holds(current, key))) {
-            return CompletableFuture.completedFuture(true);
-        }
-        Boolean leased = (copy != null) ? copy.leased(current, key) : null;
+        Boolean leased = (copy != null && current.live != null) ? copy.leased(current, key) : null;
         if (leased != null) {
             return CompletableFuture.completedFuture(leased);
+        }
+        if (current.live == null || (copy != null && copy.holds(current, key))) {
+            return CompletableFuture.completedFuture(true);
         }
         RedisOrderedCheck ordered = (copy != null) ? copy.ordered(current) : null;
         if (ordered == null) {

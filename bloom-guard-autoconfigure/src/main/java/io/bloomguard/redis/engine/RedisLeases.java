@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The leased near copy ({@code redis.near-copy: leased}): a copy in step with Redis ({@link RedisCopyInStep}) that
@@ -105,7 +105,8 @@ final class RedisLeases {
     private final LongAdder unleased = new LongAdder();
     private final AtomicBoolean switchingOn = new AtomicBoolean();
     private volatile boolean flooded;
-    private final LongAdder leasedSinceMaintenance = new LongAdder();
+    /** Whether a lookup was answered under a lease since the last maintenance: this instance wants leases. */
+    private volatile boolean leased;
     private final AtomicBoolean mismatchLogged = new AtomicBoolean();
     /** Per shard, what maintenance last saw; the maintenance thread's alone. */
     private final Map<Integer, Watch> watches = new HashMap<>();
@@ -129,13 +130,13 @@ final class RedisLeases {
     }
 
     /**
-     * A lookup of {@code key}, which {@code copy} lacks: {@code false} when the lease on its shard holds, taken in
-     * this order: the lease, then the epoch and the copy in step in it, then the bits, then a fresh clock read;
-     * {@code true} when the bits turned up meanwhile; {@code null} when no lease holds (the barrier or Redis answers).
+     * A lookup of {@code key} in {@code copy}, taken in this order: the lease on its shard, then the epoch and the copy
+     * in step in it, then the bits, then a fresh clock read. {@code true} when the copy holds the key; {@code false}
+     * when it lacks it and the lease holds; {@code null} when no lease holds (the copy, a barrier or Redis answers).
      *
-     * @param current whether {@code copy} is still the filter's copy
+     * @param current the filter's copy now: {@code copy} must still be it
      */
-    @Nullable Boolean answer(RedisCopiedBuild copy, Object key, BooleanSupplier current) {
+    @Nullable Boolean answer(RedisCopiedBuild copy, Object key, Supplier<@Nullable RedisCopiedBuild> current) {
         RedisCopyLeases leases = copy.leases;
         if (leases == null) {
             return null;
@@ -144,30 +145,33 @@ final class RedisLeases {
         NearCopyLease lease = leases.lease(shard);
         NearCopyLease.Held held = lease.hold();
         long epoch = feed.epoch();
-        if (!held.granted() || held.epoch() != epoch || copy.syncedEpoch != epoch || !current.getAsBoolean()) {
+        if (!held.granted() || held.epoch() != epoch || copy.syncedEpoch != epoch || current.get() != copy) {
             wanted(copy, shard, current);
             return null;
         }
         if (copy.bits.mightContain(key)) {
             return true;
         }
-        if (!lease.stillHeld(held)) {
+        long left = lease.left(held);
+        if (left <= 0) {
             wanted(copy, shard, current);
             return null;
         }
-        if (held.until() - System.nanoTime() < renewBefore) {
+        if (left < renewBefore) {
             renew(copy, shard, current); // demand drives renewal: an idle instance sends nothing
         }
-        leasedSinceMaintenance.increment();
+        if (!leased) {
+            leased = true; // read-mostly: no write while it stays set
+        }
         rejected.increment();
         return false;
     }
 
     /** {@link #answer} for each key, or {@code null} for all of them when one has no lease. */
-    boolean @Nullable [] answers(RedisCopiedBuild copy, List<?> lacking, BooleanSupplier current) {
-        boolean[] present = new boolean[lacking.size()];
+    boolean @Nullable [] answers(RedisCopiedBuild copy, List<?> keys, Supplier<@Nullable RedisCopiedBuild> current) {
+        boolean[] present = new boolean[keys.size()];
         for (int i = 0; i < present.length; i++) {
-            Boolean answer = answer(copy, lacking.get(i), current);
+            Boolean answer = answer(copy, keys.get(i), current);
             if (answer == null) {
                 return null;
             }
@@ -177,7 +181,7 @@ final class RedisLeases {
     }
 
     /** A lookup found no lease: it counts towards a flood, and renews the lease when the shard is on. */
-    private void wanted(RedisCopiedBuild copy, int shard, BooleanSupplier current) {
+    private void wanted(RedisCopiedBuild copy, int shard, Supplier<@Nullable RedisCopiedBuild> current) {
         long now = System.nanoTime();
         long start = floodWindow.get();
         if (now - start > 1_000_000_000L && floodWindow.compareAndSet(start, now)) {
@@ -197,7 +201,7 @@ final class RedisLeases {
     }
 
     /** A barrier and a probe that the build is still live, both sent after the clock was read: a lease from it. */
-    private void renew(RedisCopiedBuild copy, int shard, BooleanSupplier current) {
+    private void renew(RedisCopiedBuild copy, int shard, Supplier<@Nullable RedisCopiedBuild> current) {
         RedisCopyLeases leases = copy.leases;
         long epoch = feed.epoch();
         if (copy.syncedEpoch != epoch || !leases.startRenewal(shard)) {
@@ -223,7 +227,7 @@ final class RedisLeases {
         }).whenComplete((passed, failure) -> {
             leases.renewalEnded(shard);
             if (failure == null && passed && feed.epoch() == epoch && copy.syncedEpoch == epoch
-                    && current.getAsBoolean() && leases.state(shard).equals(on)) {
+                    && current.get() == copy && leases.state(shard).equals(on)) {
                 lease.granted(sentAt, epoch);
             }
         });
@@ -337,7 +341,8 @@ final class RedisLeases {
      * one that stayed draining for the writers' wait.
      */
     void maintain(int shards) {
-        boolean demand = leasedSinceMaintenance.sumThenReset() > 0 | flooded;
+        boolean demand = leased | flooded;
+        leased = false;
         flooded = false;
         try {
             for (int shard = 0; shard < shards; shard++) {

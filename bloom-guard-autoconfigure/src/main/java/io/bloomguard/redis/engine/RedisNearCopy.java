@@ -47,6 +47,8 @@ final class RedisNearCopy {
     /** The copy of the build this instance last saw go live; {@code null} while there is none, or when off. */
     private volatile @Nullable RedisCopiedBuild copy;
     private volatile boolean closed;
+    /** The copy now, for a lease to check its copy is still the filter's: made once, not per lookup. */
+    private final java.util.function.Supplier<@Nullable RedisCopiedBuild> currentCopy = () -> copy;
     private final LongAdder answeredHere = new LongAdder();
     private final LongAdder sentToRedis = new LongAdder();
 
@@ -79,20 +81,27 @@ final class RedisNearCopy {
     }
 
     /**
-     * A leased copy's answer for {@code key}, which it lacks: {@code false} while the lease on its shard holds
-     * ({@link RedisLeases}), {@code null} when the barrier or Redis must answer.
+     * A leased copy's answer for {@code key} while the lease on its shard holds ({@link RedisLeases}): {@code true} when
+     * the copy holds it, {@code false} when it lacks it; {@code null} when no lease holds, or the copy is not leased.
      */
     public @Nullable Boolean leased(RedisFilterView view, Object key) {
         RedisLeases leases = (inStep != null) ? inStep.leases() : null;
         RedisCopiedBuild current = (leases != null) ? answeringFor(view) : null;
-        return (current != null) ? leases.answer(current, key, () -> copy == current) : null;
+        if (current == null) {
+            return null;
+        }
+        Boolean answer = leases.answer(current, key, currentCopy);
+        if (answer == Boolean.TRUE) {
+            answeredHere.increment();
+        }
+        return answer;
     }
 
     /** {@link #leased} for each key, or {@code null} for all of them. */
     public boolean @Nullable [] leasedAll(RedisFilterView view, List<?> lacking) {
         RedisLeases leases = (inStep != null) ? inStep.leases() : null;
         RedisCopiedBuild current = (leases != null) ? answeringFor(view) : null;
-        return (current != null) ? leases.answers(current, lacking, () -> copy == current) : null;
+        return (current != null) ? leases.answers(current, lacking, currentCopy) : null;
     }
 
     /**

@@ -188,7 +188,11 @@ class LeasedNearCopySimulationTest {
             at(now + pause(), () -> writer.add(keys, 0, Long.MIN_VALUE));
         }
 
-        /** Redis runs one add: sets its bits, publishes them, and answers with the state it found. */
+        /**
+         * Redis runs one add: sets its bits and publishes them; then, as the writer's state read sent right behind it
+         * on the same connection, reads the state, which other commands (a switch) may have changed in between, and
+         * answers with it.
+         */
         void add(long key, java.util.function.BiConsumer<State, Boolean> reply) {
             at(now + latency(), () -> {
                 int[] positions = positions(key, seed);
@@ -199,9 +203,11 @@ class LeasedNearCopySimulationTest {
                 }
                 everAdded.add(key);
                 publish(new Message(Message.Kind.ADD, seed, positions, null, null));
-                State seen = state;
                 boolean bitChanged = changed;
-                at(now + latency(), () -> reply.accept(seen, bitChanged));
+                at(now + random.nextInt(2) * latency(), () -> {
+                    State seen = state;
+                    at(now + latency(), () -> reply.accept(seen, bitChanged));
+                });
             });
         }
 
