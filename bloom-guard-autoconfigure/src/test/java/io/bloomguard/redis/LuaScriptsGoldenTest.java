@@ -33,7 +33,7 @@ class LuaScriptsGoldenTest {
 
     /** Class (under io.bloomguard.redis), field, script name, SHA-1 of its body, as recorded before the move. */
     private static final String SCRIPTS = """
-            kind.RedisScripts              ADD             add                 40b7f90eb9dd322b821b1af8cb34a31fd2beba5c
+            kind.RedisScripts              ADD             add                 84e4577377ace44caab4a815691fda8555a73223
             kind.RedisScripts              PUBLISH_ADDS    publish-adds        1a782d29bb33234ae5b45b8dd4fe7062bd860fb2
             kind.RedisScripts              CHECK_ALL       check-all           ff1d561e143ded616bbee5558b58e935cf1d9fc4
             kind.RedisScripts              BEGIN           begin               d511932ffbffedae8ca650484e908f45fa26d797
@@ -42,13 +42,13 @@ class LuaScriptsGoldenTest {
             kind.RedisScripts              RENEW           renew               db838a8751b39926a11402b8492ade99c4c7ae83
             kind.RedisScripts              RELEASE         release             e5a212447e6ae33c5b92e0c862054e8ac229b69b
             kind.RedisScripts              MARK_STALE      mark-stale          cb85987902ee89eaf32ea6cc39674483c6f218e2
-            kind.counting.CounterScripts   ADD             add-counting        e7d343a50d08d0ec4f4f4979349ab9da0b8f55ea
+            kind.counting.CounterScripts   ADD             add-counting        dd1a18af99746f5b2bb1a9acd74b0ff7dc87a181
             kind.counting.CounterScripts   REMOVE          remove              f8b29d904d0369067f6f9ef7675c4f6c9c45a392
             kind.counting.CounterScripts   CHECK_ALL       check-all-counting  8937447869acd967a68fa6e93a8abbf46848b00e
             kind.counting.CounterScripts   MERGE           merge-counters      8c513991d55ff5d018f726224805c1a189697b83
             kind.counting.CounterScripts   COUNT_NON_ZERO  count-non-zero      8cc51604e2b7cbdac5965db93cb2d950757ee4bb
             kind.layered.LayerScripts      CHECK           check-layers        50c8cc0456433c547ffaea28364369df4d398064
-            kind.layered.LayerScripts      ADD             add-layers          8ebaa20d611b350143fce2ca0f56f148506bf485
+            kind.layered.LayerScripts      ADD             add-layers          b9df36961064a689eddee7bb54c26b799f1f22f7
             kind.bf.NativeBloomScripts     CHECK           bf-check            a5954393d5421b5338abd270b43de24fe35fd8e6
             kind.bf.NativeBloomScripts     CHECK_ALL       bf-check-all        da16826471cf55156f97b402f081f3aa0bff0e8d
             kind.bf.NativeBloomScripts     ADD             bf-add              a4716f82766d3a7a24d1c5a8d3341a7f83d2b5e4

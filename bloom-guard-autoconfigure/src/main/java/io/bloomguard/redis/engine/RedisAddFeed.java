@@ -114,6 +114,27 @@ final class RedisAddFeed implements RedisSubscriber.Listener {
         }
     }
 
+    /**
+     * {@link #barrier}, sent at once on its own rather than after the one in flight: a lease runs from before its
+     * barrier was sent, so a barrier that first waits out another's round trip would grant a lease half spent.
+     */
+    CompletableFuture<Boolean> barrierNow(String channel) {
+        RedisSubscriber current;
+        long at;
+        lock.lock();
+        try {
+            current = subscriber;
+            at = epoch.get();
+            if (current == null || dropped) {
+                return CompletableFuture.completedFuture(false);
+            }
+        }
+        finally {
+            lock.unlock();
+        }
+        return current.ping(channel).handle((pong, failure) -> failure == null && epoch.get() == at);
+    }
+
     /** The command the add scripts publish with for the subscriber connection open now. */
     String publishCommand() {
         RedisSubscriber current = subscriber;

@@ -98,17 +98,17 @@ final class RedisBitWriter {
                 List<String> args = RedisAcknowledgedAdds.withRecord(call.args(), record);
                 replies.add(commands.send(port -> port.eval(call.script(), call.keys(), args)));
             }
-            // Behind the adds on the same connection: Redis processes them after the adds.
-            List<CompletableFuture<Object>> leaseStates = (leases != null && !calls.isEmpty())
-                    ? leases.statesAfterAdds(calls.stream().map(call -> call.keys().get(0)).distinct().toList())
-                    : List.of();
             boolean missing = false;
+            long leaseWait = 0; // the longest lease an add found on: 0 when none did
             // A list, not a set: a counting filter counts a key put twice in one batch twice.
             List<Object> retry = new ArrayList<>();
             boolean layerAdded = false;
             for (int i = 0; i < calls.size(); i++) {
                 AddReply answer = AddReply.of((Long) commands.await(replies.get(i)));
                 layerAdded |= answer.layerAdded();
+                if (leases != null && answer.writersWait()) {
+                    leaseWait = Math.max(leaseWait, leases.writeWait(answer.lease()).toNanos());
+                }
                 if (answer.outdated()) {
                     retry.addAll(calls.get(i).carried());
                 }
@@ -131,8 +131,8 @@ final class RedisBitWriter {
                     throw ex;
                 }
             }
-            if (leases != null && !calls.isEmpty()) {
-                notBefore = later(notBefore, leases.commitNotBefore(leaseStates, missing));
+            if (leases != null && (leaseWait > 0 || missing)) {
+                notBefore = later(notBefore, System.nanoTime() + Math.max(leaseWait, missing ? missingWaitNanos() : 0));
             }
             if (layerAdded) {
                 state.refresh(); // this instance's next put goes into the new layer, and its checks read it
@@ -153,7 +153,11 @@ final class RedisBitWriter {
      * reply): a leased copy elsewhere may not know yet, so it is waited as in {@code on}. 0 when not leased.
      */
     long missingWait() {
-        return (leases != null) ? leases.commitNotBefore(List.of(), true) : 0;
+        return (leases != null) ? System.nanoTime() + missingWaitNanos() : 0;
+    }
+
+    private long missingWaitNanos() {
+        return (leases != null) ? leases.writeWait(null).toNanos() : 0;
     }
 
     private static long later(long notBefore, long other) {

@@ -28,9 +28,10 @@ import java.util.function.Supplier;
  * {@link #SWITCH}, which announces it on the shard's channel in the order Redis processed it: an instance whose
  * absent keys go to Redis in a flood ({@value #FLOOD_PER_SECOND} a second) switches it {@code on}; readers renew
  * leases only in {@code on}; after {@value #IDLE_ROUNDS} refresh intervals in which no instance asked for leases, one
- * switches it to {@code draining}, and once it has stayed so for the writers' wait, {@code off}. A writer reads the
- * state after its add, on the same connection ({@link #STATE}), and waits in {@code on}, {@code draining} or when none
- * is stored; in {@code off} no lease granted before the add can still hold, and one granted after it holds the add.
+ * switches it to {@code draining}, and once it has stayed so for the writers' wait, {@code off}. The add script reads
+ * the state in the same step as it sets the bits ({@link io.bloomguard.redis.kind.AddReply#writersWait()}), and the
+ * writer waits in {@code on}, {@code draining} or when none is stored; in {@code off} no lease granted before the add
+ * can still hold, and one granted after it holds the add.
  *
  * <p>Usage: {@code Boolean absent = leases.answer(copy, key, current); if (absent == null) ...barrier or Redis...}
  */
@@ -211,7 +212,7 @@ final class RedisLeases {
         long sentAt = lease.beforeBarrier();
         CompletableFuture<Boolean> barrier;
         try {
-            barrier = feed.barrier(keys.adds(shard));
+            barrier = feed.barrierNow(keys.adds(shard));
         }
         catch (RuntimeException ex) {
             leases.renewalEnded(shard);
@@ -299,40 +300,13 @@ final class RedisLeases {
     }
 
     /**
-     * For a writer, right after its adds to the shards whose metadata {@code metas} names were sent: the lease states,
-     * read behind the adds on the same connection.
+     * How long a writer waits before its commit after an add that found the lease state not off
+     * ({@link io.bloomguard.redis.kind.AddReply#writersWait()}): a lease of {@code lease} (the state's; {@code null}
+     * when it names none) or of this instance's, whichever is longer, and the clock-rate margin.
      */
-    List<CompletableFuture<Object>> statesAfterAdds(List<String> metas) {
-        List<CompletableFuture<Object>> replies = new ArrayList<>(metas.size());
-        for (String meta : metas) {
-            replies.add(commands.send(port -> port.eval(STATE, List.of(meta), List.of())));
-        }
-        return replies;
-    }
-
-    /**
-     * The {@code System.nanoTime()} before which a writer must not commit, from the states read behind its adds; 0 when
-     * it need not wait. A state not read (Redis did not answer) is waited for: the add may have landed.
-     */
-    long commitNotBefore(List<CompletableFuture<Object>> states, boolean somethingMissing) {
-        Duration longest = somethingMissing ? times.write() : Duration.ZERO;
-        for (CompletableFuture<Object> reply : states) {
-            LeaseState state;
-            try {
-                String text = new String((byte[]) commands.await(reply), StandardCharsets.UTF_8);
-                state = text.equals("-") ? LeaseState.NONE : LeaseState.of(text.substring(0, text.indexOf('|')));
-            }
-            catch (RuntimeException ex) {
-                state = LeaseState.NONE;
-            }
-            if (state.writersWait()) {
-                Duration read = state.read();
-                Duration wait = (read != null && read.compareTo(times.read()) > 0)
-                        ? new NearCopyLease.LeaseTimes(read, CLOCK_RATE).write() : times.write();
-                longest = (wait.compareTo(longest) > 0) ? wait : longest;
-            }
-        }
-        return longest.isZero() ? 0 : System.nanoTime() + longest.toNanos();
+    Duration writeWait(@Nullable Duration lease) {
+        return (lease != null && lease.compareTo(times.read()) > 0)
+                ? new NearCopyLease.LeaseTimes(lease, CLOCK_RATE).write() : times.write();
     }
 
     /**
@@ -385,18 +359,12 @@ final class RedisLeases {
                 watches.put(shard, new Watch(state, demand, last.seenAt, last.rounds + 1));
             }
         }
-        else if (!state.isOff() && seenAt - last.seenAt >= drainWait(state).toNanos()) {
+        else if (!state.isOff() && seenAt - last.seenAt >= writeWait(state.read()).toNanos()) {
             // Seen draining (or never switched) since at least the writers' wait: every lease granted before the
             // switch has lapsed, and no lease was granted since.
             commands.await(send(shard, "off", null, state, ""));
             watches.remove(shard);
         }
-    }
-
-    private Duration drainWait(LeaseState state) {
-        Duration read = state.read();
-        return (read != null && read.compareTo(times.read()) > 0)
-                ? new NearCopyLease.LeaseTimes(read, CLOCK_RATE).write() : times.write();
     }
 
     /** What maintenance last saw of a shard, since when, for how many rounds unchanged. */

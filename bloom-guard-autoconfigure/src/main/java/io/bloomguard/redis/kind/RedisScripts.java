@@ -126,16 +126,31 @@ public final class RedisScripts {
             """;
 
     /**
+     * Lua, in every add script before it returns a {@code result} of 0 or more: adds {@link AddReply#WRITERS_WAIT} when
+     * the shard's lease state is not {@code off} (a leased near copy elsewhere may hold a lease whose bits lack this
+     * add), and the lease it names in milliseconds times {@link AddReply#LEASE_MILLIS}. Read in the same step as the
+     * bits are set: a switch comes wholly before or wholly after the add.
+     */
+    private static final String LEASED = """
+            local lease = redis.call('HGET', KEYS[1], 'lease')
+            if result >= 0 and lease ~= 'off' then
+              result = result + 8589934592 + 17179869184 * tonumber(string.match(lease or '', ' (%d+)$') or '0')
+            end
+            """;
+
+    /**
      * Lua that ends an add script whose {@code result} is set: counts the add in the shard's metadata under the record
      * the caller named in the last ARGV ({@code acks:<instance>.<n>}), when the add wrote ({@code result >= 0}), and
      * returns the result. The count is written in the same step as the bits, so a server that has an instance's count
      * of n has its first n adds: one whose count went back lost adds it had acknowledged (a failover to a replica that
-     * had not received them, a restart from an older file). A caller that names no record counts nothing.
+     * had not received them, a restart from an older file). A caller that names no record counts nothing. Then the
+     * lease flag ({@link #LEASED}).
      */
     public static final String ACKNOWLEDGED = """
             if result >= 0 and string.sub(ARGV[#ARGV], 1, 5) == 'acks:' then
               redis.call('HINCRBY', KEYS[1], ARGV[#ARGV], 1)
             end
+            """ + LEASED + """
             return result
             """;
 

@@ -127,6 +127,22 @@ class KindAddsTest {
         assertThat(AddReply.of(AddReply.LAYER_ADDED).changed()).isZero();
     }
 
+    @Test
+    void aReplySaysWhetherLeasedWritersWaitAndForWhichLease() {
+        AddReply on = AddReply.of(3 + AddReply.WRITERS_WAIT + 100 * AddReply.LEASE_MILLIS);
+        assertThat(on.changed()).isEqualTo(3);
+        assertThat(on.writersWait()).isTrue();
+        assertThat(on.layerAdded()).isFalse();
+        assertThat(on.lease()).isEqualTo(java.time.Duration.ofMillis(100));
+        AddReply none = AddReply.of(AddReply.LAYER_ADDED + AddReply.WRITERS_WAIT);
+        assertThat(none.layerAdded()).isTrue();
+        assertThat(none.writersWait()).as("no state stored: wait").isTrue();
+        assertThat(none.lease()).as("the writer's own lease").isNull();
+        assertThat(AddReply.of(5).writersWait()).as("off").isFalse();
+        assertThat(AddReply.of(60_000 * AddReply.LEASE_MILLIS + AddReply.WRITERS_WAIT).lease())
+                .as("a minute, below 2^53").isEqualTo(java.time.Duration.ofMinutes(1));
+    }
+
     private static String script(@Nullable RedisFilterIdentity live, @Nullable Generation generation,
             @Nullable RedisFilterIdentity next) {
         RedisKind kind = (live != null) ? live.kind() : next.kind();
