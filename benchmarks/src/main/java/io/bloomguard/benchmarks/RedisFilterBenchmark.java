@@ -52,8 +52,9 @@ import java.util.concurrent.TimeUnit;
  * absent keys the copy lacks (one {@code GETRANGE} each, as without a copy), each against {@code GET} of the run; with
  * {@code redis.near-copy: ordered}, {@code orderedCopyCheckAbsent} absent keys answered by the copy in step after a
  * barrier, which threads waiting together share; with {@code redis.near-copy: leased}, {@code leasedCopyCheckAbsent}
- * absent keys answered under the lease, against {@code localCheckAbsent}, the same keys in a local filter. At the end
- * of each, the checks it sent to Redis are printed.
+ * absent keys answered under the lease, against {@code localCheckAbsent}, the same keys in a local filter, and
+ * {@code leasedCopyPutIdle}, a put while no flood has leases on, against {@code orderedCopyPut}. At the end of each,
+ * the checks it sent to Redis are printed.
  * bloom-guard uses one shared connection (Lettuce pipelines the calls of concurrent threads on it), GET / PING
  * one shared Lettuce sync connection, Redisson its default pool.
  *
