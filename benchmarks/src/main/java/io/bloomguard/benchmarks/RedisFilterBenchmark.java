@@ -406,7 +406,7 @@ public class RedisFilterBenchmark {
         copy.filter.put((1L << 50) + cursor.next++);
     }
 
-    /** The same put to a leased filter whose state is off: the add script, and the state read pipelined behind it. */
+    /** The same put to a leased filter whose state is off: the add script, which reads the state as it adds. */
     @Benchmark
     public void leasedCopyPutIdle(LeasedIdle copy, Cursor cursor) {
         copy.filter.put((1L << 51) + cursor.next++);
