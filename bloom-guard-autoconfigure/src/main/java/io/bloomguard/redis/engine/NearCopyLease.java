@@ -1,5 +1,7 @@
 package io.bloomguard.redis.engine;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
@@ -119,7 +121,13 @@ final class NearCopyLease {
 
         /** How long a writer waits after an add's reply: a lease on a slow clock lapses first on a fast one. */
         Duration write() {
-            return Duration.ofNanos((long) Math.ceil(read.toNanos() * (1 + clockRate) / (1 - clockRate)));
+            return write(read);
+        }
+
+        /** {@link #write()} for a lease of {@code other} or of {@link #read()}, whichever is longer. */
+        Duration write(@Nullable Duration other) {
+            Duration longer = (other != null && other.compareTo(read) > 0) ? other : read;
+            return Duration.ofNanos((long) Math.ceil(longer.toNanos() * (1 + clockRate) / (1 - clockRate)));
         }
     }
 }

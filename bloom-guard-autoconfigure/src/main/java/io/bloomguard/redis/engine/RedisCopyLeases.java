@@ -38,6 +38,11 @@ final class RedisCopyLeases {
         states.set(shard, state);
     }
 
+    /** The shard's state as a read tells it, unless an announcement changed it since {@code before} was taken. */
+    void stateUnlessAnnounced(int shard, LeaseState before, LeaseState read) {
+        states.compareAndSet(shard, before, read); // by identity: each announcement is a state of its own
+    }
+
     int shards() {
         return leases.length;
     }
