@@ -77,7 +77,7 @@ class LuaScriptsGoldenTest {
             engine.ForeignKeyState         INFO            foreign-info        e898177f9ff033221f4d0e0942cad1aa68b74e0d
             engine.ForeignOwedAdds         MARK            foreign-mark        e458b48df85c9909037784d606b975ae4970ce45
             kind.cf.NativeCuckooScripts    FOREIGN_REMOVE  cf-foreign-remove   068717ee7cc6cc7ab00efc3fa57aa6d85d5ab976
-            engine.RedisLeaseSwitch        SWITCH          lease-switch        203f7b0695da1ebed5057479ca5a2a2ed2f1b657
+            engine.RedisLeaseSwitch        SWITCH          lease-switch        aaa2da7536e6edf093a0d5ba5113a18bc35a813f
             engine.RedisLeaseSwitch        STATE           lease-state         7934d548f36d890b9ed162a538d53fda76a5555d
             """;
 

@@ -98,6 +98,27 @@ class RedisLeasedNearCopyIT {
     }
 
     /**
+     * A leased filter on a client with no subscriber connection (here a port that opens none, as with Jedis) keeps
+     * no copy in step and takes no lease: its filter's state, none at first (every put waits), is switched off all
+     * the same, puts stop waiting, and a flood does not switch it on.
+     */
+    @Test
+    void withoutASubscriberConnectionTheStateIsSwitchedOffAndPutsStopWaiting() {
+        try (TestRedisBackend instance = TestRedisBackend.intercepting(server, LEASED)) {
+            RedisBloomFilter filter = leased(instance, "unsubscribed");
+            assertThat(filter.start(feed(longs(0, 1000)))).isEqualTo(StartOutcome.LOADED_HERE);
+            await("the lease state off").atMost(Duration.ofSeconds(10)).until(() -> leaseState("unsubscribed"),
+                    state -> state.equals("off"));
+            // A flood here cannot switch leases on: no copy here could take one, and writers would wait for nothing.
+            FLOODERS.submit(() -> LongStream.range(ABSENT, ABSENT + 2_000).parallel().forEach(filter::mightContain))
+                    .join();
+            await("still off after a flood").during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                    .until(() -> leaseState("unsubscribed"), state -> state.equals("off"));
+            assertThat(filter.details().nearCopy().absentKeys()).isEqualTo("store");
+        }
+    }
+
+    /**
      * A copy whose lease state is older than Redis's (a switch it did not hear, as when a whole read's state read
      * raced an announcement) still gets leases: the flood asks to switch on, which finds it on and announces it again.
      */

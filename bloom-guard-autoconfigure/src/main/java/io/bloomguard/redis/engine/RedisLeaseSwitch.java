@@ -32,41 +32,44 @@ final class RedisLeaseSwitch {
     static final int IDLE_ROUNDS = 3;
 
     /**
-     * Switches a shard's lease state and announces it on its channel, before storing it (a publish refused fails the
-     * switch, which changes nothing). KEYS: meta, the shard's channel. ARGV: the publish command, the shard, the
-     * operation, the lease in milliseconds, the state expected, the demand expected. {@code on} counts a demand and
-     * switches on unless it is (-1 when the filter is leased with another duration: writers would wait too little),
-     * and announces it again when it is (a copy that missed it learns it within a refresh interval);
-     * {@code drain} and {@code off} switch only from the state expected ({@code drain} only while no demand came
-     * since). Returns 1 when switched or on, 0 when not (no filter, or another instance switched first).
+     * Switches a shard's lease state and announces it on its channel, with the command the metadata names for the
+     * copies that read in order ({@link io.bloomguard.redis.kind.RedisScripts#PUBLISH_ADDS}; none asked: nothing to
+     * tell, a copy that subscribes later reads the state), before storing it (a publish refused fails the switch, which
+     * changes nothing). KEYS: meta, the shard's channel. ARGV: the shard, the operation, the lease in milliseconds, the
+     * state expected, the demand expected. {@code on} counts a demand and switches on unless it is (-1 when the filter
+     * is leased with another duration: writers would wait too little), and announces it again when it is (a copy that
+     * missed it learns it within a refresh interval); {@code drain} and {@code off} switch only from the state
+     * expected ({@code drain} only while no demand came since). Returns 1 when switched or on, 0 when not (no filter,
+     * or another instance switched first).
      */
     static final LuaScript SWITCH = LuaScript.of("lease-switch", LuaScript.Result.INTEGER, """
             local meta = KEYS[1]
             if not redis.call('HGET', meta, 'live') then return 0 end
+            local publish = redis.call('HGET', meta, 'publish')
             local now = redis.call('HGET', meta, 'lease') or ''
             local demand = redis.call('HGET', meta, 'lease-demand') or '0'
             local state
-            if ARGV[3] == 'on' then
+            if ARGV[2] == 'on' then
               redis.call('HSET', meta, 'lease-demand', tonumber(demand) + 1)
-              if now == 'on ' .. ARGV[4] then
-                redis.call(ARGV[1], KEYS[2], 'L ' .. ARGV[2] .. ' ' .. now)
+              if now == 'on ' .. ARGV[3] then
+                if publish then redis.call(publish, KEYS[2], 'L ' .. ARGV[1] .. ' ' .. now) end
                 return 1
               end
               local ms = string.match(now, ' (%d+)$')
-              if ms and ms ~= ARGV[4] then return -1 end
-              state = 'on ' .. ARGV[4]
+              if ms and ms ~= ARGV[3] then return -1 end
+              state = 'on ' .. ARGV[3]
             else
-              if now ~= ARGV[5] then return 0 end
-              if ARGV[3] == 'drain' then
-                if demand ~= ARGV[6] then return 0 end
+              if now ~= ARGV[4] then return 0 end
+              if ARGV[2] == 'drain' then
+                if demand ~= ARGV[5] then return 0 end
                 local n = tonumber(redis.call('HGET', meta, 'lease-switches') or '0') + 1
                 redis.call('HSET', meta, 'lease-switches', n)
-                state = 'draining ' .. n .. ' ' .. ARGV[4]
+                state = 'draining ' .. n .. ' ' .. ARGV[3]
               else
                 state = 'off'
               end
             end
-            redis.call(ARGV[1], KEYS[2], 'L ' .. ARGV[2] .. ' ' .. state)
+            if publish then redis.call(publish, KEYS[2], 'L ' .. ARGV[1] .. ' ' .. state) end
             redis.call('HSET', meta, 'lease', state)
             return 1
             """);
@@ -84,7 +87,6 @@ final class RedisLeaseSwitch {
     private final String name;
     private final RedisFilterKeys keys;
     private final RedisFilterCommands commands;
-    private final RedisAddFeed feed;
     private final NearCopyLease.LeaseTimes times;
     /** The state this instance switches on: {@code on <its lease>}. */
     private final LeaseState on;
@@ -96,12 +98,11 @@ final class RedisLeaseSwitch {
     /** Per shard, what maintenance last saw; the maintenance thread's alone. */
     private final Map<Integer, Watch> watches = new HashMap<>();
 
-    RedisLeaseSwitch(String name, RedisFilterKeys keys, RedisFilterCommands commands, RedisAddFeed feed,
+    RedisLeaseSwitch(String name, RedisFilterKeys keys, RedisFilterCommands commands,
             NearCopyLease.LeaseTimes times) {
         this.name = name;
         this.keys = keys;
         this.commands = commands;
-        this.feed = feed;
         this.times = times;
         this.on = LeaseState.on(times.read());
     }
@@ -149,7 +150,9 @@ final class RedisLeaseSwitch {
     private CompletableFuture<Object> send(int shard, String operation, @Nullable Duration read, LeaseState expected,
             String demand) {
         List<String> names = List.of(keys.meta(shard), keys.adds(shard));
-        List<String> args = List.of(feed.publishCommand(), Integer.toString(shard), operation,
+        // No publish command from this instance: one without a subscriber connection (Jedis, a drop) must still
+        // switch off, or every put would wait for leases no copy can take.
+        List<String> args = List.of(Integer.toString(shard), operation,
                 Long.toString((read != null) ? read.toMillis() : 0), expected.value(), demand);
         return commands.send(port -> port.eval(SWITCH, names, args));
     }

@@ -52,7 +52,7 @@ final class RedisLeases {
         this.commands = commands;
         this.feed = feed;
         this.times = new NearCopyLease.LeaseTimes(read, CLOCK_RATE);
-        this.states = new RedisLeaseSwitch(name, keys, commands, feed, times);
+        this.states = new RedisLeaseSwitch(name, keys, commands, times);
         this.on = states.on();
         this.renewBefore = read.toNanos() / 2;
         this.rejected = rejected;
@@ -113,8 +113,14 @@ final class RedisLeases {
         return present;
     }
 
-    /** A lookup found no lease: it counts towards a flood, and renews the lease when the shard is on. */
+    /**
+     * A lookup found no lease: it counts towards a flood, and renews the lease when the shard is on. Only for a copy in
+     * step, which could take one: writers must not wait for leases no copy here can take (no subscriber connection).
+     */
     private void wanted(RedisCopiedBuild copy, int shard, Supplier<@Nullable RedisCopiedBuild> current) {
+        if (copy.syncedEpoch != feed.epoch()) {
+            return;
+        }
         long now = System.nanoTime();
         long start = floodWindow.get();
         if (now - start > 1_000_000_000L && floodWindow.compareAndSet(start, now)) {
