@@ -51,10 +51,8 @@ import java.util.concurrent.TimeUnit;
  * {@code nearCopyCheckPresent} checks present keys (answered by the copy, no command), {@code nearCopyCheckAbsent}
  * absent keys the copy lacks (one {@code GETRANGE} each, as without a copy), each against {@code GET} of the run; with
  * {@code redis.near-copy: ordered}, {@code orderedCopyCheckAbsent} absent keys answered by the copy in step after a
- * barrier, which threads waiting together share; with {@code redis.near-copy: leased}, {@code leasedCopyCheckAbsent}
- * absent keys answered under the lease, against {@code localCheckAbsent}, the same keys in a local filter, and
- * {@code leasedCopyPutIdle}, a put while no flood has leases on, against {@code orderedCopyPut}. At the end of each,
- * the checks it sent to Redis are printed.
+ * barrier, which threads waiting together share ({@code redis.near-copy: leased}: {@link LeasedCopyBenchmark}). At
+ * the end of each, the checks it sent to Redis are printed.
  * bloom-guard uses one shared connection (Lettuce pipelines the calls of concurrent threads on it), GET / PING
  * one shared Lettuce sync connection, Redisson its default pool.
  *
@@ -226,60 +224,6 @@ public class RedisFilterBenchmark {
     }
 
     /**
-     * {@link NearCopy} leased ({@code redis.near-copy: leased}): the setup's absent checks are a flood, which switches
-     * leases on; an absent key is then answered by the copy with no command while the lease holds.
-     */
-    @State(Scope.Benchmark)
-    public static class LeasedCopy extends NearCopy {
-
-        /** The same keys in a local filter: the check a leased absent check is compared with. */
-        io.bloomguard.local.LocalBloomFilter local;
-
-        @Override
-        NearCopyMode mode() {
-            return NearCopyMode.LEASED;
-        }
-
-        @Override
-        public void load(Server server) {
-            super.load(server);
-            local = io.bloomguard.local.LocalBloomFilter.create(
-                    io.bloomguard.core.FilterSizing.of(RedisFixtures.N, RedisFixtures.FPP), RedisFixtures.SEED);
-            RedisFixtures.presentKeys(RedisFixtures.N).forEach(local::put);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!filter.details().nearCopy().absentKeys().equals("lease")) {
-                for (Object key : absent) {
-                    filter.mightContain(key); // the flood that switches leases on
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("no lease: " + filter.details().nearCopy());
-                }
-            }
-            sentBefore = filter.details().nearCopy().sentToStore();
-        }
-    }
-
-    /**
-     * {@link NearCopy} leased, its lease state {@code off} as after a flood has drained (set here directly: the
-     * fixtures' refresh interval is an hour): a put reads the state behind its add, and does not wait.
-     */
-    @State(Scope.Benchmark)
-    public static class LeasedIdle extends NearCopy {
-
-        @Override
-        NearCopyMode mode() {
-            return NearCopyMode.LEASED;
-        }
-
-        @Override
-        public void load(Server server) {
-            super.load(server);
-            server.sync.hset(("bench:{" + filter.name() + "}:meta").getBytes(StandardCharsets.UTF_8),
-                    "lease".getBytes(StandardCharsets.UTF_8), "off".getBytes(StandardCharsets.UTF_8));
-        }
-    }
-
-    /**
      * bloom-guard's filter that grows by layers ({@code growth: scale}): layer 0 for n/4 keys, then the same 10^6 keys
      * put 1,000 at a time, which add layers 1 and 2; a check is one script reading all three.
      */
@@ -386,30 +330,6 @@ public class RedisFilterBenchmark {
     @Benchmark
     public boolean orderedCopyCheckAbsent(OrderedCopy copy, Cursor cursor) {
         return copy.filter.mightContain(copy.absent[cursor.next++ & (NearCopy.HALF - 1)]);
-    }
-
-    /** An absent key a leased copy lacks, under its lease: no command; renewals go out in the background. */
-    @Benchmark
-    public boolean leasedCopyCheckAbsent(LeasedCopy copy, Cursor cursor) {
-        return copy.filter.mightContain(copy.absent[cursor.next++ & (NearCopy.HALF - 1)]);
-    }
-
-    /** The same absent keys in a local filter of the same keys: the floor a leased check is compared with. */
-    @Benchmark
-    public boolean localCheckAbsent(LeasedCopy copy, Cursor cursor) {
-        return copy.local.mightContain(copy.absent[cursor.next++ & (NearCopy.HALF - 1)]);
-    }
-
-    /** A put of a new key to an ordered copy's filter: one add script. */
-    @Benchmark
-    public void orderedCopyPut(OrderedCopy copy, Cursor cursor) {
-        copy.filter.put((1L << 50) + cursor.next++);
-    }
-
-    /** The same put to a leased filter whose state is off: the add script, which reads the state as it adds. */
-    @Benchmark
-    public void leasedCopyPutIdle(LeasedIdle copy, Cursor cursor) {
-        copy.filter.put((1L << 51) + cursor.next++);
     }
 
     @Benchmark
