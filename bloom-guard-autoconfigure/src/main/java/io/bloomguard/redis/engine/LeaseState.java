@@ -15,7 +15,6 @@ import java.time.Duration;
 record LeaseState(String value) {
 
     static final LeaseState NONE = new LeaseState("");
-    static final LeaseState OFF = new LeaseState("off");
 
     static LeaseState of(@Nullable Object stored) {
         return (stored == null || stored.toString().isEmpty()) ? NONE : new LeaseState(stored.toString());
@@ -31,15 +30,6 @@ record LeaseState(String value) {
 
     boolean isOff() {
         return value.equals("off");
-    }
-
-    boolean isDraining() {
-        return value.startsWith("draining ");
-    }
-
-    /** Whether a writer whose add Redis processed in this state must wait before its commit. */
-    boolean writersWait() {
-        return !isOff();
     }
 
     /** The read lease it was switched on with; {@code null} for off or none. */
