@@ -84,12 +84,11 @@ class RedisLostAddsIT {
 
             redis.restart(); // loads the dump saved before the last 600 adds
 
-            String live = "bloom-guard:{users}:bits:" + redis.command("HGET", "bloom-guard:{users}:meta", "live");
-            assertThat(redis.command(kind.toUpperCase() + ".EXISTS", live, "1599"))
-                .as("the restarted server must lack a key added after the save (else nothing was lost)").isEqualTo("0");
-            awaitEveryKeyFound(List.of(onA, onB), database);
+            // The fault happened: each instance finds Redis's record of its acknowledged adds older than its own. (A
+            // look for a lost key right after the restart races the instances, which reconnect and write it again.)
             await().atMost(Duration.ofSeconds(10)).until(() -> onA.details().losses().detected() > 0
                     && onB.details().losses().detected() > 0);
+            awaitEveryKeyFound(List.of(onA, onB), database);
             await().atMost(Duration.ofSeconds(20)).until(() -> onA.status() == SharedFilterStatus.READY
                     && onB.status() == SharedFilterStatus.READY);
             assertThat(LongStream.range(1_000_000, 1_000_200).filter(onA::mightContain).count()).isLessThan(20);
